@@ -1,0 +1,124 @@
+"""Diagnostics: every problem trainspec finds, as a value with a place and a remedy.
+
+Stages collect diagnostics instead of raising, so one run reports every problem; the CLI
+decides the exit code at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Iterable
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 1-based
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem. `path` is a JSON path into the spec (``$.spec.pools.chief``)."""
+
+    path: str
+    message: str
+    severity: str = ERROR
+    file: str = "<input>"
+    position: Position | None = None
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == ERROR
+
+    def format(self) -> str:
+        where = self.file
+        if self.position is not None:
+            where = f"{self.file}:{self.position.line}:{self.position.column}"
+        text = f"{where}: {self.severity}: {self.path}: {self.message}"
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.position.line if self.position else None,
+            "column": self.position.column if self.position else None,
+            "severity": self.severity,
+            "path": self.path,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+def sort_key(d: Diagnostic) -> tuple:
+    pos = d.position or Position(0, 0)
+    return (d.file, pos.line, pos.column, d.path, d.message)
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.is_error for d in diagnostics)
+
+
+def format_text(diagnostics: Iterable[Diagnostic]) -> str:
+    return "\n".join(d.format() for d in sorted(diagnostics, key=sort_key))
+
+
+def format_json(diagnostics: Iterable[Diagnostic]) -> str:
+    return json.dumps([d.to_json() for d in sorted(diagnostics, key=sort_key)], indent=2)
+
+
+class TrainspecError(Exception):
+    """Base class of trainspec's own failures."""
+
+
+class SpecError(TrainspecError):
+    """A spec (or a set of specs) has errors; carries every diagnostic."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = sorted(diagnostics, key=sort_key)
+        super().__init__(format_text(d for d in self.diagnostics if d.is_error))
+
+
+@dataclass
+class Collector:
+    """Gathers diagnostics for one file; `where(path)` resolves source positions."""
+
+    file: str = "<input>"
+    positions: dict[str, Position] = field(default_factory=dict)
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def locate(self, path: str) -> Position | None:
+        # Walk up the JSON path until a known position: a missing key is reported at its parent.
+        p = path
+        while True:
+            if p in self.positions:
+                return self.positions[p]
+            if p in ("$", ""):
+                return None
+            cut = max(p.rfind("."), p.rfind("["))
+            if cut <= 0:
+                return self.positions.get("$")
+            p = p[:cut]
+
+    def add(self, path: str, message: str, *, severity: str = ERROR, hint: str | None = None,
+            key: bool = False) -> None:
+        pos = self.positions.get(path + "#key") if key else None
+        if pos is None:
+            pos = self.locate(path)
+        self.items.append(Diagnostic(path, message, severity, self.file, pos, hint))
+
+    def error(self, path: str, message: str, hint: str | None = None, key: bool = False) -> None:
+        self.add(path, message, hint=hint, key=key)
+
+    def warning(self, path: str, message: str, hint: str | None = None) -> None:
+        self.add(path, message, severity=WARNING, hint=hint)
+
+    @property
+    def failed(self) -> bool:
+        return has_errors(self.items)
