@@ -1,0 +1,183 @@
+"""trainspec's command line: flags → options → library call → reporter → exit code.
+
+Commands hold no compiler logic. Streams are passed in so tests drive `main` directly.
+The CLI never imports Pulumi (it starts fast and runs without it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from . import diagnostics as diag
+from . import emit, explain, pipeline
+from .normalize import Options
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def find_specs(paths: list[str]) -> tuple[list[str], list[diag.Diagnostic]]:
+    """Spec files under `paths` (files as given, folders searched recursively), sorted."""
+    found: list[str] = []
+    problems: list[diag.Diagnostic] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for dirpath, dirnames, filenames in os.walk(p):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                found += [os.path.join(dirpath, f) for f in sorted(filenames)
+                          if f.endswith(SPEC_SUFFIXES)]
+        elif p.is_file():
+            found.append(str(p))
+        else:
+            problems.append(diag.Diagnostic("$", "no such file or directory", file=str(p)))
+    return found, problems
+
+
+def _options(args: argparse.Namespace) -> Options:
+    return Options(platform=args.platform, project=args.project, region=args.region)
+
+
+def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: str,
+            out: TextIO, err: TextIO) -> None:
+    items = extra + [d for r in results for d in r.diagnostics]
+    if fmt == "json":
+        files = sorted({r.file for r in results} | {d.file for d in extra})
+        report = {"files": files, "ok": not diag.has_errors(items),
+                  "errors": sum(d.is_error for d in items),
+                  "warnings": sum(not d.is_error for d in items),
+                  "diagnostics": [d.to_json() for d in sorted(items, key=diag.sort_key)]}
+        out.write(json.dumps(report, indent=2) + "\n")
+    elif items:
+        err.write(diag.format_text(items) + "\n")
+
+
+def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    files, missing = find_specs(args.paths)
+    if not files and not missing:
+        err.write("error: no *.yaml or *.yml spec found under " + " ".join(args.paths) + "\n")
+        return EXIT_FAILED
+    results = [pipeline.compile_file(f, _options(args)) for f in files]
+    _report(results, missing, args.format, out, err)
+    bad = sum(not r.ok for r in results) + len(missing)
+    if args.format == "text":
+        err.write(f"{len(files)} spec(s) checked, {bad} with errors\n")
+    return EXIT_FAILED if bad else EXIT_OK
+
+
+def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    target = Path(args.path)
+    if target.is_dir() or args.out:
+        return _compile_tree(args, out, err)
+    result = pipeline.compile_file(args.path, _options(args))
+    _report([result], [], "text", out, err)
+    if not result.ok:
+        return EXIT_FAILED
+    out.write(emit.dumps(result.body))
+    return EXIT_OK
+
+
+def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if not args.out:
+        err.write("error: compiling a folder needs --out OUTDIR\n")
+        return EXIT_USAGE
+    root = Path(args.path)
+    files, missing = find_specs([args.path])
+    results = emit.compile_many(files, _options(args), jobs=args.jobs)
+    _report(results, missing, "text", out, err)
+    if missing or any(not r.ok for r in results):
+        err.write(f"error: {sum(not r.ok for r in results) + len(missing)} spec(s) failed; "
+                  f"nothing written to {args.out}\n")
+        return EXIT_FAILED
+    base = root if root.is_dir() else root.parent
+    outputs = {emit.output_name(r.file, base): emit.dumps(r.body) for r in results}
+    if args.check:
+        stale = emit.stale_outputs(Path(args.out), outputs)
+        for line in stale:
+            err.write(line + "\n")
+        if stale:
+            err.write(f"error: {args.out} is stale: run `python -m compiler compile {args.path} "
+                      f"--out {args.out}` and commit the result\n")
+            return EXIT_FAILED
+        err.write(f"{len(outputs)} compiled request(s) in {args.out} are up to date\n")
+        return EXIT_OK
+    emit.write_tree(Path(args.out), outputs)
+    err.write(f"compiled {len(outputs)} spec(s) into {args.out}\n")
+    return EXIT_OK
+
+
+def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    result = pipeline.compile_file(args.path, _options(args))
+    _report([result], [], "text", out, err)
+    if result.job is None or not result.ok:
+        return EXIT_FAILED
+    out.write(explain.render(result))
+    return EXIT_OK
+
+
+def cmd_emulator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .cloud import emulator
+
+    return emulator.main(args.rest)
+
+
+def _platform_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--platform", choices=("vertex", "ai-platform"),
+                   help="compile for this API instead of spec.platform")
+    p.add_argument("--project", help="project for specs that set none")
+    p.add_argument("--region", help="region for specs that set none")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="trainspec", description="Validate, compile and apply "
+                                  "training-job specs for Vertex AI and AI Platform Training.")
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check specs; report every problem as file:line:col")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    _platform_flags(p)
+    p.set_defaults(run=cmd_validate)
+
+    p = sub.add_parser("compile", help="print the API request body of a spec (or --out a tree)")
+    p.add_argument("path", metavar="FILE|DIR")
+    p.add_argument("--out", metavar="OUTDIR", help="write one JSON per spec under OUTDIR")
+    p.add_argument("--check", action="store_true",
+                   help="with --out: fail if OUTDIR differs from what would be written")
+    p.add_argument("--jobs", type=int, default=0,
+                   help="worker processes for a tree (default: one per core for large trees)")
+    _platform_flags(p)
+    p.set_defaults(run=cmd_compile)
+
+    p = sub.add_parser("explain", help="summarise a spec: pools, machines, defaults applied")
+    p.add_argument("path", metavar="FILE")
+    _platform_flags(p)
+    p.set_defaults(run=cmd_explain)
+
+    p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs",
+                       add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(run=cmd_emulator)
+    return top
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["emulator"]:
+        args = argparse.Namespace(run=cmd_emulator, rest=argv[1:])
+    else:
+        args = parser().parse_args(argv)
+    try:
+        return args.run(args, out, err)
+    except KeyboardInterrupt:
+        err.write("interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return EXIT_FAILED

@@ -1,0 +1,57 @@
+"""Durations as users write them (90s, 30m, 2h, 1d, 1h30m, 3600) → seconds → google-duration."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_PART = re.compile(r"(\d+(?:\.\d+)?)([dhms])")
+_COMPOUND = re.compile(r"^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m)?(?:\d+(?:\.\d+)?s)?$")
+
+
+def parse(value: object) -> Decimal | None:
+    """Seconds as a Decimal, or None if `value` is not a duration we accept."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Decimal(value) if value >= 0 else None
+    if isinstance(value, float):
+        if value != value or value < 0 or value == float("inf"):
+            return None
+        return Decimal(repr(value))
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        return Decimal(text) if re.fullmatch(r"\d+(?:\.\d+)?", text) else _compound(text)
+    except InvalidOperation:
+        return None
+
+
+def _compound(text: str) -> Decimal | None:
+    if not _COMPOUND.match(text):
+        return None
+    return sum((Decimal(n) * _UNITS[u] for n, u in _PART.findall(text)), Decimal(0))
+
+
+def to_google(seconds: Decimal) -> str:
+    """google-duration JSON form: "5400s", "1.5s" (at most 9 fractional digits)."""
+    q = seconds.quantize(Decimal("0.000000001"))
+    text = format(q.normalize(), "f")
+    return f"{text}s"
+
+
+def human(seconds: Decimal) -> str:
+    """1h30m style, for explain output."""
+    if seconds != int(seconds):
+        return f"{format(seconds.normalize(), 'f')}s"
+    total = int(seconds)
+    parts = []
+    for unit, size in _UNITS.items():
+        if total >= size:
+            parts.append(f"{total // size}{unit}")
+            total %= size
+    return "".join(parts) or "0s"

@@ -1,0 +1,76 @@
+"""Canonical output: compiled bodies as stable JSON, written atomically, checked for staleness."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from . import pipeline
+from .normalize import Options
+
+PARALLEL_THRESHOLD = 200  # below this, process start-up costs more than it saves
+
+
+def dumps(body: dict) -> str:
+    """Canonical JSON: key order as compiled (deterministic; labels/env keep the user's order)."""
+    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+
+
+def output_name(spec_file: str, base: Path) -> str:
+    rel = Path(spec_file).resolve().relative_to(base.resolve())
+    return rel.with_suffix(".json").as_posix()
+
+
+def _compile_chunk(args: tuple[list[str], Options]) -> list[pipeline.Result]:
+    files, options = args
+    results = [pipeline.compile_file(f, options) for f in files]
+    for r in results:  # documents and jobs stay in the worker: results cross a pipe
+        r.document = None
+    return results
+
+
+def compile_many(files: list[str], options: Options, jobs: int = 0) -> list[pipeline.Result]:
+    """Compile every file; large trees use one process per core."""
+    workers = jobs or (os.cpu_count() or 1)
+    if workers <= 1 or len(files) < PARALLEL_THRESHOLD:
+        return [pipeline.compile_file(f, options) for f in files]
+    size = (len(files) + workers - 1) // workers
+    chunks = [(files[i:i + size], options) for i in range(0, len(files), size)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return [r for chunk in pool.map(_compile_chunk, chunks) for r in chunk]
+
+
+def stale_outputs(outdir: Path, outputs: dict[str, str]) -> list[str]:
+    """Differences between `outputs` and what `outdir` holds, one line each."""
+    lines = []
+    existing = {p.relative_to(outdir).as_posix() for p in outdir.rglob("*.json")} \
+        if outdir.is_dir() else set()
+    for name, text in sorted(outputs.items()):
+        path = outdir / name
+        if name not in existing:
+            lines.append(f"{path}: missing")
+        elif path.read_text(encoding="utf-8") != text:
+            lines.append(f"{path}: stale")
+    for name in sorted(existing - set(outputs)):
+        lines.append(f"{outdir / name}: no spec compiles to it any more")
+    return lines
+
+
+def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
+    """Write every output atomically (temp file + rename); remove outputs of deleted specs."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    for name, text in outputs.items():
+        path = outdir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_file() and path.read_text(encoding="utf-8") == text:
+            continue
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    for path in outdir.rglob("*.json"):
+        if path.relative_to(outdir).as_posix() not in outputs:
+            path.unlink()

@@ -1,0 +1,110 @@
+"""`explain`: a human-readable summary of a compiled spec and the defaults applied."""
+
+from __future__ import annotations
+
+from .catalog import accelerators, machines
+from .durations import human
+from .model import Container, Job, Pool, PythonPackage
+from .pipeline import Result
+from .targets import aiplatform
+
+_ROLE_TITLE = {"chief": "chief (pool 0)", "worker": "worker (pool 1)",
+               "parameterServer": "parameterServer (pool 2)", "evaluator": "evaluator (pool 3)"}
+_ML_TITLE = {"chief": "master", "worker": "worker", "parameterServer": "parameter server",
+             "evaluator": "evaluator"}
+
+
+def endpoint(job: Job) -> str:
+    """The create request's method and URL, with placeholders for what is unknown."""
+    project = job.project or "{project}"
+    if job.platform == "vertex":
+        region = job.region or "{region}"
+        return (f"POST https://{region}-aiplatform.googleapis.com/v1/projects/{project}"
+                f"/locations/{region}/customJobs")
+    return f"POST https://ml.googleapis.com/v1/projects/{project}/jobs"
+
+
+def render(result: Result) -> str:
+    job = result.job
+    assert job is not None and result.body is not None
+    lines = [f"{job.name}  ({job.file})"]
+    if job.description:
+        lines.append(f"  {job.description}")
+    lines.append(f"  platform   {job.platform}" + (
+        f"  (jobId {aiplatform.job_id(job.name)})" if job.platform == "ai-platform" else ""))
+    lines.append(f"  project    {job.project or '(not set: --project or gcp:project)'}")
+    lines.append(f"  region     {job.region or '(not set: region checks skipped)'}")
+    lines.append(f"  request    {endpoint(job)}")
+    if job.labels:
+        lines.append("  labels     " + ", ".join(f"{k}={v}" for k, v in job.labels.items()))
+    tier = result.body.get("trainingInput", {}).get("scaleTier")
+    if tier and tier != "CUSTOM":
+        lines.append(f"  scale tier {tier}")
+    if job.pools:
+        lines.append("  pools")
+    for pool in job.pools.values():
+        lines += _pool(job, pool)
+    lines += _settings(job)
+    if job.notes:
+        lines.append("  defaults applied")
+        lines += [f"    - {n}" for n in job.notes]
+    warnings = [d for d in result.diagnostics if not d.is_error]
+    if warnings:
+        lines.append("  warnings")
+        lines += [f"    - {d.path}: {d.message}" for d in warnings]
+    return "\n".join(lines) + "\n"
+
+
+def _pool(job: Job, pool: Pool) -> list[str]:
+    title = _ROLE_TITLE[pool.role] if job.platform == "vertex" else _ML_TITLE[pool.role]
+    machine = pool.machine_type or "?"
+    hw = f"{pool.replicas} × {machine}"
+    if pool.accelerator_type:
+        hw += f" + {pool.accelerator_count} × {accelerators.short_name(pool.accelerator_type)}"
+    if pool.tpu_topology:
+        hw += f" (TPU topology {pool.tpu_topology})"
+    default_disk = machines.default_boot_disk_type(machine) if job.platform == "vertex" \
+        else "pd-ssd"
+    disk = (f"{pool.disk_type or default_disk + ' (default)'}, "
+            f"{pool.disk_size_gb or '100 (default)'} GB")
+    out = [f"    {title:<26} {hw}", f"    {'':<26} boot disk {disk}"]
+    task = pool.task
+    if isinstance(task, Container):
+        run = f"container {task.image}"
+        if task.command:
+            run += "  command: " + " ".join(task.command)
+        if task.args:
+            run += f"  ({len(task.args)} args)"
+        out.append(f"    {'':<26} {run}")
+    elif isinstance(task, PythonPackage):
+        out.append(f"    {'':<26} python -m {task.module}  ({len(task.packages)} package(s), "
+                   f"{len(task.args)} args)")
+        if job.platform == "vertex":
+            out.append(f"    {'':<26} in {task.executor_image}")
+        else:
+            out.append(f"    {'':<26} runtime {task.runtime_version}, Python {task.python_version}")
+    if pool.env:
+        shown = ", ".join(f"{e.name}=<secret>" if e.secret else e.name for e in pool.env)
+        out.append(f"    {'':<26} env {shown}")
+    return out
+
+
+def _settings(job: Job) -> list[str]:
+    s = job.scheduling
+    parts = []
+    if s.strategy:
+        parts.append(f"strategy {s.strategy}")
+    if s.timeout is not None:
+        parts.append(f"timeout {human(s.timeout)}")
+    else:
+        parts.append("timeout 7d (API default)")
+    if s.max_wait is not None:
+        parts.append(f"max wait {human(s.max_wait)}")
+    if s.priority is not None:
+        parts.append(f"priority {s.priority}")
+    lines = ["  scheduling " + ", ".join(parts)]
+    for label, value in (("service account", job.service_account), ("network", job.network),
+                         ("output dir", job.output_dir), ("CMEK key", job.encryption_key)):
+        if value:
+            lines.append(f"  {label:<10} {value}")
+    return lines

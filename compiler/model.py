@@ -1,0 +1,116 @@
+"""The backend-neutral job model: what a spec means, after defaults and cross-field rules.
+
+Both lowering modules (targets/vertex.py, targets/aiplatform.py) read only this model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Union
+
+ROLES = ("chief", "worker", "parameterServer", "evaluator")
+PLATFORMS = ("vertex", "ai-platform")
+
+
+def secret_placeholder(key: str) -> str:
+    """What a secret env value compiles to outside Pulumi: a marker, never the value."""
+    return f"<secret:{key}>"
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    name: str
+    value: str | None = None
+    secret: str | None = None  # Pulumi config key holding the value
+
+    @property
+    def payload_value(self) -> str:
+        return secret_placeholder(self.secret) if self.secret else (self.value or "")
+
+
+@dataclass(frozen=True)
+class Container:
+    image: str | None = None
+    command: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PythonPackage:
+    packages: tuple[str, ...] = ()
+    module: str | None = None
+    args: tuple[str, ...] = ()
+    executor_image: str | None = None
+    runtime_version: str | None = None
+    python_version: str | None = None
+
+
+Task = Union[Container, PythonPackage]
+
+
+@dataclass
+class Pool:
+    role: str
+    path: str  # JSON path of the pool in the spec
+    replicas: int = 1
+    machine_type: str | None = None
+    accelerator_type: str | None = None
+    accelerator_count: int | None = None
+    disk_type: str | None = None
+    disk_size_gb: int | None = None
+    task: Task | None = None
+    overrides: frozenset[str] = frozenset()  # task fields this pool set itself ("image", "args"…)
+    env: tuple[EnvVar, ...] = ()
+    env_overridden: bool = False
+    tpu_topology: str | None = None
+    reservation: dict[str, Any] | None = None
+    gpu_partition_size: str | None = None
+    nfs_mounts: tuple[dict[str, str], ...] = ()
+    lustre_mounts: tuple[dict[str, str], ...] = ()
+    tpu_tf_version: str | None = None
+    implicit: bool = False  # created by a default, not written by the user
+
+
+@dataclass
+class Scheduling:
+    timeout: Decimal | None = None
+    max_wait: Decimal | None = None
+    restart_on_worker_restart: bool | None = None
+    strategy: str | None = None
+    disable_retries: bool | None = None
+    priority: int | None = None
+
+
+@dataclass
+class Job:
+    file: str
+    name: str
+    platform: str
+    labels: dict[str, str] = field(default_factory=dict)
+    description: str | None = None
+    project: str | None = None
+    region: str | None = None
+    service_account: str | None = None
+    network: str | None = None
+    output_dir: str | None = None
+    encryption_key: str | None = None
+    enable_web_access: bool | None = None
+    container: Container | None = None
+    python: PythonPackage | None = None
+    env: tuple[EnvVar, ...] = ()
+    pools: dict[str, Pool] = field(default_factory=dict)
+    scheduling: Scheduling = field(default_factory=Scheduling)
+    vertex: dict[str, Any] = field(default_factory=dict)
+    ai_platform: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # defaults applied and why, for `explain`
+
+    def note(self, path: str, text: str) -> None:
+        self.notes.append(f"{path}: {text}")
+
+    @property
+    def secrets(self) -> list[str]:
+        keys = [e.secret for e in self.env if e.secret]
+        for pool in self.pools.values():
+            keys += [e.secret for e in pool.env if e.secret]
+        return sorted(set(k for k in keys if k))

@@ -1,0 +1,325 @@
+"""Spec data → neutral model, with the platform-independent semantic rules.
+
+Runs on schema-checked data but never trusts it: every read is type-checked, so a spec with
+schema errors still gets its other problems reported (and never a traceback).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from . import durations
+from .catalog import accelerators, machines
+from .diagnostics import Collector
+from .model import PLATFORMS, ROLES, Container, EnvVar, Job, Pool, PythonPackage, Scheduling
+from .source import Document, child
+
+MAX_ARGS_CHARS = 100_000  # total of command + args per replica
+MAX_PACKAGES = 100  # [DD-AIP] pythonPackageSpec.packageUris, [DD-ML] packageUris
+MAX_ENV = 100  # [DD-AIP] ContainerSpec.env
+DEFAULT_PROJECT_KEYS = ("project", "region")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the caller adds to a spec: CLI flags or Pulumi stack config."""
+
+    platform: str | None = None  # overrides spec.platform
+    project: str | None = None  # default for specs without spec.project
+    region: str | None = None  # default for specs without spec.region
+
+
+def _d(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _s(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _b(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _i(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class Normalizer:
+    def __init__(self, doc: Document, c: Collector, options: Options):
+        self.doc, self.c, self.options = doc, c, options
+
+    def strings(self, value: Any, path: str) -> tuple[str, ...]:
+        """A list of args as typed: non-string scalars keep their source text (1e-3, yes)."""
+        if not isinstance(value, list):
+            return ()
+        out = []
+        for i, item in enumerate(value):
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, (int, float, bool)):
+                out.append(self.doc.raw.get(child(path, i), str(item)))
+        return tuple(out)
+
+    # -- top level -------------------------------------------------------------------------
+    def job(self) -> Job:
+        data = _d(self.doc.data)
+        meta, spec = _d(data.get("metadata")), _d(data.get("spec"))
+        platform = self.options.platform or _s(spec.get("platform")) or "vertex"
+        if platform not in PLATFORMS:
+            platform = "vertex"
+        job = Job(file=self.doc.file, name=_s(meta.get("name")) or "", platform=platform)
+        job.description = _s(meta.get("description"))
+        job.labels = self.labels(_d(meta.get("labels")), "$.metadata.labels", platform)
+        for key in DEFAULT_PROJECT_KEYS:
+            self.place(job, spec, key)
+        job.service_account = _s(spec.get("serviceAccount"))
+        job.network = _s(spec.get("network"))
+        job.output_dir = _s(spec.get("outputDir"))
+        job.encryption_key = _s(spec.get("encryptionKey"))
+        job.enable_web_access = _b(spec.get("enableWebAccess"))
+        job.container, job.python = self.spec_task(spec)
+        job.env = self.env(_d(spec.get("env")), "$.spec.env", ())
+        job.scheduling = self.scheduling(_d(spec.get("scheduling")))
+        job.vertex = _d(spec.get("vertex"))
+        job.ai_platform = _d(spec.get("aiPlatform"))
+        for role in ROLES:
+            raw = _d(spec.get("pools")).get(role)
+            if isinstance(raw, dict):
+                job.pools[role] = self.pool(job, role, raw, f"$.spec.pools.{role}")
+        if job.pools and "chief" not in job.pools:
+            self.c.error("$.spec.pools", "missing pool 'chief': the primary replica "
+                         "(Vertex pool 0 / AI Platform master) is required when pools are given")
+        self.cross_checks(job)
+        return job
+
+    def place(self, job: Job, spec: dict, key: str) -> None:
+        written, given = _s(spec.get(key)), getattr(self.options, key)
+        if written and given and written != given:
+            self.c.warning(f"$.spec.{key}", f"the spec sets {key} {written!r}; {given!r} from "
+                           "the command line or stack config applies only to specs without one")
+        setattr(job, key, written or given)
+        if not written and given:
+            job.note(f"$.spec.{key}", f"{given} (from --{key} / stack config)")
+
+    def labels(self, labels: dict, path: str, platform: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key, value in labels.items():
+            p = child(path, key)
+            if not _label_text(key, True):
+                self.c.error(p, f"invalid label key {key!r}", "keys start with a lower-case letter "
+                             "and hold only lower-case letters, digits, '_' and '-' (1-63)", key=True)
+            elif key.startswith("trainspec-"):
+                self.c.error(p, f"label key {key!r} uses the prefix 'trainspec-', reserved for "
+                             "labels trainspec manages", key=True)
+            if isinstance(value, str):
+                if not _label_text(value, False):
+                    self.c.error(p, f"invalid label value {value!r}", "values hold only lower-case "
+                                 "letters, digits, '_' and '-' (0-63)")
+                out[key] = value
+        limit = 63 if platform == "vertex" else 64
+        if len(labels) > limit:
+            why = " (one of the 64 is trainspec's spec-hash label)" if platform == "vertex" else ""
+            self.c.error(path, f"{len(labels)} labels: at most {limit} allowed{why}")
+        return out
+
+    # -- tasks and env ---------------------------------------------------------------------
+    def spec_task(self, spec: dict) -> tuple[Container | None, PythonPackage | None]:
+        container = self.container(spec.get("container"), "$.spec.container", None)
+        python = self.python(spec.get("python"), "$.spec.python", None)
+        if container and python:
+            self.c.error("$.spec", "give either container or python, not both",
+                         "a pool may switch kind with its own container/python")
+        return container, python
+
+    def container(self, raw: Any, path: str, base: Container | None) -> Container | None:
+        if not isinstance(raw, dict):
+            return None
+        base = base or Container()
+        return Container(
+            image=_s(raw.get("image")) if "image" in raw else base.image,
+            command=self.strings(raw["command"], path + ".command") if "command" in raw else base.command,
+            args=self.strings(raw["args"], path + ".args") if "args" in raw else base.args,
+        )
+
+    def python(self, raw: Any, path: str, base: PythonPackage | None) -> PythonPackage | None:
+        if not isinstance(raw, dict):
+            return None
+        base = base or PythonPackage()
+        pick = lambda key, default: _s(raw.get(key)) if key in raw else default  # noqa: E731
+        packages = base.packages
+        if "packages" in raw:
+            packages = tuple(p for p in raw["packages"] if isinstance(p, str)) \
+                if isinstance(raw["packages"], list) else ()
+            if len(packages) > MAX_PACKAGES:
+                self.c.error(path + ".packages", f"{len(packages)} packages: at most {MAX_PACKAGES}")
+        return PythonPackage(
+            packages=packages,
+            module=pick("module", base.module),
+            args=self.strings(raw["args"], path + ".args") if "args" in raw else base.args,
+            executor_image=pick("executorImage", base.executor_image),
+            runtime_version=pick("runtimeVersion", base.runtime_version),
+            python_version=pick("pythonVersion", base.python_version),
+        )
+
+    def env(self, raw: dict, path: str, base: tuple[EnvVar, ...]) -> tuple[EnvVar, ...]:
+        merged = {e.name: e for e in base}
+        for name, value in raw.items():
+            p = child(path, name)
+            if isinstance(value, dict):
+                key = _s(value.get("secret"))
+                if key:
+                    merged[name] = EnvVar(name, secret=key if ":" in key else f"trainspec:{key}")
+            elif isinstance(value, (str, int, float, bool)):
+                text = value if isinstance(value, str) else self.doc.raw.get(p, str(value))
+                merged[name] = EnvVar(name, value=text)
+        return tuple(merged.values())
+
+    # -- pools -----------------------------------------------------------------------------
+    def pool(self, job: Job, role: str, raw: dict, path: str) -> Pool:
+        c = self.c
+        pool = Pool(role=role, path=path)
+        replicas = _i(raw.get("replicas"))
+        if role == "chief" and replicas is not None and replicas != 1:
+            c.error(path + ".replicas", f"the chief pool runs exactly 1 replica, not {replicas}",
+                    "it is Vertex pool 0 / the AI Platform master; put more replicas in 'worker'")
+        pool.replicas = replicas if replicas is not None and role != "chief" else 1
+        pool.machine_type = _s(raw.get("machineType"))
+        self.accelerator(pool, _d(raw.get("accelerator")), path + ".accelerator")
+        disk = _d(raw.get("disk"))
+        pool.disk_type, pool.disk_size_gb = _s(disk.get("type")), _i(disk.get("sizeGb"))
+        pool.task, pool.overrides = self.pool_task(job, raw, path)
+        pool.env = self.env(_d(raw.get("env")), path + ".env", job.env)
+        pool.env_overridden = "env" in raw
+        pool.tpu_topology = _s(raw.get("tpuTopology"))
+        pool.gpu_partition_size = _s(raw.get("gpuPartitionSize"))
+        pool.tpu_tf_version = _s(raw.get("tpuTfVersion"))
+        pool.reservation = self.reservation(_d(raw.get("reservation")), path + ".reservation")
+        pool.nfs_mounts = tuple(m for m in raw.get("nfsMounts") or () if isinstance(m, dict))
+        pool.lustre_mounts = tuple(m for m in raw.get("lustreMounts") or () if isinstance(m, dict))
+        if pool.gpu_partition_size and pool.accelerator_count not in (None, 1):
+            c.error(path + ".gpuPartitionSize", "a GPU partition needs accelerator count 1")
+        self.task_rules(pool)
+        return pool
+
+    def accelerator(self, pool: Pool, raw: dict, path: str) -> None:
+        name = _s(raw.get("type"))
+        count = _i(raw.get("count"))
+        if name is None:
+            return
+        enum = accelerators.canonical(name)
+        if enum is None:
+            near = accelerators.suggestions(name)
+            self.c.error(path + ".type", f"unknown accelerator {name!r}",
+                         f"did you mean {near[0]!r}?" if near else
+                         "use the API enum (NVIDIA_TESLA_T4) or a short name (T4, A100, L4, TPU_V3)")
+            return
+        if enum in accelerators.RETIRED:
+            self.c.error(path + ".type", accelerators.RETIRED[enum])
+        pool.accelerator_type = enum
+        if count is None:
+            # A fixed-count machine (a2-highgpu-8g) implies its count; otherwise one device.
+            implied = machines.implied_accelerator(pool.machine_type) if pool.machine_type else None
+            count = implied[1] if implied and implied[0] == enum else 1
+        pool.accelerator_count = count
+
+    def reservation(self, raw: dict, path: str) -> dict | None:
+        if not raw:
+            return None
+        affinity = _s(raw.get("affinity"))
+        values = raw.get("values") if isinstance(raw.get("values"), list) else None
+        if affinity == "SPECIFIC" and not values:
+            self.c.error(path, "a SPECIFIC reservation needs values (the reservation name)")
+        if affinity in ("ANY", "NONE") and (values or "key" in raw):
+            self.c.error(path, f"key and values apply only to SPECIFIC, not {affinity}")
+        return raw
+
+    def pool_task(self, job: Job, raw: dict, path: str):
+        pc, pp = raw.get("container"), raw.get("python")
+        if isinstance(pc, dict) and isinstance(pp, dict):
+            self.c.error(path, "a pool takes container or python, not both")
+        if isinstance(pc, dict):
+            return self.container(pc, path + ".container", job.container), frozenset(pc)
+        if isinstance(pp, dict):
+            return self.python(pp, path + ".python", job.python), frozenset(pp)
+        return job.container or job.python, frozenset()
+
+    def task_rules(self, pool: Pool) -> None:
+        c, path, task = self.c, pool.path, pool.task
+        if task is None:
+            c.error(path, "nothing to run: no container or python package for this pool",
+                    "set spec.container or spec.python, or one in the pool")
+            return
+        kind = "container" if isinstance(task, Container) else "python"
+        base = f"{path}.{kind}" if pool.overrides else f"$.spec.{kind}"
+        if isinstance(task, Container):
+            if not task.image:
+                c.error(base, "missing required key 'image'")
+            size = sum(map(len, task.command + task.args))
+        else:
+            if not task.packages:
+                c.error(base, "missing required key 'packages' (at least one gs:// archive)")
+            if not task.module:
+                c.error(base, "missing required key 'module'")
+            size = sum(map(len, task.args))
+        if size > MAX_ARGS_CHARS:
+            c.error(path, f"command and args total {size} characters: at most {MAX_ARGS_CHARS}")
+        if len(pool.env) > MAX_ENV:
+            c.error(path, f"{len(pool.env)} environment variables: at most {MAX_ENV}")
+
+    # -- scheduling and cross-field rules ---------------------------------------------------
+    def scheduling(self, raw: dict) -> Scheduling:
+        s = Scheduling(
+            restart_on_worker_restart=_b(raw.get("restartOnWorkerRestart")),
+            strategy=_s(raw.get("strategy")),
+            disable_retries=_b(raw.get("disableRetries")),
+            priority=_i(raw.get("priority")),
+        )
+        for key, attr in (("timeout", "timeout"), ("maxWait", "max_wait")):
+            if key in raw:
+                seconds = durations.parse(raw[key])
+                if seconds is None:
+                    self.c.error(f"$.spec.scheduling.{key}", f"invalid duration {raw[key]!r}",
+                                 "use 90s, 30m, 2h, 1d, 1h30m or plain seconds")
+                elif seconds == 0 and key == "timeout":
+                    self.c.error("$.spec.scheduling.timeout", "timeout must be greater than 0")
+                else:
+                    setattr(s, attr, seconds)
+        return s
+
+    def cross_checks(self, job: Job) -> None:
+        c = self.c
+        if job.encryption_key and job.region:
+            key_location = job.encryption_key.split("/")[3]
+            if key_location != job.region:
+                c.error("$.spec.encryptionKey", f"the key is in {key_location!r} but the job runs "
+                        f"in {job.region!r}", "Cloud KMS keys must be in the job's region")
+        if job.vertex.get("reservedIpRanges") and not job.network:
+            c.error("$.spec.vertex.reservedIpRanges", "reserved IP ranges need spec.network")
+        if job.vertex.get("tensorboard") and not job.service_account:
+            c.warning("$.spec.vertex.tensorboard", "Vertex TensorBoard needs a serviceAccount "
+                      "that can write to it", "set spec.serviceAccount")
+
+
+def _label_text(text: str, is_key: bool) -> bool:
+    if len(text) > 63 or (is_key and not text):
+        return False
+    if is_key and not _lower_letter(text[0]):
+        return False
+    return all(_lower_letter(ch) or ch.isdigit() or ch in "_-" for ch in text)
+
+
+def _lower_letter(ch: str) -> bool:
+    # GCP allows international characters; upper-case letters are refused.
+    return ch.islower() or (ch.isalpha() and not ch.isascii() and not ch.isupper())
+
+
+def normalize(doc: Document, c: Collector, options: Options = Options()) -> Job:
+    """The neutral model of `doc`; problems go to `c`."""
+    return Normalizer(doc, c, options).job()
+
+
+def seconds(value: Decimal | None) -> str | None:
+    return durations.to_google(value) if value is not None else None

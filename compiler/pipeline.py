@@ -1,0 +1,76 @@
+"""The orchestrator: source → version → schema → normalize → target check → lower."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+
+from . import schemas, source
+from .diagnostics import Diagnostic, has_errors, sort_key
+from .model import Job
+from .normalize import Options, normalize
+from .targets import aiplatform, vertex
+
+TARGETS = {"vertex": vertex, "ai-platform": aiplatform}
+
+
+@dataclass
+class Result:
+    """The outcome for one spec file: a body if it compiled, and every diagnostic."""
+
+    file: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    job: Job | None = None
+    body: dict | None = None
+    origins: dict[str, str] = field(default_factory=dict)
+    document: source.Document | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.body is not None and not has_errors(self.diagnostics)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+
+def compile_document(doc: source.Document, found: list[Diagnostic], options: Options,
+                     today: datetime.date) -> Result:
+    """Compile a parsed document; `found` holds the loader's diagnostics."""
+    result = Result(doc.file, list(found), document=doc)
+    if has_errors(found) or doc.data is None:
+        return _done(result)
+    c = doc.collector()
+    version = schemas.check_version(doc.data, c)
+    if version is None:
+        result.diagnostics += c.items
+        return _done(result)
+    schemas.validate(doc.data, c, version)
+    job = normalize(doc, c, options)
+    target = TARGETS[job.platform]
+    target.check(job, c, today)
+    result.job = job
+    result.diagnostics += c.items
+    if not has_errors(result.diagnostics):
+        result.body, result.origins = target.lower(job)
+    return _done(result)
+
+
+def compile_text(text: bytes | str, file: str = "<input>", options: Options = Options(),
+                 today: datetime.date | None = None) -> Result:
+    doc, found = source.parse(text, file)
+    return compile_document(doc, found, options, today or datetime.date.today())
+
+
+def compile_file(path: str, options: Options = Options(),
+                 today: datetime.date | None = None) -> Result:
+    doc, found = source.read(path)
+    return compile_document(doc, found, options, today or datetime.date.today())
+
+
+def _done(result: Result) -> Result:
+    unique: dict[tuple, Diagnostic] = {}
+    for d in result.diagnostics:
+        unique.setdefault((d.path, d.message, d.severity), d)
+    result.diagnostics = sorted(unique.values(), key=sort_key)
+    return result

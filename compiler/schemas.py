@@ -1,0 +1,142 @@
+"""The apiVersion registry and JSON Schema diagnostics with source positions."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import jsonschema
+
+from .diagnostics import Collector
+from .source import child
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+# apiVersion → schema file. Older versions get an upgrade function here when v2 exists
+# (kustomize's FixKustomization pattern): small ordered pure functions, oldest first.
+VERSIONS = {"trainspec/v1": SCHEMA_DIR / "v1" / "trainspec.schema.json"}
+CURRENT = "trainspec/v1"
+KIND = "TrainingJob"
+
+
+@functools.lru_cache(maxsize=None)
+def schema(version: str = CURRENT) -> dict:
+    with open(VERSIONS[version], encoding="utf-8") as f:
+        return json.load(f)
+
+
+@functools.lru_cache(maxsize=None)
+def validator(version: str = CURRENT) -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(schema(version))
+
+
+def did_you_mean(word: str, choices: Any) -> str | None:
+    choices = [str(c) for c in choices]
+    folded = {c.lower().replace("-", "").replace("_", ""): c for c in choices}
+    key = str(word).lower().replace("-", "").replace("_", "")
+    if key in folded:
+        return f"did you mean {folded[key]!r}?"
+    close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+def check_version(data: dict, c: Collector) -> str | None:
+    """The document's apiVersion if supported; otherwise a diagnostic and None."""
+    supported = ", ".join(sorted(VERSIONS))
+    version = data.get("apiVersion")
+    if version is None:
+        c.error("$", "missing required key 'apiVersion'", f"supported: {supported}")
+        return None
+    if version not in VERSIONS:
+        c.error("$.apiVersion", f"unsupported apiVersion {version!r}", f"supported: {supported}")
+        return None
+    return str(version)
+
+
+_TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number",
+               "boolean": "a boolean", "object": "a mapping", "array": "a list", "null": "null"}
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+def _path(error: jsonschema.ValidationError) -> str:
+    path = "$"
+    for part in error.absolute_path:
+        path = child(path, part)
+    return path
+
+
+def iter_problems(data: Any, version: str = CURRENT) -> Iterator[tuple[str, str, str | None, bool]]:
+    """(json path, message, hint, at_key) for every schema violation."""
+    for error in validator(version).iter_errors(data):
+        yield from _explain(error)
+
+
+def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str | None, bool]]:
+    path, kind, inst, sch = _path(error), error.validator, error.instance, error.schema
+    if kind == "additionalProperties" and isinstance(inst, dict):
+        allowed = list(sch.get("properties", {}))
+        for key in inst:
+            if key not in allowed:
+                hint = did_you_mean(key, allowed) or f"allowed keys: {', '.join(allowed)}"
+                yield child(path, key), f"unknown key {key!r}", hint, True
+    elif kind == "required":
+        missing = [k for k in error.validator_value if k not in inst]
+        for key in missing:
+            yield path, f"missing required key {key!r}", None, False
+    elif kind == "type":
+        expected = error.validator_value
+        expected = expected if isinstance(expected, list) else [expected]
+        want = " or ".join(_TYPE_NAMES.get(t, t) for t in expected)
+        hint = None
+        if "string" in expected and isinstance(inst, (int, float)) and not isinstance(inst, bool):
+            hint = "quote it, e.g. \"2.10\": unquoted, YAML reads it as a number"
+        yield path, f"expected {want}, got {_describe(inst)}", hint, False
+    elif kind == "enum":
+        choices = error.validator_value
+        hint = did_you_mean(inst, choices) if isinstance(inst, str) else None
+        yield path, f"{inst!r} is not one of {', '.join(map(str, choices))}", hint, False
+    elif kind == "const":
+        yield path, f"expected {error.validator_value!r}, got {inst!r}", None, False
+    elif kind == "pattern":
+        desc = sch.get("description")
+        yield path, f"{inst!r} is not valid here", desc, False
+    elif kind == "propertyNames":
+        for sub in error.context:
+            yield child(path, str(sub.instance)), f"invalid key {sub.instance!r}: {sub.message}", \
+                sch.get("description"), True
+    elif kind in ("maxProperties", "minItems", "maxLength", "minLength", "minimum", "maximum"):
+        yield path, error.message.replace(repr(inst), _short(inst)), None, False
+    else:
+        yield path, error.message, None, False
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def validate(data: Any, c: Collector, version: str = CURRENT) -> set[str]:
+    """Report schema violations into `c`; return the JSON paths that had one."""
+    bad: set[str] = set()
+    for path, message, hint, at_key in iter_problems(data, version):
+        c.error(path, message, hint, key=at_key)
+        bad.add(path)
+    return bad

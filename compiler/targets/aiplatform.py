@@ -1,0 +1,294 @@
+"""Lower the neutral model to an AI Platform Training Job request body (ml v1).
+
+Field reference: ml.v1 discovery document, GoogleCloudMlV1__Job / __TrainingInput /
+__ReplicaConfig. What this API cannot express is a named error, never dropped.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from decimal import Decimal
+
+from ..catalog import accelerators, images, machines, regions
+from ..diagnostics import Collector
+from ..durations import to_google
+from ..model import Container, Job, Pool, PythonPackage
+from ..schemas import did_you_mean
+
+# role → (TrainingInput type field, count field, config field)
+FIELDS = {
+    "chief": ("masterType", None, "masterConfig"),
+    "worker": ("workerType", "workerCount", "workerConfig"),
+    "parameterServer": ("parameterServerType", "parameterServerCount", "parameterServerConfig"),
+    "evaluator": ("evaluatorType", "evaluatorCount", "evaluatorConfig"),
+}
+MIN_MAX_WAIT = Decimal(1800)  # [DD-ML] Scheduling.maxWaitTime: "minimum 1800s"
+JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")  # [MMJ] naming rules
+
+_VERTEX_ONLY_SCHEDULING = {
+    "restart_on_worker_restart": "restartOnWorkerRestart",
+    "disable_retries": "disableRetries",
+}
+_VERTEX_ONLY_POOL = {
+    "tpu_topology": "tpuTopology", "reservation": "reservation",
+    "gpu_partition_size": "gpuPartitionSize", "nfs_mounts": "nfsMounts",
+    "lustre_mounts": "lustreMounts",
+}
+
+
+def job_id(name: str) -> str:
+    """The ml v1 jobId of a spec: its name with '-' → '_' (stable for the same spec)."""
+    return name.replace("-", "_")
+
+
+def check(job: Job, c: Collector, today: datetime.date) -> None:
+    """Apply AI Platform defaults to `job` and report what the ml v1 API refuses."""
+    del today  # runtime versions are checked against the table, not the date
+    if not JOB_ID.match(job_id(job.name)):
+        c.error("$.metadata.name", f"{job_id(job.name)!r} is not a valid AI Platform jobId",
+                "letters, digits and '_', starting with a letter, at most 128")
+    if not job.region:
+        c.error("$.spec.region", "ai-platform needs a region",
+                "set spec.region, or pass --region / set gcp:region")
+    elif job.region not in regions.ML_TRAINING_REGIONS:
+        hint = did_you_mean(job.region, sorted(regions.ML_TRAINING_REGIONS))
+        c.error("$.spec.region", f"{job.region!r} is not an AI Platform Training region", hint)
+    if job.env or any(p.env for p in job.pools.values()):
+        c.error("$.spec.env", "ai-platform has no environment variables (vertex only)",
+                "pass settings as args")
+    for key in job.vertex:
+        c.error(f"$.spec.vertex.{key}", "cannot be expressed on ai-platform (vertex only)")
+    _check_scheduling(job, c)
+    tier = job.ai_platform.get("scaleTier")
+    if job.pools and tier not in (None, "CUSTOM"):
+        c.error("$.spec.aiPlatform.scaleTier", f"scaleTier {tier} with pools: pools mean CUSTOM",
+                "remove scaleTier or the pools")
+    if not job.pools and tier in (None, "CUSTOM"):
+        job.pools["chief"] = Pool(role="chief", path="$.spec", implicit=True,
+                                  task=job.container or job.python)
+        job.note("$.spec.pools.chief", "one master replica (no pools given)")
+    _check_task(job, c)
+    legacy_names = {p.role for p in job.pools.values() if machines.is_ml_legacy_name(p.machine_type or "")}
+    for pool in job.pools.values():
+        _check_pool(job, pool, c, bool(legacy_names))
+    if legacy_names and len(legacy_names) != len(job.pools):
+        c.error("$.spec.pools", "mixes AI Platform legacy machine names with Compute Engine types",
+                "all pools must use the same kind (ml v1 TrainingInput rule)")
+
+
+def _check_scheduling(job: Job, c: Collector) -> None:
+    s = job.scheduling
+    for attr, key in _VERTEX_ONLY_SCHEDULING.items():
+        if getattr(s, attr) is not None:
+            c.error(f"$.spec.scheduling.{key}", "cannot be expressed on ai-platform (vertex only)")
+    if s.strategy not in (None, "STANDARD"):
+        c.error("$.spec.scheduling.strategy", f"strategy {s.strategy} cannot be expressed on "
+                "ai-platform (vertex only)")
+    if s.max_wait is not None and s.max_wait < MIN_MAX_WAIT:
+        c.error("$.spec.scheduling.maxWait", f"ai-platform needs maxWait of at least 30m (1800s), "
+                f"not {to_google(s.max_wait)}")
+
+
+def _check_task(job: Job, c: Collector) -> None:
+    kinds = {type(p.task) for p in job.pools.values() if p.task is not None}
+    if len(kinds) > 1:
+        c.error("$.spec.pools", "ai-platform runs one kind of task: all pools use a container, "
+                "or all the Python package")
+    for pool in job.pools.values():
+        if isinstance(pool.task, PythonPackage) and pool.overrides:
+            c.error(f"{pool.path}.python", "ai-platform runs one Python package for all replicas: "
+                    "set it in spec.python")
+    task = job.python if job.python else None
+    if task is None:
+        chief = job.pools.get("chief")
+        task = chief.task if chief and isinstance(chief.task, PythonPackage) else None
+    if task is not None:
+        if not task.runtime_version or not task.python_version:
+            c.error("$.spec.python", "ai-platform needs python.runtimeVersion and "
+                    "python.pythonVersion", "e.g. runtimeVersion: \"2.11\", pythonVersion: \"3.7\"")
+        else:
+            for message in images.check_runtime_python(task.runtime_version, task.python_version):
+                c.error("$.spec.python.pythonVersion", message)
+    hp = job.ai_platform.get("hyperparameters")
+    if isinstance(hp, dict):
+        _check_hyperparameters(hp, c)
+
+
+def _check_hyperparameters(hp: dict, c: Collector) -> None:
+    """[DD-ML] HyperparameterSpec / ParameterSpec rules the server enforces."""
+    base = "$.spec.aiPlatform.hyperparameters"
+    params = [p for p in hp.get("params") or () if isinstance(p, dict)]
+    seen: set[str] = set()
+    for i, p in enumerate(params):
+        at, kind, name = f"{base}.params[{i}]", p.get("type"), p.get("parameterName")
+        if name in seen:
+            c.error(f"{at}.parameterName", f"duplicate parameterName {name!r}")
+        seen.add(name)
+        lo, hi = _num(p.get("minValue")), _num(p.get("maxValue"))
+        if kind in ("DOUBLE", "INTEGER"):
+            if lo is None or hi is None:
+                c.error(at, f"a {kind} parameter needs minValue and maxValue")
+            elif lo > hi:
+                c.error(at, f"minValue {lo} is greater than maxValue {hi}")
+            elif kind == "INTEGER" and (lo != int(lo) or hi != int(hi)):
+                c.error(at, "an INTEGER parameter needs whole minValue and maxValue")
+            if (p.get("scaleType") or "").endswith("LOG_SCALE") and lo is not None and lo <= 0:
+                c.error(f"{at}.scaleType", "a log scale needs a strictly positive range")
+        if kind == "CATEGORICAL":
+            if not p.get("categoricalValues"):
+                c.error(at, "a CATEGORICAL parameter needs categoricalValues")
+            for key in ("minValue", "maxValue", "scaleType"):
+                if key in p:
+                    c.error(f"{at}.{key}", f"{key} does not apply to a CATEGORICAL parameter")
+        if kind == "DISCRETE":
+            raw = p.get("discreteValues")
+            values = [v for v in raw if _num(v) is not None] if isinstance(raw, list) else []
+            if not values:
+                c.error(at, "a DISCRETE parameter needs discreteValues")
+            elif any(b <= a for a, b in zip(values, values[1:])):
+                c.error(f"{at}.discreteValues", "discreteValues must be strictly increasing")
+            elif len(values) > 1000:
+                c.error(f"{at}.discreteValues", f"{len(values)} values: at most 1000")
+    if hp.get("algorithm") == "GRID_SEARCH" and any(p.get("type") == "DOUBLE" for p in params):
+        c.error(f"{base}.algorithm", "GRID_SEARCH needs INTEGER, CATEGORICAL or DISCRETE "
+                "parameters only")
+    trials, parallel = _num(hp.get("maxTrials")), _num(hp.get("maxParallelTrials"))
+    if trials is not None and parallel is not None and parallel > trials:
+        c.warning(f"{base}.maxParallelTrials", f"{parallel} parallel trials but only {trials} "
+                  "trials in all")
+
+
+def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
+    p = f"$.spec.pools.{pool.role}"
+    for attr, key in _VERTEX_ONLY_POOL.items():
+        if getattr(pool, attr):
+            c.error(f"{p}.{key}", "cannot be expressed on ai-platform (vertex only)")
+    if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_ML:
+        c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not an AI Platform boot disk type",
+                "pd-ssd or pd-standard")
+    if pool.accelerator_type and pool.accelerator_type not in accelerators.ML_TYPES:
+        c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available on ai-platform")
+        return
+    if pool.machine_type is None:
+        if pool.accelerator_type:
+            pick = machines.smallest_ml_machine(pool.accelerator_type, pool.accelerator_count or 1)
+        else:
+            pick = "standard" if legacy_kind else "n1-standard-4"
+        if pick is None:
+            c.error(f"{p}.accelerator", f"no AI Platform machine takes {pool.accelerator_count} × "
+                    f"{pool.accelerator_type}")
+            return
+        pool.machine_type = pick
+        job.note(f"{p}.machineType", f"{pick} (smallest machine for this pool)")
+    for message in machines.check_ml(pool.machine_type, pool.accelerator_type,
+                                     pool.accelerator_count):
+        c.error(f"{p}.machineType", message)
+    if job.region and pool.accelerator_type and not regions.ml_accelerator_in_region(
+            job.region, pool.accelerator_type):
+        c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available for AI "
+                f"Platform training in {job.region}")
+
+
+# -- lowering ------------------------------------------------------------------------------
+
+def lower(job: Job) -> tuple[dict, dict[str, str]]:
+    """The ml v1 Job body (with jobId) and its origins (body path → spec JSON path)."""
+    origins: dict[str, str] = {"jobId": "$.metadata.name"}
+    tin: dict = {}
+    tier = job.ai_platform.get("scaleTier")
+    tin["scaleTier"] = "CUSTOM" if job.pools else (tier or "BASIC")
+    chief = job.pools.get("chief")
+    chief_task = chief.task if chief else (job.container or job.python)
+    pooled_args = any("args" in p.overrides for p in job.pools.values())
+    for role, (type_key, count_key, config_key) in FIELDS.items():
+        pool = job.pools.get(role)
+        if pool is None:
+            continue
+        tin[type_key] = pool.machine_type
+        origins[f"trainingInput.{type_key}"] = f"{pool.path}.machineType"
+        if count_key:
+            tin[count_key] = str(pool.replicas)
+            origins[f"trainingInput.{count_key}"] = f"{pool.path}.replicas"
+        config = _config(pool, chief_task, pooled_args)
+        if config:
+            tin[config_key] = config
+            origins[f"trainingInput.{config_key}"] = pool.path
+    task = chief_task
+    if isinstance(task, PythonPackage):
+        tin.update(_compact({"packageUris": list(task.packages), "pythonModule": task.module,
+                             "args": list(task.args)}))
+        origins["trainingInput.packageUris"] = "$.spec.python.packages"
+    elif isinstance(task, Container) and not pooled_args and task.args:
+        tin["args"] = list(task.args)
+    if job.ai_platform.get("hyperparameters"):
+        tin["hyperparameters"] = _hyperparameters(job.ai_platform["hyperparameters"])
+        origins["trainingInput.hyperparameters"] = "$.spec.aiPlatform.hyperparameters"
+    tin["region"] = job.region
+    origins["trainingInput.region"] = "$.spec.region"
+    if job.output_dir:
+        tin["jobDir"] = job.output_dir
+        origins["trainingInput.jobDir"] = "$.spec.outputDir"
+    if isinstance(task, PythonPackage):
+        tin.update(_compact({"runtimeVersion": task.runtime_version,
+                             "pythonVersion": task.python_version}))
+    s = job.scheduling
+    sched = _compact({
+        "maxRunningTime": to_google(s.timeout) if s.timeout is not None else None,
+        "maxWaitTime": to_google(s.max_wait) if s.max_wait is not None else None,
+        "priority": s.priority,
+    })
+    if sched:
+        tin["scheduling"] = sched
+        origins["trainingInput.scheduling"] = "$.spec.scheduling"
+    tin.update(_compact({
+        "network": job.network,
+        "serviceAccount": job.service_account,
+        "useChiefInTfConfig": job.ai_platform.get("useChiefInTfConfig"),
+        "encryptionConfig": {"kmsKeyName": job.encryption_key} if job.encryption_key else None,
+        "enableWebAccess": job.enable_web_access,
+    }))
+    body: dict = {"jobId": job_id(job.name)}
+    if job.labels:
+        body["labels"] = dict(job.labels)
+        origins["labels"] = "$.metadata.labels"
+    body["trainingInput"] = tin
+    return body, origins
+
+
+def _config(pool: Pool, chief_task, pooled_args: bool) -> dict:
+    out: dict = {}
+    if pool.accelerator_type:
+        out["acceleratorConfig"] = {"count": str(pool.accelerator_count or 1),
+                                    "type": pool.accelerator_type}
+    task = pool.task
+    if isinstance(task, Container):
+        chief_image = chief_task.image if isinstance(chief_task, Container) else None
+        # Other roles inherit masterConfig.imageUri ([DD-ML] ReplicaConfig.imageUri).
+        if pool.role == "chief" or task.image != chief_image:
+            out["imageUri"] = task.image
+        if task.command:
+            out["containerCommand"] = list(task.command)
+        if pooled_args and task.args:
+            out["containerArgs"] = list(task.args)
+    disk = _compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
+    if disk:
+        out["diskConfig"] = disk
+    if pool.tpu_tf_version:
+        out["tpuTfVersion"] = pool.tpu_tf_version
+    return out
+
+
+def _num(value: object) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return value if ok else None  # type: ignore[return-value]
+
+
+def _hyperparameters(raw: dict) -> dict:
+    out = dict(raw)
+    out["params"] = [dict(p) for p in raw.get("params") or ()]
+    return out
+
+
+def _compact(d: dict) -> dict:
+    return {k: v for k, v in d.items() if v is not None and v != [] and v != {}}

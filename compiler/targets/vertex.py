@@ -1,0 +1,292 @@
+"""Lower the neutral model to a Vertex AI CustomJob request body (aiplatform v1).
+
+`check` resolves defaults (machine types, implied accelerators, executor images) and reports
+what Vertex would refuse; `lower` is then a pure mapping to the request body.
+Field reference: aiplatform.v1 discovery document, GoogleCloudAiplatformV1CustomJob.
+"""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from ..catalog import accelerators, images, machines, regions
+from ..diagnostics import Collector
+from ..durations import human, to_google
+from ..model import Container, Job, Pool, PythonPackage
+from ..schemas import did_you_mean
+
+POOL_INDEX = {"chief": 0, "worker": 1, "parameterServer": 2, "evaluator": 3}
+SEVEN_DAYS = Decimal(7 * 86400)
+# [DWS] GPUs that Dynamic Workload Scheduler (FLEX_START) can provision.
+FLEX_START_GPUS = frozenset({"NVIDIA_L4", "NVIDIA_TESLA_A100", "NVIDIA_A100_80GB", "NVIDIA_H100_80GB",
+                             "NVIDIA_H100_MEGA_80GB", "NVIDIA_H200_141GB", "NVIDIA_B200"})
+RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+# spec.scheduling keys Vertex has no field for, and spec.aiPlatform keys with no equivalent.
+_NOT_ON_VERTEX = {
+    "hyperparameters": "hyperparameter tuning is a separate Vertex resource "
+                       "(HyperparameterTuningJob); trainspec compiles CustomJobs",
+    "useChiefInTfConfig": "Vertex has no such field (pool 0's TF_CONFIG role is set by the "
+                          "service)",
+}
+
+
+def check(job: Job, c: Collector, today: datetime.date) -> None:
+    """Apply Vertex defaults to `job` (recording notes) and report what Vertex refuses."""
+    _check_ai_platform_keys(job, c)
+    if job.scheduling.priority is not None:
+        c.error("$.spec.scheduling.priority", "Vertex has no job priority (ai-platform only)")
+    if job.region and job.region not in regions.VERTEX_TRAINING_REGIONS:
+        hint = did_you_mean(job.region, sorted(regions.VERTEX_TRAINING_REGIONS))
+        c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint)
+    if not job.pools:
+        job.pools["chief"] = Pool(role="chief", path="$.spec", implicit=True,
+                                  task=job.container or job.python)
+        job.note("$.spec.pools.chief", "one replica (no pools given)")
+    for pool in job.pools.values():
+        _resolve_machine(job, pool, c)
+        _check_pool(job, pool, c, today)
+    _check_scheduling(job, c)
+
+
+def _check_ai_platform_keys(job: Job, c: Collector) -> None:
+    for key, why in _NOT_ON_VERTEX.items():
+        if key in job.ai_platform:
+            c.error(f"$.spec.aiPlatform.{key}", f"cannot be expressed on vertex: {why}")
+    tier = job.ai_platform.get("scaleTier")
+    if tier in (None, "CUSTOM"):
+        return
+    if job.pools:
+        c.error("$.spec.aiPlatform.scaleTier", f"scaleTier {tier} with pools: pools mean CUSTOM")
+        return
+    mapped = machines.SCALE_TIER_TO_VERTEX.get(tier)
+    if not mapped:
+        c.error("$.spec.aiPlatform.scaleTier", f"scale tier {tier} cannot be expressed on vertex: "
+                "its machines are not documented", "write spec.pools explicitly")
+        return
+    machine, accel, count, note = mapped
+    job.pools["chief"] = Pool(role="chief", path="$.spec.aiPlatform.scaleTier", implicit=True,
+                              machine_type=machine, accelerator_type=accel,
+                              accelerator_count=count if accel else None,
+                              task=job.container or job.python)
+    job.note("$.spec.pools.chief", f"scale tier {tier} → {machine}: {note}")
+
+
+def _resolve_machine(job: Job, pool: Pool, c: Collector) -> None:
+    p = f"$.spec.pools.{pool.role}"
+    legacy = machines.LEGACY_TO_VERTEX.get(pool.machine_type or "")
+    if legacy:
+        machine, accel, count, note = legacy
+        job.note(f"{p}.machineType", f"AI Platform {pool.machine_type!r} → {machine}: {note}")
+        pool.machine_type = machine
+        if accel and not pool.accelerator_type:
+            pool.accelerator_type, pool.accelerator_count = accel, count
+    if pool.machine_type is None:
+        if pool.accelerator_type:
+            pick = machines.smallest_vertex_machine(pool.accelerator_type,
+                                                    pool.accelerator_count or 1)
+            if pick is None:
+                c.error(f"{p}.accelerator", f"no training machine takes {pool.accelerator_count} × "
+                        f"{pool.accelerator_type}")
+                return
+            pool.machine_type = pick
+            job.note(f"{p}.machineType", f"{pick}, the smallest machine that takes "
+                     f"{pool.accelerator_count} × {pool.accelerator_type}")
+        else:
+            pool.machine_type = machines.DEFAULT_VERTEX_MACHINE
+            job.note(f"{p}.machineType", f"{pool.machine_type} (default for a CPU pool)")
+    if pool.accelerator_type is None and not pool.tpu_topology:
+        implied = machines.implied_accelerator(pool.machine_type)
+        if implied:
+            pool.accelerator_type, pool.accelerator_count = implied
+            job.note(f"{p}.accelerator", f"{implied[1]} × {implied[0]}, fixed by "
+                     f"{pool.machine_type}")
+
+
+def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
+    p = f"$.spec.pools.{pool.role}"
+    for message in machines.check_vertex(pool.machine_type or "", pool.accelerator_type,
+                                         pool.accelerator_count, pool.tpu_topology):
+        c.error(f"{p}.accelerator" if pool.accelerator_type and "accelerator" in message.lower()
+                else f"{p}.machineType", message)
+    if pool.tpu_tf_version:
+        c.error(f"{p}.tpuTfVersion", "cannot be expressed on vertex (ai-platform only)")
+    if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_VERTEX:
+        c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not a Vertex boot disk type")
+    if pool.gpu_partition_size and not pool.accelerator_type:
+        c.error(f"{p}.gpuPartitionSize", "a GPU partition needs an accelerator")
+    if job.region and pool.accelerator_type and not regions.vertex_accelerator_in_region(
+            job.region, pool.accelerator_type):
+        where = ", ".join(regions.regions_with(pool.accelerator_type)[:8]) or "no region"
+        c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available for training "
+                f"in {job.region}", f"available in: {where}")
+    tpu = _is_tpu(pool)
+    if tpu and (len(job.pools) > 1 or pool.replicas != 1):
+        c.error(f"{p}", "a TPU job has exactly one pool with one replica")
+    if isinstance(pool.task, PythonPackage):
+        _executor(job, pool, c, today)
+
+
+def _is_tpu(pool: Pool) -> bool:
+    return bool(pool.tpu_topology) or bool(pool.accelerator_type and
+                                           accelerators.is_tpu(pool.accelerator_type))
+
+
+def _executor(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
+    task = pool.task
+    assert isinstance(task, PythonPackage)
+    base = f"$.spec.pools.{pool.role}.python" if pool.overrides else "$.spec.python"
+    image = task.executor_image
+    if not image:
+        if not task.runtime_version:
+            c.error(base, "missing required key 'executorImage' (a prebuilt training container)",
+                    "e.g. us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest")
+            return
+        gpu = bool(pool.accelerator_type and accelerators.is_gpu(pool.accelerator_type))
+        image, note = images.executor_for_runtime(task.runtime_version, gpu)
+        if not image:
+            c.error(f"{base}.runtimeVersion", f"no Vertex prebuilt container for runtime "
+                    f"{task.runtime_version}: {note}", "set python.executorImage")
+            return
+        pool.task = PythonPackage(task.packages, task.module, task.args, image,
+                                  task.runtime_version, task.python_version)
+        job.note(f"{base}.executorImage", f"{image} for runtime {task.runtime_version}: {note}")
+    status, message = images.executor_image_status(image, today=today)
+    if status != "ok" and message:
+        c.warning(f"{base}.executorImage", message)
+
+
+def _check_scheduling(job: Job, c: Collector) -> None:
+    s = job.scheduling
+    if s.max_wait is not None and s.strategy != "FLEX_START":
+        c.error("$.spec.scheduling.maxWait", "maxWait applies only with strategy FLEX_START on "
+                "vertex (Dynamic Workload Scheduler)")
+    pools = list(job.pools.values())
+    if s.strategy == "SPOT" and any(_is_tpu(p) and (p.accelerator_count or 0) >= 32 or
+                                    (p.accelerator_type == "TPU_V4_POD") for p in pools):
+        c.error("$.spec.scheduling.strategy", "Spot VMs are not available for TPU Pods")
+    if s.strategy != "FLEX_START":
+        return
+    for pool in pools:
+        if pool.accelerator_type not in FLEX_START_GPUS:
+            c.error(f"$.spec.pools.{pool.role}", "FLEX_START needs an L4, A100, H100, H200 or "
+                    f"B200 GPU in every pool, not {pool.accelerator_type or 'none'}")
+    if s.timeout is not None and s.timeout > SEVEN_DAYS:
+        c.error("$.spec.scheduling.timeout", f"FLEX_START jobs run at most 7 days, not "
+                f"{human(s.timeout)}")
+    shapes = {(p.machine_type, p.accelerator_type, p.accelerator_count) for p in pools}
+    if len(shapes) > 1:
+        c.error("$.spec.pools", "FLEX_START needs the same machine, accelerator and count in "
+                "every pool")
+
+
+# -- lowering ------------------------------------------------------------------------------
+
+def lower(job: Job) -> tuple[dict, dict[str, str]]:
+    """The CustomJob body and its origins (body path → spec JSON path)."""
+    origins: dict[str, str] = {}
+    pools = []
+    for role, index in POOL_INDEX.items():
+        if role in job.pools:
+            while len(pools) < index:
+                pools.append({})
+            pools.append(_pool(job.pools[role], f"jobSpec.workerPoolSpecs[{index}]", origins))
+    spec: dict = {"workerPoolSpecs": pools}
+    s = job.scheduling
+    sched = _compact({
+        "timeout": to_google(s.timeout) if s.timeout is not None else None,
+        "restartJobOnWorkerRestart": s.restart_on_worker_restart,
+        "strategy": s.strategy,
+        "disableRetries": s.disable_retries,
+        "maxWaitDuration": to_google(s.max_wait) if s.max_wait is not None else None,
+    })
+    if sched:
+        spec["scheduling"] = sched
+    v = job.vertex
+    spec.update(_compact({
+        "serviceAccount": job.service_account,
+        "network": job.network,
+        "reservedIpRanges": list(v.get("reservedIpRanges") or ()) or None,
+        "pscInterfaceConfig": _psc(v.get("pscInterfaceConfig")),
+        "baseOutputDirectory": {"outputUriPrefix": job.output_dir} if job.output_dir else None,
+        "enableWebAccess": job.enable_web_access,
+        "enableDashboardAccess": v.get("enableDashboardAccess"),
+        "tensorboard": v.get("tensorboard"),
+        "experiment": v.get("experiment"),
+        "experimentRun": v.get("experimentRun"),
+        "persistentResourceId": v.get("persistentResourceId"),
+        "protectedArtifactLocationId": v.get("protectedArtifactLocationId"),
+        "models": list(v.get("models") or ()) or None,
+    }))
+    for key, spec_key in (("serviceAccount", "serviceAccount"), ("network", "network"),
+                          ("baseOutputDirectory", "outputDir"), ("scheduling", "scheduling")):
+        origins[f"jobSpec.{key}"] = f"$.spec.{spec_key}"
+    body: dict = {"displayName": v.get("displayName") or job.name}
+    origins["displayName"] = "$.spec.vertex.displayName" if v.get("displayName") else "$.metadata.name"
+    if job.labels:
+        body["labels"] = dict(job.labels)
+        origins["labels"] = "$.metadata.labels"
+    body["jobSpec"] = spec
+    if job.encryption_key:
+        body["encryptionSpec"] = {"kmsKeyName": job.encryption_key}
+        origins["encryptionSpec"] = "$.spec.encryptionKey"
+    return body, origins
+
+
+def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
+    machine = _compact({
+        "machineType": pool.machine_type,
+        "acceleratorType": pool.accelerator_type,
+        "acceleratorCount": pool.accelerator_count if pool.accelerator_type else None,
+        "tpuTopology": pool.tpu_topology,
+        "reservationAffinity": _reservation(pool.reservation),
+        "gpuPartitionSize": pool.gpu_partition_size,
+    })
+    out: dict = {"machineSpec": machine, "replicaCount": str(pool.replicas)}
+    disk = _compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
+    if disk:
+        out["diskSpec"] = disk
+    task = pool.task
+    env = [{"name": e.name, "value": e.payload_value} for e in pool.env]
+    if isinstance(task, Container):
+        out["containerSpec"] = _compact({"imageUri": task.image, "command": list(task.command),
+                                         "args": list(task.args), "env": env})
+    elif isinstance(task, PythonPackage):
+        out["pythonPackageSpec"] = _compact({
+            "executorImageUri": task.executor_image, "packageUris": list(task.packages),
+            "pythonModule": task.module, "args": list(task.args), "env": env})
+    if pool.nfs_mounts:
+        out["nfsMounts"] = [dict(m) for m in pool.nfs_mounts]
+    if pool.lustre_mounts:
+        out["lustreMounts"] = [dict(m) for m in pool.lustre_mounts]
+    p = pool.path
+    origins.update({at: p, f"{at}.machineSpec": p, f"{at}.machineSpec.machineType": f"{p}.machineType",
+                    f"{at}.machineSpec.acceleratorType": f"{p}.accelerator.type",
+                    f"{at}.machineSpec.acceleratorCount": f"{p}.accelerator.count",
+                    f"{at}.replicaCount": f"{p}.replicas", f"{at}.diskSpec": f"{p}.disk",
+                    f"{at}.containerSpec": f"{p}.container" if pool.overrides else "$.spec.container",
+                    f"{at}.pythonPackageSpec": f"{p}.python" if pool.overrides else "$.spec.python"})
+    return out
+
+
+def _reservation(raw: dict | None) -> dict | None:
+    if not raw:
+        return None
+    affinity = raw.get("affinity")
+    out: dict = {"reservationAffinityType": f"{affinity}_RESERVATION"}
+    if affinity == "SPECIFIC":
+        out["key"] = raw.get("key") or RESERVATION_KEY
+        out["values"] = list(raw.get("values") or ())
+    return out
+
+
+def _psc(raw: dict | None) -> dict | None:
+    if not raw:
+        return None
+    return _compact({"networkAttachment": raw.get("networkAttachment"),
+                     "dnsPeeringConfigs": [dict(d) for d in raw.get("dnsPeeringConfigs") or ()]})
+
+
+def _compact(d: dict) -> dict:
+    """Drop unset values: absent, empty lists and empty mappings are never sent."""
+    return {k: v for k, v in d.items() if v is not None and v != [] and v != {}}
