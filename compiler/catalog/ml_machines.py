@@ -1,0 +1,182 @@
+"""Legacy AI Platform Training (ml v1) machine types, scale tiers, and their Vertex mapping.
+
+The legacy service was shut down on 2025-01-31 ([DEPR]); these tables serve compiling to
+the ml v1 shape and migrating old specs to Vertex.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from compiler.catalog.accelerators import ML_TYPES, is_tpu
+from compiler.catalog.vertex_machines import MACHINE_SHAPES, N1_GPU_COUNTS, VERTEX_MACHINES
+
+# Compute Engine machine types listed in the ml v1 masterType field docs (facts §B.5).
+ML_CE_MACHINES: frozenset[str] = frozenset(
+    [f"n1-standard-{n}" for n in (4, 8, 16, 32, 64, 96)]
+    + [f"n1-highmem-{n}" for n in (2, 4, 8, 16, 32, 64, 96)]
+    + [f"n1-highcpu-{n}" for n in (16, 32, 64, 96)]
+)
+
+# Legacy machine names: (description, implied accelerator enum or None, accelerator count).
+# Source: old ml v1 discovery text (facts §B.5); the counts come from the descriptions.
+ML_LEGACY_MACHINES: dict[str, tuple[str, str | None, int]] = {
+    "standard": ("basic machine for small to moderate datasets", None, 0),
+    "large_model": ("lots of memory, for parameter servers of large models", None, 0),
+    "complex_model_s": ("more compute than standard", None, 0),
+    "complex_model_m": ("about twice the cores and memory of complex_model_s", None, 0),
+    "complex_model_l": ("about twice the cores and memory of complex_model_m", None, 0),
+    "standard_gpu": ("standard with 1 K80 GPU", "NVIDIA_TESLA_K80", 1),
+    "complex_model_m_gpu": ("complex_model_m with 4 K80 GPUs", "NVIDIA_TESLA_K80", 4),
+    "complex_model_l_gpu": ("complex_model_l with 8 K80 GPUs", "NVIDIA_TESLA_K80", 8),
+    "standard_p100": ("standard with 1 P100 GPU", "NVIDIA_TESLA_P100", 1),
+    "complex_model_m_p100": ("complex_model_m with 4 P100 GPUs", "NVIDIA_TESLA_P100", 4),
+    "standard_v100": ("standard with 1 V100 GPU", "NVIDIA_TESLA_V100", 1),
+    "large_model_v100": ("large_model with 1 V100 GPU", "NVIDIA_TESLA_V100", 1),
+    "complex_model_m_v100": ("complex_model_m with 4 V100 GPUs", "NVIDIA_TESLA_V100", 4),
+    "complex_model_l_v100": ("complex_model_l with 8 V100 GPUs", "NVIDIA_TESLA_V100", 8),
+    "cloud_tpu": ("a TPU VM with one Cloud TPU", "TPU_V2", 8),
+}
+
+# GPU counts on N1 for the legacy service: the Vertex N1 table plus K80 rows.
+# Source: caliban types.py copy of the ml-engine "using GPUs" page, ~2020 (facts §B.5, ◐).
+_K80_COUNTS: dict[str, tuple[int, ...]] = {
+    "n1-standard-4": (1, 2, 4, 8), "n1-standard-8": (1, 2, 4, 8),
+    "n1-standard-16": (2, 4, 8), "n1-standard-32": (4, 8),
+    "n1-highmem-2": (1, 2, 4, 8), "n1-highmem-4": (1, 2, 4, 8), "n1-highmem-8": (1, 2, 4, 8),
+    "n1-highmem-16": (2, 4, 8), "n1-highmem-32": (4, 8),
+    "n1-highcpu-16": (2, 4, 8), "n1-highcpu-32": (4, 8), "n1-highcpu-64": (8,),
+}
+ML_N1_GPU_COUNTS: dict[str, dict[str, tuple[int, ...]]] = {
+    machine: {**row, **({"NVIDIA_TESLA_K80": _K80_COUNTS[machine]}
+                        if machine in _K80_COUNTS else {})}
+    for machine, row in N1_GPU_COUNTS.items()
+}
+
+ML_CLOUD_TPU = "cloud_tpu"
+ML_CLOUD_TPU_TYPES: tuple[str, ...] = ("TPU_V2", "TPU_V3")
+
+# Boot disk types of ml v1 DiskConfig (facts §B.4).
+BOOT_DISK_TYPES_ML: tuple[str, ...] = ("pd-ssd", "pd-standard")
+
+# Legacy name -> (Vertex machine, accelerator enum or None, count, note) for migration.
+# The Compute Engine equivalents are unverified (facts §B.5: only standard_gpu ~ n1-standard-8
+# + K80 has a secondary source), hence "approximate" in every note. K80/P100 mappings keep
+# the original GPU so the Vertex validator refuses them as retired instead of silently
+# changing the hardware.
+_APPROX = "approximate: the legacy name has no documented Compute Engine equivalent"
+LEGACY_TO_VERTEX: dict[str, tuple[str, str | None, int, str]] = {
+    "standard": ("n1-standard-4", None, 0, _APPROX),
+    "large_model": ("n1-highmem-8", None, 0, _APPROX),
+    "complex_model_s": ("n1-highcpu-16", None, 0, _APPROX + "; commonly cited as n1-highcpu-8,"
+                        " which Vertex training does not offer, so the next size up is used"),
+    "complex_model_m": ("n1-highcpu-16", None, 0, _APPROX),
+    "complex_model_l": ("n1-highcpu-32", None, 0, _APPROX),
+    "standard_gpu": ("n1-standard-8", "NVIDIA_TESLA_K80", 1,
+                     _APPROX + "; K80 is retired, choose another GPU"),
+    "complex_model_m_gpu": ("n1-highcpu-16", "NVIDIA_TESLA_K80", 4,
+                            _APPROX + "; K80 is retired, choose another GPU"),
+    "complex_model_l_gpu": ("n1-highcpu-32", "NVIDIA_TESLA_K80", 8,
+                            _APPROX + "; K80 is retired, choose another GPU"),
+    "standard_p100": ("n1-standard-4", "NVIDIA_TESLA_P100", 1,
+                      _APPROX + "; P100 is retired, choose another GPU"),
+    "complex_model_m_p100": ("n1-highcpu-16", "NVIDIA_TESLA_P100", 4,
+                             _APPROX + "; P100 is retired, choose another GPU"),
+    "standard_v100": ("n1-standard-4", "NVIDIA_TESLA_V100", 1, _APPROX),
+    "large_model_v100": ("n1-highmem-8", "NVIDIA_TESLA_V100", 1, _APPROX),
+    "complex_model_m_v100": ("n1-highcpu-16", "NVIDIA_TESLA_V100", 4, _APPROX),
+    "complex_model_l_v100": ("n1-highcpu-32", "NVIDIA_TESLA_V100", 8, _APPROX),
+    "cloud_tpu": ("cloud-tpu", "TPU_V2", 8, "approximate: assumes the legacy default of one "
+                  "TPU v2 (8 cores); if the job set acceleratorConfig, use its type instead"),
+}
+
+# ml v1 TrainingInput.scaleTier enum (facts §B.3).
+SCALE_TIERS: tuple[str, ...] = ("BASIC", "STANDARD_1", "PREMIUM_1", "BASIC_GPU", "BASIC_TPU",
+                                "CUSTOM")
+
+# Non-CUSTOM tier -> the single Vertex pool it becomes, or None when the tier's composition is
+# undocumented (facts §B.3, §D.9) and migration must be refused. CUSTOM has no entry: its
+# machines are spelled out in the job.
+SCALE_TIER_TO_VERTEX: dict[str, tuple[str, str | None, int, str] | None] = {
+    "BASIC": ("n1-standard-4", None, 0, "approximate: BASIC is one worker of type standard"),
+    "BASIC_GPU": ("n1-standard-8", "NVIDIA_TESLA_K80", 1,
+                  "approximate: BASIC_GPU is one worker with a K80, which is retired"),
+    "BASIC_TPU": ("cloud-tpu", "TPU_V2", 8,
+                  "approximate: BASIC_TPU is one worker with a Cloud TPU (assumed v2-8)"),
+    "STANDARD_1": None,
+    "PREMIUM_1": None,
+}
+
+SCALE_TIER_REFUSALS: dict[str, str] = {
+    "STANDARD_1": "scaleTier STANDARD_1 (many workers, a few parameter servers) has no "
+                  "documented machine types or replica counts; write the pools explicitly",
+    "PREMIUM_1": "scaleTier PREMIUM_1 (many workers, many parameter servers) has no "
+                 "documented machine types or replica counts; write the pools explicitly",
+}
+
+
+def is_ml_legacy_name(machine: str) -> bool:
+    """True for legacy ml machine names such as ``standard_gpu`` or ``cloud_tpu``."""
+    return machine in ML_LEGACY_MACHINES
+
+
+def _check_legacy(machine: str, accel: str | None, count: int | None) -> list[str]:
+    if accel is None:
+        return []
+    if machine != ML_CLOUD_TPU:
+        return [f"acceleratorConfig is only allowed with Compute Engine machine types; "
+                f"{machine} is a legacy name ({ML_LEGACY_MACHINES[machine][0]})"]
+    if accel not in ML_CLOUD_TPU_TYPES:
+        return [f"{accel} is not available on {ML_CLOUD_TPU}; it takes TPU_V2 or TPU_V3"]
+    if count != 8:
+        return [f"{accel} on {ML_CLOUD_TPU} needs count 8, not {count}"]
+    return []
+
+
+def check_ml(machine: str, accel: str | None, count: int | None) -> list[str]:
+    """Problems with one legacy ml replica machine (``*Type`` + ``acceleratorConfig``).
+
+    Encodes the ml v1 rules only; whether an accelerator is retired is a Vertex concern.
+    """
+    if accel is None and count == 0:
+        count = None
+    if (accel is None) != (count is None):
+        return ["acceleratorConfig needs both type and count"]
+    if count is not None and count < 1:
+        return [f"acceleratorConfig.count must be at least 1, not {count}"]
+    if accel is not None and accel not in ML_TYPES:
+        return [f"{accel!r} is not an AI Platform Training accelerator type"]
+    if machine in ML_LEGACY_MACHINES:
+        return _check_legacy(machine, accel, count)
+    if machine in VERTEX_MACHINES and machine not in ML_CE_MACHINES:
+        return [f"{machine!r} is a Vertex AI machine type; AI Platform Training documents only "
+                "n1-standard/n1-highmem/n1-highcpu machine types and legacy names such as "
+                "standard_gpu"]
+    if machine not in ML_CE_MACHINES:
+        names = sorted(ML_CE_MACHINES | set(ML_LEGACY_MACHINES))
+        close = difflib.get_close_matches(machine, names, n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        return [f"{machine!r} is not an AI Platform Training machine type{hint}"]
+    if accel is None:
+        return []
+    if is_tpu(accel):
+        return [f"{accel} is only available with machine type {ML_CLOUD_TPU}"]
+    allowed = ML_N1_GPU_COUNTS[machine].get(accel)
+    if allowed is None:
+        return [f"{accel} cannot be attached to {machine}"]
+    if count not in allowed:
+        shown = ", ".join(str(c) for c in allowed)
+        return [f"{accel} on {machine} allows count {shown}, not {count}"]
+    return []
+
+
+def smallest_ml_machine(accel: str, count: int) -> str | None:
+    """Smallest legacy machine (fewest vCPUs, then least memory) carrying ``count`` x
+    ``accel``; ``cloud_tpu`` for TPU_V2/TPU_V3 x 8; None when nothing fits."""
+    if accel in ML_CLOUD_TPU_TYPES:
+        return ML_CLOUD_TPU if count == 8 else None
+    # n1-highmem-2 is skipped for the same logging reason as on Vertex ([CC]).
+    candidates = [m for m, row in ML_N1_GPU_COUNTS.items()
+                  if count in row.get(accel, ()) and m != "n1-highmem-2"]
+    ranked = sorted(candidates, key=lambda m: (*MACHINE_SHAPES[m], m))
+    return ranked[0] if ranked else None
