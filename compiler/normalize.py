@@ -216,8 +216,6 @@ class Normalizer:
                          f"did you mean {near[0]!r}?" if near else
                          "use the API enum (NVIDIA_TESLA_T4) or a short name (T4, A100, L4, TPU_V3)")
             return
-        if enum in accelerators.RETIRED:
-            self.c.error(path + ".type", accelerators.RETIRED[enum])
         pool.accelerator_type = enum
         if count is None:
             # A fixed-count machine (a2-highgpu-8g) implies its count; otherwise one device.

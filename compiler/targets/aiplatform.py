@@ -167,6 +167,9 @@ def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
     if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_ML:
         c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not an AI Platform boot disk type",
                 "pd-ssd or pd-standard")
+    if pool.accelerator_type in accelerators.RETIRED:
+        c.error(f"{p}.accelerator.type", accelerators.RETIRED[pool.accelerator_type])
+        return
     if pool.accelerator_type and pool.accelerator_type not in accelerators.ML_TYPES:
         c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available on ai-platform")
         return

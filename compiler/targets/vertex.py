@@ -92,6 +92,13 @@ def _resolve_machine(job: Job, pool: Pool, c: Collector) -> None:
             pool.machine_type = pick
             job.note(f"{p}.machineType", f"{pick}, the smallest machine that takes "
                      f"{pool.accelerator_count} × {pool.accelerator_type}")
+            if machines.omits_accelerator(pick):
+                # TPU v5e/v6e/7x VMs are requested by machine and topology, no accelerator.
+                chips = pool.accelerator_count
+                pool.accelerator_type = pool.accelerator_count = None
+                if not pool.tpu_topology:
+                    pool.tpu_topology = machines.default_tpu_topology(pick, chips)
+                    job.note(f"{p}.tpuTopology", f"{pool.tpu_topology} for {chips} chip(s)")
         else:
             pool.machine_type = machines.DEFAULT_VERTEX_MACHINE
             job.note(f"{p}.machineType", f"{pool.machine_type} (default for a CPU pool)")
@@ -115,16 +122,26 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
         c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not a Vertex boot disk type")
     if pool.gpu_partition_size and not pool.accelerator_type:
         c.error(f"{p}.gpuPartitionSize", "a GPU partition needs an accelerator")
-    if job.region and pool.accelerator_type and not regions.vertex_accelerator_in_region(
-            job.region, pool.accelerator_type):
-        where = ", ".join(regions.regions_with(pool.accelerator_type)[:8]) or "no region"
-        c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available for training "
-                f"in {job.region}", f"available in: {where}")
+    if job.region in regions.VERTEX_TRAINING_REGIONS:
+        _check_region(job, pool, c)
     tpu = _is_tpu(pool)
     if tpu and (len(job.pools) > 1 or pool.replicas != 1):
         c.error(f"{p}", "a TPU job has exactly one pool with one replica")
     if isinstance(pool.task, PythonPackage):
         _executor(job, pool, c, today)
+
+
+def _check_region(job: Job, pool: Pool, c: Collector) -> None:
+    p, region, machine = f"$.spec.pools.{pool.role}", job.region or "", pool.machine_type or ""
+    accel, count = pool.accelerator_type, pool.accelerator_count
+    if accel and not regions.vertex_accelerator_in_region(region, accel, count):
+        where = ", ".join(regions.regions_with(accel, count)[:8]) or "no region"
+        c.error(f"{p}.accelerator.type", f"{accel} is not available for training in {region}",
+                f"available in: {where}")
+    elif not accel and not regions.vertex_machine_in_region(region, machine):
+        where = ", ".join(regions.regions_with_machine(machine)[:8]) or "no region"
+        c.error(f"{p}.machineType", f"{machine} is not available for training in {region}",
+                f"available in: {where}")
 
 
 def _is_tpu(pool: Pool) -> bool:

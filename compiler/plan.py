@@ -1,0 +1,86 @@
+"""What applying a compiled request does to a job: the one rule the Pulumi provider's `diff`
+and the pull-request `diff` command both use.
+
+Neither API can update a job's definition: any change to the request is a new job (the old
+one is cancelled). The only in-place change is AI Platform labels (`jobs.patch` with etag).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+CREATE, REPLACE, UPDATE, DELETE, NONE = "create", "replace", "update", "delete", "none"
+
+DESCRIPTIONS = {
+    CREATE: "create: a new job is submitted",
+    REPLACE: "replace: a new job is submitted and the old one cancelled",
+    UPDATE: "update in place: labels are patched on the existing job",
+    DELETE: "delete: the job is cancelled if still running",
+    NONE: "no change",
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str  # body path, e.g. jobSpec.workerPoolSpecs[0].machineSpec.machineType
+    old: Any = None
+    new: Any = None
+    kind: str = "changed"  # added | removed | changed
+
+
+@dataclass
+class Plan:
+    action: str
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def description(self) -> str:
+        return DESCRIPTIONS[self.action]
+
+
+_MISSING = object()
+
+
+def changes(old: Any, new: Any, path: str = "") -> list[Change]:
+    """Leaf-level differences between two JSON values, in a stable order."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[Change] = []
+        for key in list(old) + [k for k in new if k not in old]:
+            sub = f"{path}.{key}" if path else str(key)
+            out += changes(old.get(key, _MISSING), new.get(key, _MISSING), sub)
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [c for i, (a, b) in enumerate(zip(old, new)) for c in changes(a, b, f"{path}[{i}]")]
+    if old is _MISSING and new is _MISSING:
+        return []
+    if old is _MISSING:
+        return [Change(path, None, new, "added")]
+    if new is _MISSING:
+        return [Change(path, old, None, "removed")]
+    if old == new and type(old) is type(new):
+        return []
+    return [Change(path, old, new, "changed")]
+
+
+def _label_only(found: list[Change]) -> bool:
+    return all(c.path == "labels" or c.path.startswith("labels.") for c in found)
+
+
+def classify(platform: str, old: dict | None, new: dict | None,
+             old_platform: str | None = None) -> Plan:
+    """The action that takes a job from request `old` to request `new` (None = no spec)."""
+    if old is None and new is None:
+        return Plan(NONE)
+    if old is None:
+        return Plan(CREATE, changes({}, new))
+    if new is None:
+        return Plan(DELETE, changes(old, {}))
+    if old_platform and old_platform != platform:
+        return Plan(REPLACE, [Change("platform", old_platform, platform)] + changes(old, new))
+    found = changes(old, new)
+    if not found:
+        return Plan(NONE)
+    if platform == "ai-platform" and _label_only(found):
+        return Plan(UPDATE, found)
+    return Plan(REPLACE, found)
