@@ -1,0 +1,583 @@
+"""A local emulator of the Vertex AI CustomJob (aiplatform v1) and AI Platform Training Job
+(ml v1) REST APIs, on one port.
+
+It speaks the real paths and JSON shapes and refuses what the real APIs refuse: bodies are checked
+against the discovery documents (`compiler.discovery`) plus the server-side rules a body schema
+cannot express; refusals are google.rpc.Status bodies with snake_case BadRequest field paths.
+
+Jobs advance with the clock, computed lazily on every read (no background thread):
+Vertex QUEUED → PENDING → RUNNING → SUCCEEDED and ml QUEUED → PREPARING → RUNNING → SUCCEEDED,
+one step per `progress_seconds` (0 = succeed at once). Labels steer a job, for tests:
+``emulator-hold: running`` keeps it RUNNING until cancelled; ``emulator-result: failed`` ends it
+FAILED instead of SUCCEEDED.
+
+Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
+``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import copy
+import datetime
+import hashlib
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from compiler import discovery
+
+VERTEX_SCHEMA = "GoogleCloudAiplatformV1CustomJob"
+ML_SCHEMA = "GoogleCloudMlV1__Job"
+VERTEX_STEPS = ("JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING",
+                "JOB_STATE_SUCCEEDED")
+ML_STEPS = ("QUEUED", "PREPARING", "RUNNING", "SUCCEEDED")
+HOLD_LABEL, HOLD_VALUE = "emulator-hold", "running"
+RESULT_LABEL, RESULT_FAILED = "emulator-result", "failed"
+ML_JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
+_ID_BASE = 1_000_000_000_000_000_000  # Vertex job IDs are large decimal numbers
+_BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+
+_V = r"^/v1/projects/(?P<p>[^/:]+)/locations/(?P<r>[^/:]+)"
+_M = r"^/v1/projects/(?P<p>[^/:]+)/jobs"
+ROUTES = [  # (method, pattern, handler name)
+    ("POST", _V + r"/customJobs$", "vertex_create"),
+    ("GET", _V + r"/customJobs$", "vertex_list"),
+    ("GET", _V + r"/customJobs/(?P<id>[^/:]+)$", "vertex_get"),
+    ("DELETE", _V + r"/customJobs/(?P<id>[^/:]+)$", "vertex_delete"),
+    ("POST", _V + r"/customJobs/(?P<id>[^/:]+):cancel$", "vertex_cancel"),
+    ("GET", _V + r"/operations/(?P<id>[^/:]+)$", "operation_get"),
+    ("POST", _M + r"$", "ml_create"),
+    ("GET", _M + r"$", "ml_list"),
+    ("GET", _M + r"/(?P<id>[^/:]+)$", "ml_get"),
+    ("PATCH", _M + r"/(?P<id>[^/:]+)$", "ml_patch"),
+    ("POST", _M + r"/(?P<id>[^/:]+):cancel$", "ml_cancel"),
+]
+
+
+class Refusal(Exception):
+    """A request the API refuses; renders as a google.rpc.Status body."""
+
+    def __init__(self, code: int, status: str, message: str,
+                 violations: list[tuple[str, str]] | None = None):
+        super().__init__(message)
+        self.code, self.status, self.message = code, status, message
+        self.violations = violations or []
+
+    def body(self) -> dict:
+        error: dict[str, Any] = {"code": self.code, "message": self.message,
+                                 "status": self.status}
+        if self.violations:
+            error["details"] = [{"@type": _BAD_REQUEST, "fieldViolations": [
+                {"field": f, "description": d} for f, d in self.violations]}]
+        return {"error": error}
+
+
+def _invalid(violations: list[tuple[str, str]]) -> Refusal:
+    return Refusal(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", violations)
+
+
+class Emulator:
+    """The state and rules of both APIs; `handle` answers one request."""
+
+    def __init__(self, state_file: str | None = None, progress_seconds: float = 2.0,
+                 fault_rate_429: float = 0.0, fault_rate_503: float = 0.0,
+                 seed: int | None = None, clock: Callable[[], float] = time.time,
+                 log: Callable[[str], None] | None = None):
+        self.state_file = state_file
+        self.progress_seconds = progress_seconds
+        self.fault_rate_429, self.fault_rate_503 = fault_rate_429, fault_rate_503
+        self.clock = clock  # epoch seconds: timestamps are rendered from it
+        self.log = log
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self.state: dict[str, Any] = {"next_id": 1, "vertex": {}, "ml": {}, "operations": {}}
+        if state_file and os.path.exists(state_file):
+            with open(state_file, encoding="utf-8") as f:
+                self.state.update(json.load(f))
+
+    def handle(self, method: str, target: str, body: bytes = b"") -> tuple[int, dict]:
+        """Answer one request: (HTTP status, JSON body)."""
+        url = urlsplit(target)
+        path, query = unquote(url.path), parse_qs(url.query)
+        try:
+            with self._lock:
+                self._maybe_fail()
+                for verb, pattern, name in ROUTES:
+                    match = re.match(pattern, path)
+                    if match and verb == method:
+                        return 200, getattr(self, "_" + name)(match, query, body)
+            raise Refusal(404, "NOT_FOUND", f"No route for {method} {path}.")
+        except Refusal as refusal:
+            return refusal.code, refusal.body()
+        except Exception as exc:  # noqa: BLE001 - a bug must still answer, not drop the socket
+            return 500, Refusal(500, "INTERNAL", f"Emulator bug: {type(exc).__name__}").body()
+
+    # --- Vertex AI CustomJob ---------------------------------------------------------------
+
+    def _vertex_create(self, m, query, body) -> dict:
+        job = _parse(body)
+        problems = _schema_violations("aiplatform", VERTEX_SCHEMA, job) + _vertex_rules(job)
+        if problems:
+            raise _invalid(problems)
+        name = (f"projects/{m['p']}/locations/{m['r']}/customJobs/"
+                f"{_ID_BASE + self.state['next_id']}")
+        self.state["next_id"] += 1
+        self.state["vertex"][name] = {"job": {**job, "name": name}, "created": self.clock(),
+                                      "cancelled": None}
+        self._save()
+        return self._render_vertex(name)
+
+    def _vertex_get(self, m, query, body) -> dict:
+        return self._render_vertex(self._vertex_name(m))
+
+    def _vertex_list(self, m, query, body) -> dict:
+        prefix = f"projects/{m['p']}/locations/{m['r']}/customJobs/"
+        jobs = [self._render_vertex(n) for n in self.state["vertex"] if n.startswith(prefix)]
+        return _page(jobs, "customJobs", query, _VERTEX_FILTER_FIELDS, 100, 1000)
+
+    def _vertex_cancel(self, m, query, body) -> dict:
+        name = self._vertex_name(m)
+        self._cancel(self.state["vertex"][name], self._render_vertex(name)["state"])
+        return {}
+
+    def _vertex_delete(self, m, query, body) -> dict:
+        name = self._vertex_name(m)
+        job = self._render_vertex(name)
+        # Whether the real API deletes a job that is still running is unverified (facts A.12);
+        # refusing until it is terminal is the conservative choice, so callers cancel first.
+        if job["state"] not in _TERMINAL:
+            raise Refusal(400, "FAILED_PRECONDITION",
+                          f"CustomJob {name} is in state {job['state']}; cancel it first.")
+        del self.state["vertex"][name]
+        op_id = _ID_BASE + self.state["next_id"]
+        self.state["next_id"] += 1
+        now = _rfc3339(self.clock())
+        op = {"name": f"projects/{m['p']}/locations/{m['r']}/operations/{op_id}", "done": True,
+              "metadata": {"@type": "type.googleapis.com/google.cloud.aiplatform.v1."
+                                    "DeleteOperationMetadata",
+                           "genericMetadata": {"createTime": now, "updateTime": now}},
+              "response": {"@type": "type.googleapis.com/google.protobuf.Empty"}}
+        self.state["operations"][op["name"]] = op
+        self._save()
+        return op
+
+    def _operation_get(self, m, query, body) -> dict:
+        name = f"projects/{m['p']}/locations/{m['r']}/operations/{m['id']}"
+        if name not in self.state["operations"]:
+            raise Refusal(404, "NOT_FOUND", f"Operation {name} does not exist.")
+        return self.state["operations"][name]
+
+    def _vertex_name(self, m) -> str:
+        name = f"projects/{m['p']}/locations/{m['r']}/customJobs/{m['id']}"
+        if name not in self.state["vertex"]:
+            raise Refusal(404, "NOT_FOUND", f"The CustomJob {name} does not exist.")
+        return name
+
+    def _render_vertex(self, name: str) -> dict:
+        rec = self.state["vertex"][name]
+        state, times = self._progress(rec, VERTEX_STEPS, "JOB_STATE_")
+        job = copy.deepcopy(rec["job"])
+        job.update(state=state, createTime=_rfc3339(rec["created"]),
+                   updateTime=_rfc3339(times["update"]))
+        if "start" in times:
+            job["startTime"] = _rfc3339(times["start"])
+        if "end" in times:
+            job["endTime"] = _rfc3339(times["end"])
+        if state == "JOB_STATE_CANCELLED":
+            job["error"] = {"code": 1, "message": "CANCELED"}
+        elif state == "JOB_STATE_FAILED":
+            job["error"] = {"code": 13, "message": "Emulated failure (label emulator-result)."}
+        return job
+
+    # --- AI Platform Training Job (ml v1) --------------------------------------------------
+
+    def _ml_create(self, m, query, body) -> dict:
+        job = _parse(body)
+        problems = _schema_violations("ml", ML_SCHEMA, job) + _ml_rules(job)
+        if problems:
+            raise _invalid(problems)
+        name = f"projects/{m['p']}/jobs/{job['jobId']}"
+        if name in self.state["ml"]:
+            raise Refusal(409, "ALREADY_EXISTS",
+                          "Field: job.job_id Error: A job with this id already exists.")
+        job = {k: v for k, v in job.items() if k not in ("etag", "trainingOutput")}
+        self.state["ml"][name] = {"job": job, "created": self.clock(), "cancelled": None,
+                                  "version": 1}
+        self._save()
+        return self._render_ml(name)
+
+    def _ml_get(self, m, query, body) -> dict:
+        return self._render_ml(self._ml_name(m))
+
+    def _ml_list(self, m, query, body) -> dict:
+        prefix = f"projects/{m['p']}/jobs/"
+        jobs = [self._render_ml(n) for n in self.state["ml"] if n.startswith(prefix)]
+        return _page(jobs, "jobs", query, _ML_FILTER_FIELDS, 20, 100)
+
+    def _ml_cancel(self, m, query, body) -> dict:
+        name = self._ml_name(m)
+        self._cancel(self.state["ml"][name], self._render_ml(name)["state"])
+        return {}
+
+    def _ml_patch(self, m, query, body) -> dict:
+        name = self._ml_name(m)
+        rec, patch = self.state["ml"][name], _parse(body)
+        mask = [f for f in ",".join(query.get("updateMask", [])).split(",") if f]
+        problems = _schema_violations("ml", ML_SCHEMA, patch)
+        if not mask:
+            problems.append(("update_mask", "updateMask is required."))
+        problems += [("update_mask", f"Field {f!r} cannot be updated; only labels can.")
+                     for f in mask if f != "labels"]
+        problems += [(discovery.to_snake_path(k), "Only labels and etag can be sent in an update.")
+                     for k in patch if k not in ("labels", "etag")]
+        if "etag" not in patch:
+            problems.append(("etag", "etag is required; read the job first."))
+        if problems:
+            raise _invalid(problems)
+        if patch["etag"] != _etag(name, rec["version"]):
+            raise Refusal(409, "ABORTED", "The etag does not match the job's current etag; "
+                          "read the job again and retry.")
+        rec["job"]["labels"] = dict(patch.get("labels") or {})
+        rec["version"] += 1
+        self._save()
+        return self._render_ml(name)
+
+    def _ml_name(self, m) -> str:
+        name = f"projects/{m['p']}/jobs/{m['id']}"
+        if name not in self.state["ml"]:
+            raise Refusal(404, "NOT_FOUND", f"Field: name Error: The job {name} does not exist.")
+        return name
+
+    def _render_ml(self, name: str) -> dict:
+        rec = self.state["ml"][name]
+        state, times = self._progress(rec, ML_STEPS, "")
+        job = copy.deepcopy(rec["job"])
+        job.update(state=state, createTime=_rfc3339(rec["created"]),
+                   etag=_etag(name, rec["version"]), trainingOutput={})
+        if "start" in times:
+            job["startTime"] = _rfc3339(times["start"])
+        if "end" in times:
+            job["endTime"] = _rfc3339(times["end"])
+        if state in ("CANCELLING", "CANCELLED"):
+            job["errorMessage"] = "Job was cancelled by the user."
+        elif state == "FAILED":
+            job["errorMessage"] = "Emulated failure (label emulator-result)."
+        return job
+
+    # --- shared ---------------------------------------------------------------------------
+
+    def _progress(self, rec: dict, steps: tuple[str, ...], prefix: str) -> tuple[str, dict]:
+        """The state a job has reached now, and when it started, changed and ended."""
+        p, created, cancelled = self.progress_seconds, rec["created"], rec["cancelled"]
+        labels = rec["job"].get("labels") or {}
+        now = self.clock() if cancelled is None else min(self.clock(), cancelled)
+        step = 3 if p <= 0 else min(3, int(max(0.0, now - created) // p))
+        if labels.get(HOLD_LABEL) == HOLD_VALUE:
+            step = min(step, 2)
+        times = {"update": created + step * p}
+        if step >= 2:
+            times["start"] = created + 2 * p
+        state = steps[step]
+        if step == 3:
+            times["end"] = times["update"]
+            if labels.get(RESULT_LABEL) == RESULT_FAILED:
+                state = prefix + "FAILED"
+        if cancelled is not None:
+            if self.clock() < cancelled + p:
+                state, times["update"] = prefix + "CANCELLING", cancelled
+            else:
+                state = prefix + "CANCELLED"
+                times["update"] = times["end"] = cancelled + p
+        return state, times
+
+    def _cancel(self, rec: dict, state: str) -> None:
+        if state.removeprefix("JOB_STATE_") in ("SUCCEEDED", "FAILED", "CANCELLED"):
+            raise Refusal(400, "FAILED_PRECONDITION",
+                          f"The job is already in a terminal state ({state}) "
+                          "and cannot be cancelled.")
+        if rec["cancelled"] is None:  # cancelling twice is harmless, as on the real API
+            rec["cancelled"] = self.clock()
+            self._save()
+
+    def _maybe_fail(self) -> None:
+        # Faults come before any effect, like a front end shedding load.
+        roll = self._rng.random()
+        if roll < self.fault_rate_429:
+            raise Refusal(429, "RESOURCE_EXHAUSTED", "Quota exceeded (emulated).")
+        if roll < self.fault_rate_429 + self.fault_rate_503:
+            raise Refusal(503, "UNAVAILABLE", "The service is currently unavailable (emulated).")
+
+    def _save(self) -> None:
+        if not self.state_file:
+            return
+        folder = os.path.dirname(os.path.abspath(self.state_file))
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".emulator-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(self.state, f, indent=1, sort_keys=True)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.state_file)  # atomic: readers never see a half-written file
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+_TERMINAL = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"})
+
+
+def _parse(body: bytes) -> dict:
+    try:
+        value = json.loads(body or b"{}")
+    except ValueError as exc:
+        raise Refusal(400, "INVALID_ARGUMENT", f"Invalid JSON payload received. {exc}") from exc
+    if not isinstance(value, dict):
+        raise Refusal(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Expected an object.")
+    return value
+
+
+def _schema_violations(api: str, schema: str, body: dict) -> list[tuple[str, str]]:
+    # Output-only fields are refused too, although Google may ignore them: trainspec must never
+    # send them, and refusing makes such a bug visible.
+    return [(discovery.to_snake_path(p), m) for p, m in discovery.violations(api, schema, body)]
+
+
+def _vertex_rules(job: dict) -> list[tuple[str, str]]:
+    """Rules the real API enforces that the discovery schema cannot express (facts A.1-A.4)."""
+    out = []
+    name = job.get("displayName")
+    if not name:
+        out.append(("display_name", "Required; must not be empty."))
+    elif isinstance(name, str) and len(name) > 128:
+        out.append(("display_name", "Must be at most 128 characters."))
+    labels = job.get("labels")
+    for key, value in (labels.items() if isinstance(labels, dict) else ()):
+        if not _label_ok(key, 1):
+            out.append((f"labels[{json.dumps(key)}]", "Label keys must be 1-64 characters of "
+                        "lowercase letters, digits, '_' or '-'."))
+        if isinstance(value, str) and not _label_ok(value, 0):
+            out.append((f"labels[{json.dumps(key)}]", "Label values must be at most 64 "
+                        "characters of lowercase letters, digits, '_' or '-'."))
+    if not isinstance(job.get("jobSpec"), dict):
+        return out + [("job_spec", "Required.")]
+    pools = job["jobSpec"].get("workerPoolSpecs")
+    if not pools or not isinstance(pools, list):
+        return out + [("job_spec.worker_pool_specs", "Required; at least one worker pool.")]
+    if pools[0] == {}:
+        out.append(("job_spec.worker_pool_specs[0]", "The first worker pool must not be empty."))
+    for i, pool in enumerate(pools):
+        if not isinstance(pool, dict) or pool == {}:
+            continue
+        where = f"job_spec.worker_pool_specs[{i}]"
+        machine = pool.get("machineSpec")
+        if not isinstance(machine, dict) or not machine.get("machineType"):
+            out.append((f"{where}.machine_spec.machine_type", "Required in a non-empty pool."))
+        if ("containerSpec" in pool) == ("pythonPackageSpec" in pool):
+            out.append((where, "Exactly one of container_spec or python_package_spec is "
+                        "required."))
+    return out
+
+
+def _label_ok(text: str, min_len: int) -> bool:
+    # CustomJob.labels: ≤64 code points of lowercase letters, digits, '_' and '-'; international
+    # characters allowed.
+    return min_len <= len(text) <= 64 and all(
+        c in "_-" or c.isdigit() or c.islower() or (ord(c) > 127 and c.isalpha()) for c in text)
+
+
+def _ml_rules(job: dict) -> list[tuple[str, str]]:
+    """Rules of the legacy API beyond its schema (facts B.2-B.4 and C)."""
+    out = []
+    job_id = job.get("jobId")
+    if not job_id:
+        out.append(("job_id", "Required."))
+    elif isinstance(job_id, str) and not ML_JOB_ID.match(job_id):
+        out.append(("job_id", "Must start with a letter and contain only letters, digits and "
+                    "underscores (at most 128 characters)."))
+    ti = job.get("trainingInput")
+    if not isinstance(ti, dict):
+        return out + [("training_input", "Required; only training jobs are emulated.")]
+    for field in ("region", "scaleTier"):
+        if not ti.get(field):
+            out.append((f"training_input.{discovery.to_snake_path(field)}", "Required."))
+    custom = ti.get("scaleTier") == "CUSTOM"
+    if custom and not ti.get("masterType"):
+        out.append(("training_input.master_type", "Required when scale_tier is CUSTOM."))
+    for role in ("worker", "parameterServer", "evaluator"):
+        count = ti.get(f"{role}Count")
+        if isinstance(count, (int, str)) and str(count).lstrip("-").isdigit() and int(count) > 0:
+            where = f"training_input.{discovery.to_snake_path(role)}"
+            if not custom:
+                out.append((f"{where}_count", "Only allowed when scale_tier is CUSTOM."))
+            if not ti.get(f"{role}Type"):
+                out.append((f"{where}_type", f"Required when {where}_count is set."))
+    container = ((ti.get("masterConfig") or {}).get("imageUri")
+                 if isinstance(ti.get("masterConfig"), dict) else None)
+    if not container:
+        for field in ("runtimeVersion", "pythonVersion", "packageUris", "pythonModule"):
+            if not ti.get(field):
+                out.append((f"training_input.{discovery.to_snake_path(field)}",
+                            "Required unless master_config.image_uri is set."))
+    return out
+
+
+_VERTEX_FILTER_FIELDS = {"display_name": "displayName", "displayName": "displayName",
+                         "state": "state"}
+_ML_FILTER_FIELDS = {"job_id": "jobId", "jobId": "jobId", "state": "state"}
+_TERM = re.compile(r'\s*(?P<key>labels\.[^\s=!]+|[A-Za-z_]+)\s*(?P<op>!=|=)\s*'
+                   r'(?P<value>"(?:[^"\\]|\\.)*"|[^\s"]+)\s*(?:AND\b|$)')
+
+
+def _filter(expression: str, fields: dict[str, str]) -> Callable[[dict], bool]:
+    """A predicate for AIP-160 filters made of ``key=value`` terms joined by AND."""
+    terms, pos = [], 0
+    while pos < len(expression):
+        match = _TERM.match(expression, pos)
+        if not match or match.end() == pos:
+            raise Refusal(400, "INVALID_ARGUMENT", f"Unsupported filter: {expression!r}.")
+        key, value = match["key"], match["value"]
+        value = json.loads(value) if value.startswith('"') else value
+        if not key.startswith("labels.") and key not in fields:
+            raise Refusal(400, "INVALID_ARGUMENT", f"Unsupported filter field {key!r}.")
+        terms.append((key, match["op"], value))
+        pos = match.end()
+        if match[0].rstrip().endswith("AND") and pos >= len(expression):
+            raise Refusal(400, "INVALID_ARGUMENT", f"Filter ends with AND: {expression!r}.")
+
+    def get(job: dict, key: str) -> Any:
+        if key.startswith("labels."):
+            return (job.get("labels") or {}).get(key[len("labels."):])
+        return job.get(fields[key])
+
+    return lambda job: all((get(job, k) == v) == (op == "=") for k, op, v in terms)
+
+
+def _page(items: list[dict], key: str, query: dict, fields: dict, default: int,
+          limit: int) -> dict:
+    if query.get("filter", [""])[0].strip():
+        keep = _filter(query["filter"][0].strip(), fields)
+        items = [i for i in items if keep(i)]
+    try:
+        size = int(query.get("pageSize", [default])[0]) or default
+        token = query.get("pageToken", [""])[0]
+        start = int(base64.urlsafe_b64decode(token).decode()) if token else 0
+    except ValueError as exc:
+        raise Refusal(400, "INVALID_ARGUMENT", "Invalid pageSize or pageToken.") from exc
+    if size < 0 or start < 0:
+        raise Refusal(400, "INVALID_ARGUMENT", "Invalid pageSize or pageToken.")
+    size = min(size, limit)
+    out: dict[str, Any] = {}
+    if items[start:start + size]:  # Google omits empty repeated fields
+        out[key] = items[start:start + size]
+    if start + size < len(items):
+        out["nextPageToken"] = base64.urlsafe_b64encode(str(start + size).encode()).decode()
+    return out
+
+
+def _etag(name: str, version: int) -> str:
+    return base64.b64encode(hashlib.sha256(f"{name}#{version}".encode()).digest()[:9]).decode()
+
+
+def _rfc3339(seconds: float) -> str:
+    moment = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "trainspec-emulator"
+    disable_nagle_algorithm = True  # headers and body go out in two writes; don't stall on ACKs
+
+    def _serve(self) -> None:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            status, payload = 400, Refusal(400, "INVALID_ARGUMENT", "Bad Content-Length.").body()
+        else:
+            body = self.rfile.read(length) if length else b""
+            status, payload = self.server.emulator.handle(self.command, self.path, body)
+        data = json.dumps(payload, indent=2).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
+
+    def log_message(self, format: str, *args: Any) -> None:
+        # Only the request line and status are logged, never headers (they carry the token).
+        if self.server.emulator.log:
+            self.server.emulator.log(f"{self.address_string()} {format % args}")
+
+
+def make_server(host: str = "127.0.0.1", port: int = 0, **options: Any) -> ThreadingHTTPServer:
+    """A bound, not yet serving, HTTP server around `Emulator(**options)`; ``.url`` is its base."""
+    server = ThreadingHTTPServer((host, port), _Handler)
+    server.daemon_threads = True
+    server.emulator = Emulator(**options)  # type: ignore[attr-defined]
+    server.url = f"http://{host}:{server.server_address[1]}"  # type: ignore[attr-defined]
+    return server
+
+
+def serve(host: str = "127.0.0.1", port: int = 0, **options: Any):
+    """Start an emulator in a daemon thread; returns (server, thread).
+
+    ``server.url`` is the base URL, ``server.emulator`` the `Emulator`; stop with
+    ``server.shutdown(); server.server_close()``. `options` are `Emulator` arguments.
+    """
+    server = make_server(host, port, **options)
+    # A short poll interval makes shutdown() quick in tests.
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              name="trainspec-emulator", daemon=True)
+    thread.start()
+    return server, thread
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: ``python -m compiler emulator --port PORT [...]``; serves until interrupted."""
+    parser = argparse.ArgumentParser(
+        prog="trainspec emulator",
+        description="Serve a local emulator of the Vertex AI CustomJob and AI Platform Training "
+                    "Job REST APIs. Point trainspec at it with TRAINSPEC_API_ENDPOINT.")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--state", metavar="FILE", help="persist jobs in this JSON file")
+    parser.add_argument("--step-seconds", type=float, default=2.0,
+                        help="seconds per state step; 0 = jobs succeed at once")
+    parser.add_argument("--fail-429", type=float, default=0.0, metavar="RATE",
+                        help="refuse this fraction of requests with 429 RESOURCE_EXHAUSTED")
+    parser.add_argument("--fail-503", type=float, default=0.0, metavar="RATE",
+                        help="refuse this fraction of requests with 503 UNAVAILABLE")
+    parser.add_argument("--seed", type=int, help="seed of the fault-injection RNG")
+    parser.add_argument("--quiet", action="store_true", help="do not log requests")
+    args = parser.parse_args(argv)
+    server = make_server(
+        args.host, args.port, state_file=args.state, progress_seconds=args.step_seconds,
+        fault_rate_429=args.fail_429, fault_rate_503=args.fail_503, seed=args.seed,
+        log=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"trainspec emulator listening on {server.url}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
