@@ -105,6 +105,11 @@ class Job:
     ai_platform: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # defaults applied and why, for `explain`
 
+    def implicit_pool(self, path: str, **fields: Any) -> Pool:
+        """The chief pool a spec without pools gets: the spec-level task and env."""
+        return Pool(role="chief", path=path, implicit=True, task=self.container or self.python,
+                    env=self.env, **fields)
+
     def note(self, path: str, text: str) -> None:
         self.notes.append(f"{path}: {text}")
 

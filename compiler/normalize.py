@@ -110,14 +110,14 @@ class Normalizer:
             p = child(path, key)
             if not _label_text(key, True):
                 self.c.error(p, f"invalid label key {key!r}", "keys start with a lower-case letter "
-                             "and hold only lower-case letters, digits, '_' and '-' (1-63)", key=True)
+                             "and hold only lower-case letters, digits, '_' and '-', 1-63 characters", key=True)
             elif key.startswith("trainspec-"):
                 self.c.error(p, f"label key {key!r} uses the prefix 'trainspec-', reserved for "
                              "labels trainspec manages", key=True)
             if isinstance(value, str):
                 if not _label_text(value, False):
                     self.c.error(p, f"invalid label value {value!r}", "values hold only lower-case "
-                                 "letters, digits, '_' and '-' (0-63)")
+                                 "letters, digits, '_' and '-', at most 63 characters")
                 out[key] = value
         limit = 63 if platform == "vertex" else 64
         if len(labels) > limit:
@@ -296,9 +296,6 @@ class Normalizer:
                         f"in {job.region!r}", "Cloud KMS keys must be in the job's region")
         if job.vertex.get("reservedIpRanges") and not job.network:
             c.error("$.spec.vertex.reservedIpRanges", "reserved IP ranges need spec.network")
-        if job.vertex.get("tensorboard") and not job.service_account:
-            c.warning("$.spec.vertex.tensorboard", "Vertex TensorBoard needs a serviceAccount "
-                      "that can write to it", "set spec.serviceAccount")
 
 
 def _label_text(text: str, is_key: bool) -> bool:

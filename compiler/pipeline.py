@@ -45,12 +45,15 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     if version is None:
         result.diagnostics += c.items
         return _done(result)
-    schemas.validate(doc.data, c, version)
+    schema_bad = schemas.validate(doc.data, c, version)
+    found_by_schema = len(c.items)
     job = normalize(doc, c, options)
     target = TARGETS[job.platform]
     target.check(job, c, today)
     result.job = job
-    result.diagnostics += c.items
+    # A value the schema already refused is not reported again by the semantic rules.
+    result.diagnostics += c.items[:found_by_schema] + [
+        d for d in c.items[found_by_schema:] if d.path not in schema_bad]
     if not has_errors(result.diagnostics):
         result.body, result.origins = target.lower(job)
     return _done(result)

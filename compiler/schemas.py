@@ -91,6 +91,11 @@ def iter_problems(data: Any, version: str = CURRENT) -> Iterator[tuple[str, str,
 
 def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str | None, bool]]:
     path, kind, inst, sch = _path(error), error.validator, error.instance, error.schema
+    if "propertyNames" in error.schema_path:
+        # jsonschema reports a bad key at its mapping, with the key as the instance.
+        names = error.schema.get("description") if isinstance(error.schema, dict) else None
+        yield child(path, str(inst)), f"invalid key {inst!r}", names, True
+        return
     if kind == "additionalProperties" and isinstance(inst, dict):
         allowed = list(sch.get("properties", {}))
         for key in inst:

@@ -133,6 +133,9 @@ class _Builder:
             p = child(path, key)
             self.doc.positions[p + "#key"] = self.pos(key_node)
             out[key] = self.build(value_node, p, depth + 1)
+            if isinstance(value_node, yaml.CollectionNode) and not value_node.flow_style:
+                # A block mapping/list "starts" at its first child; users look for its key.
+                self.doc.positions[p] = self.pos(key_node)
         for source, _ in merged:
             for key_node, value_node in source.value:
                 key = key_node.value

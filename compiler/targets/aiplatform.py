@@ -65,16 +65,17 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
         c.error("$.spec.aiPlatform.scaleTier", f"scaleTier {tier} with pools: pools mean CUSTOM",
                 "remove scaleTier or the pools")
     if not job.pools and tier in (None, "CUSTOM"):
-        job.pools["chief"] = Pool(role="chief", path="$.spec", implicit=True,
-                                  task=job.container or job.python)
+        job.pools["chief"] = job.implicit_pool("$.spec")
         job.note("$.spec.pools.chief", "one master replica (no pools given)")
     _check_task(job, c)
-    legacy_names = {p.role for p in job.pools.values() if machines.is_ml_legacy_name(p.machine_type or "")}
+    legacy_names = {p.role for p in job.pools.values()
+                    if machines.is_ml_legacy_name(p.machine_type or "") and p.machine_type != "cloud_tpu"}
+    mixable = {p.role for p in job.pools.values() if p.machine_type == "cloud_tpu"}
     for pool in job.pools.values():
         _check_pool(job, pool, c, bool(legacy_names))
-    if legacy_names and len(legacy_names) != len(job.pools):
+    if legacy_names and len(legacy_names) + len(mixable) != len(job.pools):
         c.error("$.spec.pools", "mixes AI Platform legacy machine names with Compute Engine types",
-                "all pools must use the same kind (ml v1 TrainingInput rule)")
+                "the ml v1 API needs every pool of one kind; only cloud_tpu workers may differ")
 
 
 def _check_scheduling(job: Job, c: Collector) -> None:

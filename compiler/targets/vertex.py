@@ -34,14 +34,16 @@ _NOT_ON_VERTEX = {
 def check(job: Job, c: Collector, today: datetime.date) -> None:
     """Apply Vertex defaults to `job` (recording notes) and report what Vertex refuses."""
     _check_ai_platform_keys(job, c)
+    if job.vertex.get("tensorboard") and not job.service_account:
+        c.warning("$.spec.vertex.tensorboard", "Vertex TensorBoard needs a serviceAccount that "
+                  "can write to it", "set spec.serviceAccount")
     if job.scheduling.priority is not None:
         c.error("$.spec.scheduling.priority", "Vertex has no job priority (ai-platform only)")
     if job.region and job.region not in regions.VERTEX_TRAINING_REGIONS:
         hint = did_you_mean(job.region, sorted(regions.VERTEX_TRAINING_REGIONS))
         c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint)
     if not job.pools:
-        job.pools["chief"] = Pool(role="chief", path="$.spec", implicit=True,
-                                  task=job.container or job.python)
+        job.pools["chief"] = job.implicit_pool("$.spec")
         job.note("$.spec.pools.chief", "one replica (no pools given)")
     for pool in job.pools.values():
         _resolve_machine(job, pool, c)
@@ -65,10 +67,9 @@ def _check_ai_platform_keys(job: Job, c: Collector) -> None:
                 "its machines are not documented", "write spec.pools explicitly")
         return
     machine, accel, count, note = mapped
-    job.pools["chief"] = Pool(role="chief", path="$.spec.aiPlatform.scaleTier", implicit=True,
-                              machine_type=machine, accelerator_type=accel,
-                              accelerator_count=count if accel else None,
-                              task=job.container or job.python)
+    job.pools["chief"] = job.implicit_pool("$.spec.aiPlatform.scaleTier", machine_type=machine,
+                                           accelerator_type=accel,
+                                           accelerator_count=count if accel else None)
     job.note("$.spec.pools.chief", f"scale tier {tier} → {machine}: {note}")
 
 
@@ -114,21 +115,33 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
     p = f"$.spec.pools.{pool.role}"
     for message in machines.check_vertex(pool.machine_type or "", pool.accelerator_type,
                                          pool.accelerator_count, pool.tpu_topology):
-        c.error(f"{p}.accelerator" if pool.accelerator_type and "accelerator" in message.lower()
-                else f"{p}.machineType", message)
+        c.error(_where(p, pool, message), message)
     if pool.tpu_tf_version:
         c.error(f"{p}.tpuTfVersion", "cannot be expressed on vertex (ai-platform only)")
     if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_VERTEX:
         c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not a Vertex boot disk type")
     if pool.gpu_partition_size and not pool.accelerator_type:
         c.error(f"{p}.gpuPartitionSize", "a GPU partition needs an accelerator")
-    if job.region in regions.VERTEX_TRAINING_REGIONS:
+    if job.region in regions.VERTEX_TRAINING_REGIONS and \
+            pool.accelerator_type not in accelerators.RETIRED:
         _check_region(job, pool, c)
     tpu = _is_tpu(pool)
     if tpu and (len(job.pools) > 1 or pool.replicas != 1):
         c.error(f"{p}", "a TPU job has exactly one pool with one replica")
     if isinstance(pool.task, PythonPackage):
         _executor(job, pool, c, today)
+
+
+def _where(p: str, pool: Pool, message: str) -> str:
+    """The spec key a catalog message is about: the count, the accelerator or the machine."""
+    if not pool.accelerator_type:
+        return f"{p}.tpuTopology" if "topology" in message.lower() and pool.tpu_topology \
+            else f"{p}.machineType"
+    if "acceleratorCount" in message:
+        return f"{p}.accelerator.count"
+    if pool.accelerator_type in message:
+        return f"{p}.accelerator.type"
+    return f"{p}.machineType"
 
 
 def _check_region(job: Job, pool: Pool, c: Collector) -> None:
