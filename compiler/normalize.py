@@ -89,6 +89,8 @@ class Normalizer:
             raw = _d(spec.get("pools")).get(role)
             if isinstance(raw, dict):
                 job.pools[role] = self.pool(job, role, raw, f"$.spec.pools.{role}")
+        if not job.pools and (job.container or job.python):
+            self.task_rules(job.implicit_pool("$.spec"))  # the pool a target will add
         if job.pools and "chief" not in job.pools:
             self.c.error("$.spec.pools", "missing pool 'chief': the primary replica "
                          "(Vertex pool 0 / AI Platform master) is required when pools are given")

@@ -1,0 +1,184 @@
+"""The CLI contract: commands, streams, exit codes, nothing half-written."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = """apiVersion: trainspec/v1
+kind: TrainingJob
+metadata: {name: good-job, labels: {team: a}}
+spec:
+  region: us-central1
+  container: {image: gcr.io/p/t:1}
+  pools:
+    chief: {accelerator: {type: T4}}
+"""
+BAD = """apiVersion: trainspec/v1
+kind: TrainingJob
+metadata: {name: bad-job}
+spec:
+  container: {image: gcr.io/p/t:1}
+  pools:
+    chief: {replicas: 3, machineTyp: n1-standard-4}
+"""
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "specs" / "team").mkdir(parents=True)
+    (tmp_path / "specs" / "a.yaml").write_text(GOOD)
+    (tmp_path / "specs" / "team" / "b.yml").write_text(GOOD.replace("good-job", "other-job"))
+    (tmp_path / "specs" / "notes.txt").write_text("not a spec")
+    return tmp_path
+
+
+def test_validate_reports_every_problem_located(tmp_path: Path) -> None:
+    f = tmp_path / "bad.yaml"
+    f.write_text(BAD)
+    code, out, err = run("validate", str(f))
+    assert code == 1 and out == ""
+    lines = err.splitlines()
+    assert f"{f}:7:23: error: $.spec.pools.chief.replicas: the chief pool runs exactly 1 replica, not 3" in lines[0]
+    assert f"{f}:7:26: error: $.spec.pools.chief.machineTyp: unknown key 'machineTyp' (did you mean 'machineType'?)" in lines
+    assert lines[-1] == "1 spec(s) checked, 1 with errors"
+
+
+def test_validate_folders_recursively_and_json_format(tree: Path) -> None:
+    code, out, err = run("validate", str(tree / "specs"), "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["ok"] is True and report["errors"] == 0
+    assert [Path(f).name for f in report["files"]] == ["a.yaml", "b.yml"]
+
+
+def test_validate_json_lists_located_diagnostics(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text(BAD)
+    code, out, _ = run("validate", str(tmp_path), "--format", "json")
+    report = json.loads(out)
+    assert code == 1 and report["ok"] is False and report["errors"] == 2
+    first = report["diagnostics"][0]
+    assert (first["line"], first["column"], first["path"]) == (7, 23, "$.spec.pools.chief.replicas")
+
+
+def test_validate_missing_path_and_empty_folder(tmp_path: Path) -> None:
+    code, _, err = run("validate", str(tmp_path / "nope"))
+    assert code == 1 and "no such file or directory" in err
+    code, _, err = run("validate", str(tmp_path))
+    assert code == 1 and "no *.yaml or *.yml spec found" in err
+
+
+def test_compile_prints_only_the_body_on_stdout(tree: Path) -> None:
+    code, out, err = run("compile", str(tree / "specs" / "a.yaml"))
+    assert code == 0 and err == ""
+    body = json.loads(out)
+    assert body["displayName"] == "good-job"
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {
+        "machineType": "n1-standard-4", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}
+
+
+def test_compile_for_the_other_platform_with_project_and_region(tree: Path) -> None:
+    spec = tree / "specs" / "a.yaml"
+    spec.write_text(GOOD.replace("  region: us-central1\n", ""))
+    code, out, err = run("compile", str(spec), "--platform", "ai-platform", "--region",
+                         "us-east1", "--project", "acme-prod")
+    assert code == 0, err
+    body = json.loads(out)
+    assert body["jobId"] == "good_job"
+    assert body["trainingInput"]["region"] == "us-east1"
+    assert body["trainingInput"]["masterConfig"]["acceleratorConfig"] == {
+        "count": "1", "type": "NVIDIA_TESLA_T4"}
+
+
+def test_compile_refuses_what_the_other_platform_cannot_express(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(GOOD.replace("  pools:", "  env: {A: b}\n  scheduling: {strategy: SPOT}\n  pools:"))
+    code, out, err = run("compile", str(f), "--platform", "ai-platform")
+    assert code == 1 and out == ""
+    assert "$.spec.env: ai-platform has no environment variables" in err
+    assert "$.spec.scheduling.strategy: strategy SPOT cannot be expressed on ai-platform" in err
+
+
+def test_region_flag_is_a_default_not_an_override(tree: Path) -> None:
+    code, out, err = run("compile", str(tree / "specs" / "a.yaml"), "--region", "europe-west4")
+    assert code == 0
+    assert "the spec sets region 'us-central1'; 'europe-west4'" in err
+
+
+def test_compile_tree_writes_one_json_per_spec(tree: Path) -> None:
+    out_dir = tree / "compiled"
+    code, _, err = run("compile", str(tree / "specs"), "--out", str(out_dir))
+    assert code == 0, err
+    written = sorted(p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*.json"))
+    assert written == ["a.json", "team/b.json"]
+    assert json.loads((out_dir / "team" / "b.json").read_text())["displayName"] == "other-job"
+    code, _, err = run("compile", str(tree / "specs"), "--out", str(out_dir), "--check")
+    assert code == 0 and "up to date" in err
+
+
+def test_compile_tree_writes_nothing_when_any_spec_fails(tree: Path) -> None:
+    (tree / "specs" / "team" / "c.yaml").write_text(BAD)
+    out_dir = tree / "compiled"
+    code, _, err = run("compile", str(tree / "specs"), "--out", str(out_dir))
+    assert code == 1
+    assert "nothing written" in err
+    assert not out_dir.exists()
+
+
+def test_check_reports_stale_missing_and_orphaned_outputs(tree: Path) -> None:
+    out_dir = tree / "compiled"
+    assert run("compile", str(tree / "specs"), "--out", str(out_dir))[0] == 0
+    (tree / "specs" / "a.yaml").write_text(GOOD.replace("team: a", "team: b"))
+    (out_dir / "old.json").write_text("{}")
+    code, _, err = run("compile", str(tree / "specs"), "--out", str(out_dir), "--check")
+    assert code == 1
+    assert f"{out_dir / 'a.json'}: stale" in err
+    assert f"{out_dir / 'old.json'}: no spec compiles to it any more" in err
+
+
+def test_explain_shows_defaults_and_why(tree: Path) -> None:
+    code, out, _ = run("explain", str(tree / "specs" / "a.yaml"))
+    assert code == 0
+    assert "chief (pool 0)" in out and "1 × n1-standard-4 + 1 × T4" in out
+    assert "n1-standard-4, the smallest machine that takes 1 × NVIDIA_TESLA_T4" in out
+    assert "POST https://us-central1-aiplatform.googleapis.com/v1/projects/{project}" in out
+
+
+def test_hostile_input_never_tracebacks(tmp_path: Path) -> None:
+    f = tmp_path / "evil.yaml"
+    f.write_bytes(b"spec: !!python/object/apply:os.system ['touch " + str(tmp_path).encode()
+                  + b"/pwned']\n")
+    for command in ("validate", "compile", "explain"):
+        code, out, err = run(command, str(f))
+        assert code == 1 and "Traceback" not in err and out == ""
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_console_entry_point_runs_as_a_module(tree: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "compiler", "validate", str(tree / "specs")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == "2 spec(s) checked, 0 with errors"
+
+
+def test_cli_does_not_import_pulumi(tree: Path) -> None:
+    code = ("import sys; from compiler.cli import main; "
+            f"main(['compile', {str(tree / 'specs' / 'a.yaml')!r}]); "
+            "sys.stderr.write(str(sorted(m for m in sys.modules if m.startswith('pulumi'))))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.stderr == "[]"

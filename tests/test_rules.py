@@ -1,0 +1,121 @@
+"""Rules that need generated inputs (too big or too repetitive for golden files)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from compiler import discovery, durations, pipeline, schemas
+from compiler.normalize import Options
+
+ROOT = Path(__file__).resolve().parent.parent
+TODAY = datetime.date(2026, 11, 22)
+
+
+def spec(body: str, meta: str = "metadata: {name: job}") -> str:
+    return f"apiVersion: trainspec/v1\nkind: TrainingJob\n{meta}\nspec:\n{body}"
+
+
+def errors(text: str, platform: str = "vertex") -> list[str]:
+    result = pipeline.compile_text(text, "s.yaml", Options(platform=platform), today=TODAY)
+    return [d.format() for d in result.errors]
+
+
+def test_published_schema_is_valid_against_its_metaschema() -> None:
+    jsonschema.Draft202012Validator.check_schema(schemas.schema())
+
+
+def test_every_example_spec_is_valid_and_conformant() -> None:
+    files = sorted((ROOT / "specs").rglob("*.yaml"))
+    assert len(files) >= 6
+    for f in files:
+        result = pipeline.compile_file(str(f), today=TODAY)
+        assert result.ok, [d.format() for d in result.errors]
+        api, name = (("aiplatform", "GoogleCloudAiplatformV1CustomJob")
+                     if result.job.platform == "vertex" else ("ml", "GoogleCloudMlV1__Job"))
+        assert discovery.violations(api, name, result.body) == [], f
+
+
+@pytest.mark.parametrize("count,ok", [(100, True), (101, False)])
+def test_at_most_100_packages(count: int, ok: bool) -> None:
+    packages = ", ".join(f"gs://b/p{i}.tar.gz" for i in range(count))
+    text = spec(f"  python:\n    packages: [{packages}]\n    module: t\n"
+                "    executorImage: us-docker.pkg.dev/vertex-ai/training/ray-cpu.2-47.py311:latest\n")
+    found = errors(text)
+    assert (found == []) is ok
+    if not ok:
+        assert "s.yaml:6:15: error: $.spec.python.packages: 101 packages: at most 100" in found
+
+
+@pytest.mark.parametrize("size,ok", [(100_000, True), (100_001, False)])
+def test_total_args_at_most_100000_characters(size: int, ok: bool) -> None:
+    arg = "x" * (size - 12)  # + "run" + "123456789" = size characters
+    text = spec(f"  container: {{image: gcr.io/p/t:1, command: [run], args: [{arg}, '123456789']}}\n")
+    found = errors(text)
+    assert (found == []) is ok, found
+    if not ok:
+        assert "command and args total 100001 characters: at most 100000" in found[0]
+
+
+def test_at_most_100_env_vars_per_pool() -> None:
+    env = ", ".join(f"V{i}: x" for i in range(101))
+    found = errors(spec(f"  container: {{image: gcr.io/p/t:1}}\n  env: {{{env}}}\n"))
+    assert any("101 environment variables: at most 100" in e for e in found)
+
+
+@pytest.mark.parametrize("platform,limit", [("vertex", 63), ("ai-platform", 64)])
+def test_label_count_limit(platform: str, limit: int) -> None:
+    def labels(n: int) -> str:
+        return "metadata:\n  name: job\n  labels: {" + ", ".join(f"k{i}: v" for i in range(n)) + "}"
+    body = "  region: us-central1\n  container: {image: gcr.io/p/t:1}\n"
+    assert errors(spec(body, labels(limit)), platform) == []
+    found = errors(spec(body, labels(limit + 1)), platform)
+    assert any(f"{limit + 1} labels: at most {limit}" in e for e in found)
+
+
+def test_international_lower_case_labels_are_allowed() -> None:
+    assert errors(spec("  container: {image: gcr.io/p/t:1}\n",
+                       "metadata: {name: job, labels: {équipe: données, 团队: 视觉}}")) == []
+
+
+def test_label_key_and_value_length() -> None:
+    body = "  container: {image: gcr.io/p/t:1}\n"
+    found = errors(spec(body, f"metadata: {{name: job, labels: {{a{'b' * 63}: v, k: {'v' * 64}}}}}"))
+    assert len(found) == 2
+
+
+@pytest.mark.parametrize("written,payload", [
+    ("90s", "90s"), ("30m", "1800s"), ("2h", "7200s"), ("1d", "86400s"), ("1h30m", "5400s"),
+    ("5400", "5400s"), ("1.5s", "1.5s"), ("1d2h3m4s", "93784s")])
+def test_durations(written: str, payload: str) -> None:
+    assert durations.to_google(durations.parse(written)) == payload
+    text = spec(f"  container: {{image: gcr.io/p/t:1}}\n  scheduling: {{timeout: '{written}'}}\n")
+    body = pipeline.compile_text(text, "s.yaml", today=TODAY).body
+    assert body["jobSpec"]["scheduling"]["timeout"] == payload
+
+
+@pytest.mark.parametrize("bad", ["2 h", "h", "-5", "1h30", "soon", "1w"])
+def test_bad_durations_are_located(bad: str) -> None:
+    found = errors(spec(f"  container: {{image: gcr.io/p/t:1}}\n  scheduling: {{timeout: '{bad}'}}\n"))
+    assert found and found[0].startswith("s.yaml:6:25: error: $.spec.scheduling.timeout")
+
+
+def test_ai_platform_job_id_is_derived_and_stable() -> None:
+    text = spec("  region: us-central1\n  container: {image: gcr.io/p/t:1}\n",
+                "metadata: {name: my-job-v2_final}")
+    bodies = [pipeline.compile_text(text, "s.yaml", Options(platform="ai-platform"),
+                                    today=TODAY).body for _ in range(2)]
+    assert bodies[0]["jobId"] == "my_job_v2_final"
+    assert json.dumps(bodies[0]) == json.dumps(bodies[1])
+
+
+def test_secret_env_values_never_reach_the_body() -> None:
+    text = spec("  container: {image: gcr.io/p/t:1}\n  env: {TOKEN: {secret: apiToken}}\n")
+    result = pipeline.compile_text(text, "s.yaml", today=TODAY)
+    env = result.body["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"]
+    assert env == [{"name": "TOKEN", "value": "<secret:trainspec:apiToken>"}]
+    assert result.job.secrets == ["trainspec:apiToken"]
