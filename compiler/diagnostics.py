@@ -7,8 +7,8 @@ decides the exit code at the end.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 ERROR = "error"
 WARNING = "warning"

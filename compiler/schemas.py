@@ -5,8 +5,9 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 
@@ -22,7 +23,7 @@ CURRENT = "trainspec/v1"
 KIND = "TrainingJob"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema(version: str = CURRENT) -> dict:
     with open(VERSIONS[version], encoding="utf-8") as f:
         return json.load(f)
@@ -45,7 +46,7 @@ def inline_refs(node: Any, defs: dict) -> Any:
     return {k: inline_refs(v, defs) for k, v in node.items() if k != "$defs"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def validator(version: str = CURRENT) -> jsonschema.protocols.Validator:
     published = schema(version)
     return jsonschema.Draft202012Validator(inline_refs(published, published.get("$defs", {})))
