@@ -1,0 +1,123 @@
+"""The trainspec Pulumi program: one training job per spec under `trainspec:specs`.
+
+Reads stack config, compiles every spec, and fails with every diagnostic (file:line:col)
+before declaring anything if one spec is invalid: never a partial apply. Provider logic lives in
+compiler/pulumi_resources.py.
+"""
+
+from __future__ import annotations
+
+import pulumi
+
+from compiler import pipeline
+from compiler import pulumi_resources as jobs
+from compiler.cli import find_specs
+from compiler.diagnostics import Diagnostic, format_text
+from compiler.normalize import Options
+from compiler.source import child
+
+
+def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
+    """Every spec under `folder`, compiled, and every error found (including missing secrets)."""
+    files, problems = find_specs([folder])
+    if not files and not problems:
+        problems.append(Diagnostic("$", "no *.yaml or *.yml spec found (trainspec:specs)",
+                                   file=folder))
+    results = [pipeline.compile_file(f, options) for f in files]
+    problems += [d for r in results for d in r.errors]
+    seen: dict[str, str] = {}
+    for r in results:
+        if not r.ok:
+            continue
+        for key in r.job.secrets:
+            namespace, name = key.split(":", 1)
+            if pulumi.Config(namespace).get_secret(name) is None:
+                problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
+                                    f"secret config {key!r} is not set",
+                                    f"pulumi config set --secret {key} VALUE"))
+        if r.job.name in seen:
+            problems.append(_at(r, "$.metadata.name", f"job name {r.job.name!r} is already "
+                                f"used by {seen[r.job.name]}"))
+        seen.setdefault(r.job.name, r.file)
+    return results, problems
+
+
+def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(path, message, file=result.file,
+                      position=result.document.collector().locate(path), hint=hint)
+
+
+def _secret_path(data, key: str, path: str = "$") -> str | None:
+    """The JSON path of the env value `{secret: ...}` that names config `key`."""
+    if isinstance(data, dict):
+        secret = data.get("secret")
+        if isinstance(secret, str) and key in (secret, f"trainspec:{secret}"):
+            return path
+        items = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return None
+    for k, v in items:
+        found = _secret_path(v, key, child(path, k))
+        if found:
+            return found
+    return None
+
+
+def secret_env(keys: list[str]) -> pulumi.Output | dict:
+    """{config key: value} for the secret env values of one job, as one secret Output."""
+    if not keys:
+        return {}
+    values = {k: pulumi.Config(k.split(":", 1)[0]).require_secret(k.split(":", 1)[1])
+              for k in keys}
+    return pulumi.Output.secret(pulumi.Output.all(**values))
+
+
+def declare(result: pipeline.Result, keep_records: bool) -> pulumi.CustomResource:
+    job = result.job
+    resource = jobs.RESOURCES[job.platform](
+        job.name,
+        request=result.body,
+        project=job.project,
+        region=job.region,
+        spec_file=result.file,
+        spec_hash=jobs.spec_hash(pulumi.get_stack(), job.name, result.body),
+        source_map=jobs.source_map(result),
+        keep_job_records=keep_records,
+        secret_env=secret_env(job.secrets),
+    )
+    pulumi.export(job.name, {"name": resource.name, "state": resource.state,
+                             "consoleUrl": resource.consoleUrl})
+    return resource
+
+
+def service_account(project: str | None) -> None:
+    """Optional per-stack service account that may submit jobs (roles/aiplatform.user)."""
+    import pulumi_gcp as gcp  # only when asked for: the import is slow
+
+    account = gcp.serviceaccount.Account(
+        "trainspec-runner", account_id=f"trainspec-{pulumi.get_stack()}"[:30].rstrip("-"),
+        display_name=f"trainspec jobs ({pulumi.get_stack()})", project=project)
+    gcp.projects.IAMMember("trainspec-runner-aiplatform-user", project=account.project,
+                           role="roles/aiplatform.user",
+                           member=account.email.apply(lambda e: f"serviceAccount:{e}"))
+    pulumi.export("serviceAccountEmail", account.email)
+
+
+def main() -> dict[str, pulumi.CustomResource]:
+    """The program; returns the declared jobs by name (for tests)."""
+    config, gcp = pulumi.Config("trainspec"), pulumi.Config("gcp")
+    options = Options(project=gcp.get("project"), region=gcp.get("region"))
+    results, problems = compile_specs(config.get("specs") or "specs", options)
+    if problems:
+        raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
+                              + format_text(problems))
+    if config.get_bool("createServiceAccount"):
+        service_account(gcp.get("project"))
+    keep = bool(config.get_bool("keepJobRecords"))
+    return {r.job.name: declare(r, keep) for r in results}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,519 @@
+"""Pulumi dynamic resources for compiled training jobs: `VertexCustomJob` and `AiPlatformJob`.
+
+The only compiler module that imports `pulumi`. It has no import-time side effects, so dill
+pickles the providers *by reference* (module + class name) into Pulumi state and the provider
+process (`python -m pulumi.dynamic`, run in the project directory) re-imports this module.
+Providers hold no attributes: every call builds its own `compiler.cloud.rest.Client`, which reads
+TRAINSPEC_API_ENDPOINT / TRAINSPEC_ACCESS_TOKEN (else Application Default Credentials).
+
+Neither API can change a job's definition, so any change to the compiled request is a new job;
+AI Platform labels are the one in-place change (jobs.patch with etag). `compiler.plan.classify`
+decides, as it does for the pull-request `diff` command.
+
+Resource inputs (camelCase, also echoed into the outputs):
+  request        the compiled request body (dict); secret env values are placeholders
+                 ``<secret:ns:key>``, never values
+  secretEnv      {config key: value}, a Pulumi secret; spliced into the body just before POST
+  platform, project, region, specFile, specHash, keepJobRecords
+  sourceMap      {body path: {"at": "file:line:col", "path": "$.spec..."}} for mapping HTTP 400
+                 field violations back to the spec, computed when the program ran
+Outputs added: name (full resource name, also the id), state, createTime, consoleUrl.
+
+The request travels as a dict, not a JSON string, so a preview shows field-level changes and
+policies can read fields. The engine turns every number into a float64; that is harmless for
+diffing (old outputs and new inputs both arrive as floats) and `restore_ints` makes the body
+canonical again before it is validated or POSTed (int64 fields are strings already).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from typing import Any
+
+import pulumi
+from pulumi import dynamic
+from pulumi.output import Unknown
+
+from . import discovery, plan
+from .cloud.rest import ApiError, Client
+from .diagnostics import TrainspecError
+from .model import secret_placeholder
+
+SPEC_HASH_LABEL = "trainspec-spec-hash"
+ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
+INPUT_KEYS = ("request", "platform", "project", "region", "specFile", "specHash", "sourceMap",
+              "keepJobRecords", "secretEnv")
+OUTPUT_KEYS = ("name", "state", "createTime", "consoleUrl")
+# Keys whose change needs no API call: provider-side flags and bookkeeping.
+LOCAL_KEYS = ("specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
+REPLACE_KEYS = ("platform", "project", "region")
+# Cancelling a real job takes seconds to minutes; destroy waits at most this long.
+CANCEL_TIMEOUT_SECONDS = 900.0
+_UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
+
+VERTEX_TERMINAL = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
+                             "JOB_STATE_EXPIRED", "JOB_STATE_PARTIALLY_SUCCEEDED"})
+VERTEX_NOT_ADOPTABLE = frozenset({"JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
+                                  "JOB_STATE_CANCELLING", "JOB_STATE_EXPIRED"})
+ML_TERMINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+ML_NOT_CANCELLABLE = ML_TERMINAL | {"CANCELLING"}
+
+
+class JobError(TrainspecError):
+    """A provider operation failed; the message is one line (the engine prints it)."""
+
+
+# --- pure helpers, also used by the program ----------------------------------------------------
+
+def spec_hash(stack: str, resource_name: str, request: dict) -> str:
+    """A stable digest of (stack, resource, request): the Vertex adoption label value."""
+    text = json.dumps({"stack": stack, "name": resource_name, "request": request},
+                      sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def source_map(result: Any) -> dict[str, dict[str, str]]:
+    """Body path → where it was written ({"at": "file:line:col", "path": spec JSON path})."""
+    collector = result.document.collector() if result.document is not None else None
+    out: dict[str, dict[str, str]] = {}
+    for body_path, spec_path in sorted({ROOT_KEY: "$.spec", **result.origins}.items()):
+        pos = collector.locate(spec_path) if collector else None
+        at = f"{result.file}:{pos.line}:{pos.column}" if pos else result.file
+        out[body_path] = {"at": at, "path": spec_path}
+    return out
+
+
+def secret_keys(request: Any) -> list[str]:
+    """Config keys whose placeholders occur in `request`."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str) and value.startswith("<secret:") and value.endswith(">"):
+            found.add(value[len("<secret:"):-1])
+
+    walk(request)
+    return sorted(found)
+
+
+def vertex_console_url(name: str, project: str) -> str:
+    region, job = name.split("/")[3], name.rsplit("/", 1)[-1]
+    return (f"https://console.cloud.google.com/vertex-ai/locations/{region}/training/{job}/cpu"
+            f"?project={project}")
+
+
+def ml_console_url(name: str, project: str) -> str:
+    return f"https://console.cloud.google.com/ai-platform/jobs/{name.rsplit('/', 1)[-1]}" \
+           f"?project={project}"
+
+
+def _has_unknown(value: Any) -> bool:
+    if isinstance(value, Unknown) or value == _UNKNOWN_STRING:
+        return True
+    if isinstance(value, dict):
+        return any(_has_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_unknown(v) for v in value)
+    return False
+
+
+def restore_ints(api: str, schema: str, body: Any) -> Any:
+    """A copy of `body` with integer fields back to ints.
+
+    The engine carries every number as a float64 (`8` arrives as `8.0`); int64 fields are
+    already strings in compiled bodies, int32 ones (acceleratorCount, bootDiskSizeGb, priority,
+    maxTrials) are restored here, guided by the discovery schema, so POSTed bodies stay canonical.
+    Doubles stay as they are.
+    """
+    schemas = discovery.load(api)["schemas"]
+
+    def walk(prop: dict, value: Any) -> Any:
+        if "$ref" in prop:
+            prop = schemas.get(prop["$ref"], {})
+        if isinstance(value, dict):
+            if "properties" in prop:
+                props = prop["properties"]
+                return {k: walk(props.get(k, {}), v) for k, v in value.items()}
+            extra = prop.get("additionalProperties", {})
+            return {k: walk(extra, v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(prop.get("items", {}), v) for v in value]
+        if (isinstance(value, float) and value.is_integer()
+                and prop.get("format") in ("int32", "uint32", "int64", "uint64")):
+            return int(value)
+        return value
+
+    return walk({"$ref": schema}, body)
+
+
+def splice_secrets(body: Any, secrets: dict[str, Any]) -> Any:
+    """A copy of `body` with each ``<secret:KEY>`` placeholder replaced by ``secrets[KEY]``."""
+    wanted = {secret_placeholder(k): v for k, v in (secrets or {}).items()}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, str) and value in wanted:
+            return str(wanted[value])
+        return value
+
+    return walk(body)
+
+
+def locate(field: str, smap: dict | None) -> tuple[str, str]:
+    """(where, spec path) of a body path, walking up to the nearest mapped ancestor."""
+    smap = smap or {}
+    path = field
+    while True:
+        entry = smap.get(path or ROOT_KEY)
+        if isinstance(entry, dict):
+            return entry.get("at", ""), entry.get("path", "")
+        if not path:
+            return "", ""
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+
+
+def describe(exc: ApiError, what: str, smap: dict | None = None) -> str:
+    """One line: what failed, the API's status and message, violations at file:line:col."""
+    code = f"HTTP {exc.status}" if exc.status is not None else "no response"
+    text = f"{what}: {code} {exc.status_name or ''}".rstrip() + f": {exc.message}"
+    for field, message in exc.field_violations:
+        body_path = discovery.server_field_to_body_path(field)
+        at, spec_path = locate(body_path, smap)
+        where = f"{at}: {spec_path} " if at else ""
+        text += f"; {where}({field}): {message}"
+    return " ".join(text.split())
+
+
+# --- providers ---------------------------------------------------------------------------------
+
+class _JobProvider(dynamic.ResourceProvider):
+    """What both providers share. No attributes: nothing is pickled into state but the class."""
+
+    serialize_as_secret_always = False  # captures no secret: secretEnv travels as an input
+    platform = ""
+    api = ""
+    schema = ""
+
+    # -- check / diff (no API calls) --
+
+    def check(self, _olds: dict, news: dict) -> dynamic.CheckResult:
+        failures: list[dynamic.CheckFailure] = []
+        for key in ("request", "project", "region", "specFile", "specHash"):
+            value = news.get(key)
+            if _has_unknown(value):
+                continue
+            if key == "request" and not isinstance(value, dict):
+                failures.append(dynamic.CheckFailure(key, "required: the compiled request body"))
+            elif key != "request" and (not isinstance(value, str) or not value):
+                failures.append(dynamic.CheckFailure(key, "required: a non-empty string"))
+        platform = news.get("platform")
+        if platform not in (None, self.platform) and not _has_unknown(platform):
+            failures.append(dynamic.CheckFailure(
+                "platform", f"{platform!r}: this resource submits {self.platform} jobs"))
+        request = news.get("request")
+        if isinstance(request, dict) and not _has_unknown(request):
+            body = restore_ints(self.api, self.schema, request)
+            smap = news.get("sourceMap") if isinstance(news.get("sourceMap"), dict) else {}
+            for path, message in discovery.violations(self.api, self.schema, body):
+                at, spec_path = locate(path, smap)
+                where = f"{at}: {spec_path}: " if at else ""
+                failures.append(dynamic.CheckFailure(
+                    "request", f"{where}{path or '(body)'}: {message}"))
+            secrets = news.get("secretEnv")
+            if not _has_unknown(secrets):
+                missing = [k for k in secret_keys(request) if k not in (secrets or {})]
+                if missing:
+                    failures.append(dynamic.CheckFailure(
+                        "secretEnv", "no value for secret config key(s) " + ", ".join(missing)))
+            failures += self._check_change(_olds, news)
+        return dynamic.CheckResult(news, failures)
+
+    def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
+        return []
+
+    def _plan(self, olds: dict, news: dict) -> plan.Plan:
+        old = olds.get("request")
+        old = restore_ints(self.api, self.schema, old) if isinstance(old, dict) else None
+        return plan.classify(self.platform, old, restore_ints(self.api, self.schema,
+                                                               news.get("request")))
+
+    def diff(self, _id: str, olds: dict, news: dict) -> dynamic.DiffResult:
+        # olds are the previous *outputs*; news the checked inputs.
+        if any(_has_unknown(news.get(k)) for k in INPUT_KEYS):
+            return dynamic.DiffResult(changes=None)
+        replaces = [k for k in REPLACE_KEYS if olds.get(k) != news.get(k)]
+        action = self._plan(olds, news).action
+        if action in (plan.REPLACE, plan.CREATE):
+            replaces.append("request")
+        if (olds.get("secretEnv") or {}) != (news.get("secretEnv") or {}):
+            replaces.append("secretEnv")  # the job would run with the old value
+        if replaces:
+            # Same spec hash: the old Vertex job would be adopted by the new resource's create,
+            # so it must go first.
+            same = olds.get("specHash") == news.get("specHash")
+            return dynamic.DiffResult(changes=True, replaces=replaces, delete_before_replace=same)
+        local = any(olds.get(k) != news.get(k) for k in LOCAL_KEYS)
+        return dynamic.DiffResult(changes=action == plan.UPDATE or local)
+
+    # -- helpers for CRUD --
+
+    def _body(self, props: dict) -> dict:
+        body = restore_ints(self.api, self.schema, props["request"])
+        body = splice_secrets(body, props.get("secretEnv") or {})
+        left = secret_keys(body)
+        if left:
+            raise JobError(f"{props.get('specFile')}: no value for secret config key(s) "
+                           f"{', '.join(left)}; set them with `pulumi config set --secret`")
+        return body
+
+    @staticmethod
+    def _inputs(props: dict) -> dict:
+        return {k: props[k] for k in INPUT_KEYS if k in props}
+
+    def _outs(self, props: dict, job: dict, name: str) -> dict:
+        outs = self._inputs(props)
+        outs.update(name=name, state=job.get("state", ""), consoleUrl=self._console(name, props))
+        if job.get("createTime"):
+            outs["createTime"] = job["createTime"]
+        return outs
+
+    def _console(self, name: str, props: dict) -> str:
+        raise NotImplementedError
+
+    def read(self, id_: str, props: dict) -> dynamic.ReadResult:
+        try:
+            job = self._get(Client(), id_)
+        except ApiError as exc:
+            if exc.status == 404:
+                return dynamic.ReadResult(None, {})
+            raise JobError(describe(exc, f"reading {id_}")) from None
+        return dynamic.ReadResult(id_, self._outs(props, job, id_))
+
+    def _get(self, client: Client, name: str) -> dict:
+        raise NotImplementedError
+
+
+class VertexCustomJobProvider(_JobProvider):
+    """A Vertex AI CustomJob (aiplatform v1 projects.locations.customJobs)."""
+
+    platform, api, schema = "vertex", "aiplatform", "GoogleCloudAiplatformV1CustomJob"
+
+    def _console(self, name: str, props: dict) -> str:
+        return vertex_console_url(name, props.get("project", ""))
+
+    def _get(self, client: Client, name: str) -> dict:
+        return client.vertex_get(name)
+
+    def create(self, props: dict) -> dynamic.CreateResult:
+        body = self._body(props)
+        digest = props["specHash"]
+        body["labels"] = {**(body.get("labels") or {}), SPEC_HASH_LABEL: digest}
+        project, region, client = props["project"], props["region"], Client()
+        where = f"projects/{project}/locations/{region}"
+        try:
+            # Idempotent create: a job this resource already submitted (an interrupted or
+            # retried `up`) carries the same spec hash; adopt it instead of starting a second.
+            found = client.vertex_list(project, region,
+                                       f'labels.{SPEC_HASH_LABEL}="{digest}"')["customJobs"]
+            alive = sorted((j for j in found if j.get("state") not in VERTEX_NOT_ADOPTABLE),
+                           key=lambda j: (j.get("createTime", ""), j.get("name", "")))
+            job = alive[0] if alive else client.vertex_create(project, region, body)
+        except ApiError as exc:
+            raise JobError(describe(exc, f"creating a CustomJob in {where}",
+                                    props.get("sourceMap"))) from None
+        return dynamic.CreateResult(job["name"], self._outs(props, job, job["name"]))
+
+    def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
+        # Only bookkeeping changed (diff replaces on any request change): no API call.
+        outs = self._inputs(news)
+        outs.update({k: olds[k] for k in OUTPUT_KEYS if k in olds})
+        return dynamic.UpdateResult(outs)
+
+    def delete(self, id_: str, props: dict) -> None:
+        client = Client()
+        try:
+            job = client.vertex_get(id_)
+            if job.get("state") not in VERTEX_TERMINAL:
+                _ignore_precondition(lambda: client.vertex_cancel(id_))
+                _wait(lambda: client.vertex_get(id_).get("state"), VERTEX_TERMINAL, id_)
+            if not props.get("keepJobRecords"):
+                client.vertex_delete(id_)
+        except ApiError as exc:
+            if exc.status == 404:
+                return  # already gone
+            raise JobError(describe(exc, f"deleting {id_}")) from None
+
+
+class AiPlatformJobProvider(_JobProvider):
+    """A legacy AI Platform Training job (ml v1 projects.jobs); it can never be deleted."""
+
+    platform, api, schema = "ai-platform", "ml", "GoogleCloudMlV1__Job"
+
+    def _console(self, name: str, props: dict) -> str:
+        return ml_console_url(name, props.get("project", ""))
+
+    def _get(self, client: Client, name: str) -> dict:
+        return client.ml_get(name)
+
+    def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
+        old = olds.get("request")
+        if not isinstance(old, dict) or old.get("jobId") != news["request"].get("jobId"):
+            return []
+        if self._plan(olds, news).action != plan.REPLACE or olds.get("project") != news.get(
+                "project"):
+            return []
+        at, _ = locate("jobId", news.get("sourceMap"))
+        return [dynamic.CheckFailure("request", (
+            f"{at + ': ' if at else ''}AI Platform job {old.get('jobId')!r} cannot be changed "
+            "and its jobId can never be reused: rename metadata.name to submit the changed job "
+            "(only labels can be updated in place)"))]
+
+    def create(self, props: dict) -> dynamic.CreateResult:
+        body, project, client = self._body(props), props["project"], Client()
+        name = f"projects/{project}/jobs/{body['jobId']}"
+        try:
+            job = client.ml_create(project, body)
+        except ApiError as exc:
+            if exc.status != 409:
+                raise JobError(describe(exc, f"creating {name}", props.get("sourceMap"))) from None
+            job = self._adopt(client, name, body)
+        return dynamic.CreateResult(name, self._outs(props, job, name))
+
+    def _adopt(self, client: Client, name: str, body: dict) -> dict:
+        """The deterministic jobId exists: adopt it if it is this job, else refuse clearly."""
+        try:
+            job = client.ml_get(name)
+            if not _contains(job.get("trainingInput") or {}, body.get("trainingInput") or {}):
+                raise JobError(
+                    f"the AI Platform jobId {body['jobId']!r} is taken by another job "
+                    f"({name}, state {job.get('state', '?')}) with a different trainingInput; "
+                    "ml v1 job ids can never be reused: rename metadata.name")
+            if (job.get("labels") or {}) != (body.get("labels") or {}):
+                job = client.ml_patch(name, {"labels": body.get("labels") or {},
+                                             "etag": job.get("etag", "")})
+        except ApiError as exc:
+            raise JobError(describe(exc, f"adopting existing {name}")) from None
+        return job
+
+    def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
+        outs = self._inputs(news)
+        outs.update({k: olds[k] for k in OUTPUT_KEYS if k in olds})
+        if self._plan(olds, news).action != plan.UPDATE:
+            return dynamic.UpdateResult(outs)  # bookkeeping only
+        labels = restore_ints(self.api, self.schema, news["request"]).get("labels") or {}
+        client = Client()
+        try:
+            for attempt in range(2):  # one retry if the job changed between GET and PATCH
+                etag = client.ml_get(id_).get("etag", "")
+                try:
+                    job = client.ml_patch(id_, {"labels": labels, "etag": etag})
+                    break
+                except ApiError as exc:
+                    if exc.status != 409 or attempt:
+                        raise
+        except ApiError as exc:
+            raise JobError(describe(exc, f"updating the labels of {id_}")) from None
+        outs["state"] = job.get("state", outs.get("state", ""))
+        return dynamic.UpdateResult(outs)
+
+    def delete(self, id_: str, props: dict) -> None:
+        # ml v1 has no delete: cancel a job that is still running, then forget it.
+        client = Client()
+        try:
+            if client.ml_get(id_).get("state") not in ML_NOT_CANCELLABLE:
+                _ignore_precondition(lambda: client.ml_cancel(id_))
+        except ApiError as exc:
+            if exc.status == 404:
+                return
+            raise JobError(describe(exc, f"cancelling {id_}")) from None
+
+
+def _contains(live: Any, wanted: Any) -> bool:
+    """True if every field of `wanted` is in `live` (the server may add defaults)."""
+    if isinstance(wanted, dict):
+        return isinstance(live, dict) and all(
+            k in live and _contains(live[k], v) for k, v in wanted.items())
+    if isinstance(wanted, list):
+        return isinstance(live, list) and len(live) == len(wanted) and all(
+            _contains(a, b) for a, b in zip(live, wanted, strict=True))
+    if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
+        return str(live) == str(wanted) or live == wanted  # int64 may come back as a string
+    return live == wanted
+
+
+def _ignore_precondition(call) -> None:
+    try:
+        call()
+    except ApiError as exc:
+        # The job reached a terminal state between our GET and the cancel.
+        if exc.status != 400 or exc.status_name != "FAILED_PRECONDITION":
+            raise
+
+
+def _wait(get_state, done: frozenset, name: str) -> str:
+    """Poll until the state is in `done`, within TRAINSPEC_CANCEL_TIMEOUT seconds."""
+    limit = float(os.environ.get("TRAINSPEC_CANCEL_TIMEOUT") or CANCEL_TIMEOUT_SECONDS)
+    deadline, delay, state = time.monotonic() + limit, 0.25, ""
+    while True:
+        state = get_state() or ""
+        if state in done:
+            return state
+        if time.monotonic() + delay > deadline:
+            raise JobError(f"{name} is still {state or 'not terminal'} {limit:g}s after cancel; "
+                           "run the command again later (the job stays in the stack)")
+        time.sleep(delay)
+        delay = min(delay * 2, 10.0)
+
+
+# --- resources ---------------------------------------------------------------------------------
+
+class _JobResource(dynamic.Resource):
+    name: pulumi.Output[str]
+    state: pulumi.Output[str]
+    createTime: pulumi.Output[str]
+    consoleUrl: pulumi.Output[str]
+    request: pulumi.Output[dict]
+
+    def __init__(self, provider: _JobProvider, resource_name: str, *, request: dict,
+                 project: str, region: str, spec_file: str, spec_hash: str,
+                 source_map: dict | None = None, keep_job_records: bool = False,
+                 secret_env: Any = None, opts: pulumi.ResourceOptions | None = None):
+        props = {
+            "request": request, "platform": provider.platform, "project": project,
+            "region": region, "specFile": spec_file, "specHash": spec_hash,
+            "sourceMap": source_map or {}, "keepJobRecords": bool(keep_job_records),
+            "secretEnv": secret_env if secret_env is not None else {},
+            **{k: None for k in OUTPUT_KEYS},
+        }
+        opts = pulumi.ResourceOptions.merge(
+            opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))
+        super().__init__(provider, resource_name, props, opts)
+
+
+class VertexCustomJob(_JobResource, module="trainspec", name="VertexCustomJob"):
+    """A Vertex AI CustomJob; id = ``projects/P/locations/R/customJobs/N``."""
+
+    def __init__(self, resource_name: str, **kwargs: Any):
+        super().__init__(VertexCustomJobProvider(), resource_name, **kwargs)
+
+
+class AiPlatformJob(_JobResource, module="trainspec", name="AiPlatformJob"):
+    """An AI Platform Training job; id = ``projects/P/jobs/JOB_ID``."""
+
+    def __init__(self, resource_name: str, **kwargs: Any):
+        super().__init__(AiPlatformJobProvider(), resource_name, **kwargs)
+
+
+RESOURCES = {"vertex": VertexCustomJob, "ai-platform": AiPlatformJob}

@@ -1,0 +1,270 @@
+"""The Pulumi program (__main__.py) under pulumi.runtime.set_mocks: what it registers.
+
+No engine runs here: the mock monitor records each RegisterResource request. Numbers cross the
+mock monitor as protobuf Struct values (float64), exactly as they reach the engine.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import runpy
+import textwrap
+from pathlib import Path
+
+import dill
+import pulumi
+import pytest
+from pulumi.dynamic.dynamic import serialize_provider
+from pulumi.runtime import mocks as pmocks
+from pulumi.runtime import rpc
+
+from compiler import pipeline
+from compiler import pulumi_resources as pr
+from compiler.normalize import Options
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "wandb-s3cr3t-0123456789"
+VERTEX_TYPE = "pulumi-python:dynamic/trainspec:VertexCustomJob"
+ML_TYPE = "pulumi-python:dynamic/trainspec:AiPlatformJob"
+PROVIDERS = {"vertex": "VertexCustomJobProvider", "ai-platform": "AiPlatformJobProvider"}
+
+
+class Recorder(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.registered: list[pmocks.MockResourceArgs] = []
+
+    def new_resource(self, args: pmocks.MockResourceArgs):
+        self.registered.append(args)
+        state = dict(args.inputs)
+        if args.typ == "gcp:serviceaccount/account:Account":
+            state["email"] = f"{args.inputs['accountId']}@acme-default.iam.gserviceaccount.com"
+        return f"{args.name}-id", state
+
+    def call(self, args: pmocks.MockCallArgs):
+        return {}
+
+
+class Monitor(pmocks.MockMonitor):
+    """Also records additionalSecretOutputs, which MockResourceArgs does not carry."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(recorder)
+        self.secret_outputs: dict[str, list[str]] = {}
+
+    def RegisterResource(self, request):
+        self.secret_outputs[request.name] = list(request.additionalSecretOutputs)
+        return super().RegisterResource(request)
+
+
+@pytest.fixture
+def program(monkeypatch):
+    """(run, recorder, monitor): run(config) executes __main__.main() under mocks."""
+    monkeypatch.chdir(ROOT)
+    recorder = Recorder()
+    monitor = Monitor(recorder)
+    pulumi.runtime.set_mocks(recorder, project="trainspec", stack="dev", preview=False,
+                             monitor=monitor)
+    main = runpy.run_path(str(ROOT / "__main__.py"), run_name="trainspec_program")["main"]
+
+    def run(config: dict[str, str], secret_keys: list[str] | None = None, collect=None):
+        """Run the program to completion (every registration done); `collect(jobs)` may
+        return an Output to await inside the run. Returns (jobs, collected value)."""
+        box: dict = {}
+
+        @pulumi.runtime.test
+        def body():
+            pulumi.runtime.set_all_config({"gcp:project": "acme-default",
+                                           "gcp:region": "us-central1", **config},
+                                          secret_keys or [])
+            box["jobs"] = main()
+            if collect:
+                return collect(box["jobs"]).apply(lambda v: box.update(value=v))
+            return None
+
+        body()
+        return box["jobs"], box.get("value")
+
+    yield run, recorder, monitor
+    pulumi.runtime.set_all_config({})
+
+
+def _by_name(recorder: Recorder) -> dict[str, pmocks.MockResourceArgs]:
+    return {r.name: r for r in recorder.registered}
+
+
+def _unwrap(value):
+    return rpc.unwrap_rpc_secret(value) if rpc.is_rpc_secret(value) else value
+
+
+SPEC_CONFIG = {"trainspec:wandbApiKey": SECRET}
+
+
+def test_one_resource_per_spec_with_the_compiled_request(program):
+    run, recorder, _ = program
+    jobs, _ = run(SPEC_CONFIG, ["trainspec:wandbApiKey"])
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "specs").rglob("*.yaml"))
+    expected = {}
+    for f in files:
+        result = pipeline.compile_file(f, Options(project="acme-default", region="us-central1"))
+        assert result.ok, result.diagnostics
+        expected[result.job.name] = result
+
+    got = _by_name(recorder)
+    assert len(recorder.registered) == len(expected) > 0
+    assert set(got) == set(expected) == set(jobs)
+    for name, result in expected.items():
+        inputs = got[name].inputs
+        assert got[name].typ == (VERTEX_TYPE if result.job.platform == "vertex" else ML_TYPE)
+        assert inputs["request"] == result.body  # 8.0 == 8: floats compare equal to ints
+        assert inputs["platform"] == result.job.platform
+        assert inputs["project"] == result.job.project
+        assert inputs["region"] == result.job.region
+        assert inputs["specFile"] == result.file
+        assert inputs["specHash"] == pr.spec_hash("dev", name, result.body)
+        assert inputs["keepJobRecords"] is False
+        assert inputs["sourceMap"] == pr.source_map(result)
+        provider = _unwrap(inputs["__provider"])
+        # Pickled by reference (module + class), not by value: small and importable.
+        assert b"compiler.pulumi_resources" in base64.b64decode(provider)
+        # ... and byte-for-byte what tests/test_provider_grpc.py sends the provider process.
+        assert provider == serialize_provider(getattr(pr, PROVIDERS[result.job.platform])())
+        assert type(dill.loads(base64.b64decode(provider))).__name__ == (
+            "VertexCustomJobProvider" if result.job.platform == "vertex"
+            else "AiPlatformJobProvider")
+
+
+def test_restore_ints_makes_the_float_request_canonical_again():
+    result = pipeline.compile_file(str(ROOT / "specs/vision/resnet-a100-spot.yaml"))
+    floated = json.loads(json.dumps(result.body), parse_int=float)
+    restored = pr.restore_ints("aiplatform", "GoogleCloudAiplatformV1CustomJob", floated)
+    assert json.dumps(restored) == json.dumps(result.body)
+    ml = pipeline.compile_file(str(ROOT / "specs/legacy/census-hptuning.yaml"))
+    floated = json.loads(json.dumps(ml.body), parse_int=float)
+    restored = pr.restore_ints("ml", "GoogleCloudMlV1__Job", floated)
+    params = restored["trainingInput"]["hyperparameters"]
+    assert params["maxTrials"] == 20 and isinstance(params["maxTrials"], int)
+    assert isinstance(params["params"][1]["minValue"], float)  # a double stays a double
+
+
+def test_secrets_stay_secret(program):
+    run, recorder, monitor = program
+
+    def collect(jobs):
+        env = jobs["resnet-imagenet"].secretEnv
+        return pulumi.Output.all(env, pulumi.Output.from_input(env.is_secret()))
+
+    _, (secret_env, is_secret) = run(SPEC_CONFIG, ["trainspec:wandbApiKey"], collect)
+    got = _by_name(recorder)["resnet-imagenet"].inputs
+    # The registered secretEnv is a secret on the wire ...
+    assert rpc.is_rpc_secret(got["secretEnv"])
+    assert rpc.unwrap_rpc_secret(got["secretEnv"]) == {"trainspec:wandbApiKey": SECRET}
+    # ... the request carries only the placeholder, and no other input holds the value.
+    plain = {k: v for k, v in got.items() if k != "secretEnv"}
+    assert SECRET not in json.dumps(plain, default=str)
+    assert "<secret:trainspec:wandbApiKey>" in json.dumps(got["request"])
+    # The resource's output is secret, and declared so for the engine (additionalSecretOutputs).
+    assert is_secret is True and secret_env == {"trainspec:wandbApiKey": SECRET}
+    assert monitor.secret_outputs["resnet-imagenet"] == ["secretEnv"]
+    # A job without secret env values registers a plain, empty secretEnv.
+    assert _by_name(recorder)["bert-cpu-smoke"].inputs["secretEnv"] == {}
+
+
+def _write(folder: Path, name: str, text: str) -> str:
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+GOOD = """\
+    apiVersion: trainspec/v1
+    kind: TrainingJob
+    metadata: {name: good-job}
+    spec:
+      container: {image: gcr.io/acme-default/x:1}
+    """
+BAD = """\
+    apiVersion: trainspec/v1
+    kind: TrainingJob
+    metadata:
+      name: bad-job
+    spec:
+      container: {image: gcr.io/acme-default/x:1}
+      pools:
+        chief: {machineType: n1-standard-8, replicaz: 2}
+      scheduling:
+        timeout: 30 minutes
+    """
+
+
+def test_an_invalid_spec_fails_with_every_diagnostic_and_declares_nothing(program, tmp_path):
+    run, recorder, _ = program
+    _write(tmp_path, "a-good.yaml", GOOD)
+    bad = _write(tmp_path, "b-bad.yaml", BAD)
+    with pytest.raises(pulumi.RunError) as info:
+        run({"trainspec:specs": str(tmp_path)})
+    text = str(info.value)
+    assert "2 error(s) in specs; nothing was declared" in text
+    assert f"{bad}:8:41: error: $.spec.pools.chief.replicaz: unknown key 'replicaz'" in text
+    assert f"{bad}:10:14: error: $.spec.scheduling.timeout:" in text
+    assert recorder.registered == []
+
+
+def test_a_missing_secret_is_a_located_error(program, tmp_path):
+    run, recorder, _ = program
+    spec = _write(tmp_path, "s.yaml", """\
+        apiVersion: trainspec/v1
+        kind: TrainingJob
+        metadata: {name: needs-secret}
+        spec:
+          container: {image: gcr.io/acme-default/x:1}
+          env:
+            TOKEN: {secret: apiToken}
+        """)
+    with pytest.raises(pulumi.RunError) as info:
+        run({"trainspec:specs": str(tmp_path)})
+    assert (f"{spec}:7:12: error: $.spec.env.TOKEN: secret config 'trainspec:apiToken' is not "
+            "set (pulumi config set --secret trainspec:apiToken VALUE)") in str(info.value)
+    assert recorder.registered == []
+
+
+def test_duplicate_job_names_and_empty_folders_are_errors(program, tmp_path):
+    run, recorder, _ = program
+    _write(tmp_path, "one.yaml", GOOD)
+    two = _write(tmp_path, "two.yaml", GOOD)
+    with pytest.raises(pulumi.RunError, match=f"{two}:3:18: error: \\$.metadata.name: job name "
+                       "'good-job' is already used by"):
+        run({"trainspec:specs": str(tmp_path)})
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(pulumi.RunError, match="no \\*.yaml or \\*.yml spec found"):
+        run({"trainspec:specs": str(empty)})
+    assert recorder.registered == []
+
+
+def test_keep_job_records_and_service_account_from_config(program, tmp_path):
+    run, recorder, _ = program
+    _write(tmp_path, "a-good.yaml", GOOD)
+    run({"trainspec:specs": str(tmp_path), "trainspec:keepJobRecords": "true",
+         "trainspec:createServiceAccount": "true"})
+    got = {r.typ: r for r in recorder.registered}
+    assert got[VERTEX_TYPE].inputs["keepJobRecords"] is True
+    assert got[VERTEX_TYPE].inputs["project"] == "acme-default"
+    assert got["gcp:serviceaccount/account:Account"].inputs["accountId"] == "trainspec-dev"
+    binding = got["gcp:projects/iAMMember:IAMMember"]
+    assert binding.inputs["role"] == "roles/aiplatform.user"
+    assert binding.inputs["member"] == (
+        "serviceAccount:trainspec-dev@acme-default.iam.gserviceaccount.com")
+
+
+def test_program_never_imports_pulumi_into_the_cli():
+    # STYLE 6: only the Pulumi layer imports pulumi; the CLI stays fast without it.
+    import subprocess
+    import sys
+
+    code = ("import sys, compiler.cli, compiler.pipeline, compiler.plan; "
+            "print('pulumi' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60, env={**os.environ})
+    assert out.stdout.strip() == "False", out.stderr
