@@ -1,0 +1,185 @@
+"""`trainspec import`: an existing job config → an equivalent trainspec spec (YAML text).
+
+Reads gcloud `ai-platform jobs submit training --config` files, ml v1 REST bodies, gcloud
+`ai custom-jobs create --config` files, Vertex CustomJob REST bodies and Python SDK arguments;
+merges gcloud's flags the way gcloud does (flags override the file); writes the spec whose
+compiled request is the source request, with a comment wherever a choice was made.
+The inverse of the lowering in targets/; see docs/migration.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from . import pipeline
+from .diagnostics import Diagnostic, format_text, has_errors
+from .importers import flags, ml, render, sources, vertex
+from .importers.spec import Draft
+from .normalize import Options
+
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,127}$")
+KIND_TEXT = {
+    "ml-gcloud": "gcloud ai-platform jobs submit training --config file",
+    "ml-rest": "AI Platform Training (ml v1) REST body",
+    "vertex-gcloud": "gcloud ai custom-jobs create --config file (CustomJobSpec)",
+    "vertex-rest": "Vertex AI CustomJob REST body",
+    "vertex-hpt": "Vertex AI HyperparameterTuningJob (trialJobSpec imported as a CustomJob)",
+    "vertex-sdk": "Vertex AI Python SDK arguments",
+}
+
+
+@dataclass
+class Outcome:
+    """The imported spec text (None when the source could not be imported) and diagnostics."""
+
+    text: str | None
+    kind: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.text is not None and not has_errors(self.diagnostics)
+
+
+def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = None) -> Outcome:
+    """Import one config. `args` holds the gcloud flags (see `add_arguments`)."""
+    ns = args or parse_flags([])
+    src, found = sources.load(text, file)
+    if src is None or has_errors(found):
+        return Outcome(None, None, found)
+    flags.merge(src, ns)
+    if src.kind == "vertex-hpt" and not ns.trial_job_only:
+        src.collector.error("$", "a hyperparameter tuning job: on Vertex AI that is a "
+                            "HyperparameterTuningJob (studySpec, trial counts), a resource "
+                            "trainspec does not compile", "pass --trial-job-only to import its "
+                            "trialJobSpec as a CustomJob")
+    if src.collector.failed:
+        return Outcome(None, src.kind, src.collector.items)
+    d = Draft()
+    d.set("apiVersion", "trainspec/v1")
+    d.set("kind", "TrainingJob")
+    _name(src, ns, file, d)
+    platform = ns.platform or src.api
+    d.set("spec.platform", platform)
+    if platform != src.api:
+        source_api = "an AI Platform" if src.api == "ai-platform" else "a Vertex AI"
+        d.comment("spec.platform", f"imported from {source_api} "
+                  f"config; --platform {platform} asked for this target")
+    if ns.project or src.project:
+        d.set("spec.project", ns.project or src.project,
+              ["from --project"] if ns.project else None)
+    _region(src, ns, d)
+    (ml if src.api == "ai-platform" else vertex).to_spec(src, d)
+    if src.kind == "vertex-hpt":
+        d.comment("spec", "only the trialJobSpec was imported: studySpec and the trial counts "
+                  "of the tuning job are not part of a CustomJob")
+    if src.collector.failed:
+        return Outcome(None, src.kind, src.collector.items)
+    data, comments = d.finish()
+    header = [f"Imported by `trainspec import` from {os.path.basename(file)}",
+              f"({KIND_TEXT[src.kind]})."]
+    written = {line for lines in comments.values() for line in lines}
+    header += sorted({f"{path}: {text}" for path, notes in src.notes.items() for text in notes
+                      if text not in written})
+    out = render.render(data, comments, header)
+    items = list(src.collector.items)
+    if platform == "ai-platform" and not d.has("spec.region"):
+        src.collector.warning("$", "no region in the source: ai-platform needs one",
+                              "pass --region, or set spec.region")
+        items = list(src.collector.items)
+    return Outcome(out, src.kind, items)
+
+
+def _name(src: sources.Source, ns: argparse.Namespace, file: str, d: Draft) -> None:
+    req = src.request
+    display = req.get("displayName") if src.api == "vertex" else None
+    if ns.name:
+        d.set("metadata.name", ns.name, ["from --name"])
+    elif src.api == "ai-platform" and isinstance(req.get("jobId"), str):
+        name = _sanitise(req["jobId"])
+        d.set("metadata.name", name, [f"jobId {req['jobId']!r} kept as metadata.name" if
+                                      name == req["jobId"] else
+                                      f"jobId {req['jobId']!r} is not a valid name: sanitised"])
+    elif isinstance(display, str) and display:
+        name = _sanitise(display)
+        d.set("metadata.name", name, src.notes.get("$.displayName"))
+        if name != display:
+            d.comment("metadata.name", f"displayName {display!r} is not a valid name: sanitised; "
+                      "the original is kept in spec.vertex.displayName")
+            d.set("spec.vertex.displayName", display)
+        else:
+            d.comment("metadata.name", f"displayName {display!r} kept as metadata.name")
+    else:
+        stem = os.path.splitext(os.path.basename(file))[0]
+        d.set("metadata.name", _sanitise(stem))
+        what = "jobId (gcloud's JOB argument)" if src.api == "ai-platform" else "displayName"
+        d.comment("metadata.name", f"no {what} in the source: name from the file name "
+                  "(pass --name to choose)")
+    if display is not None and not isinstance(display, str):
+        src.collector.error("$.displayName", "displayName must be a string")
+
+
+def _sanitise(text: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_")
+    if not name or not name[0].isalpha():
+        name = ("job-" + name).strip("-")
+    return name[:128].rstrip("-_") or "job"
+
+
+def _region(src: sources.Source, ns: argparse.Namespace, d: Draft) -> None:
+    tin = src.request.get("trainingInput") if src.api == "ai-platform" else None
+    written = tin.get("region") if isinstance(tin, dict) else src.region
+    if ns.region:
+        if isinstance(tin, dict):
+            tin["region"] = ns.region
+        note = f"from --region (overrides {written!r} in the source)" if written and \
+            written != ns.region else ("no region in the source: taken from --region"
+                                       if not written else "from --region")
+        d.set("spec.region", ns.region, [note])
+    elif written is not None and not isinstance(tin, dict):
+        d.set("spec.region", written)
+
+
+# -- command line -----------------------------------------------------------------------
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The `import` command's arguments: FILE, trainspec's own flags and gcloud's."""
+    p.add_argument("path", metavar="FILE", help="JSON or YAML config, request body or SDK dict")
+    p.add_argument("--platform", choices=("vertex", "ai-platform"),
+                   help="spec.platform to write (default: the source's API)")
+    p.add_argument("--project", help="spec.project to write")
+    p.add_argument("--region", help="spec.region (gcloud --region; overrides the file)")
+    flags.add_arguments(p)
+
+
+def parse_flags(argv: list[str]) -> argparse.Namespace:
+    """Flags as `import` parses them, without FILE: for library callers and tests."""
+    p = argparse.ArgumentParser(prog="trainspec import", add_help=False)
+    add_arguments(p)
+    return p.parse_args(["-", *argv])
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """`python -m compiler import FILE [flags]`: spec on stdout, problems on stderr."""
+    try:
+        with open(args.path, "rb") as f:
+            blob = f.read()
+    except OSError as e:
+        err.write(f"{args.path}: error: $: cannot read file: {e.strerror or e}\n")
+        return 1
+    outcome = decompile(blob, args.path, args)
+    if outcome.diagnostics:
+        err.write(format_text(outcome.diagnostics) + "\n")
+    if not outcome.ok:
+        return 1
+    assert outcome.text is not None
+    out.write(outcome.text)
+    check = pipeline.compile_text(outcome.text, "<imported spec>", Options())
+    if check.errors:
+        err.write(f"warning: the imported spec does not validate ({len(check.errors)} "
+                  "problem(s)); `validate` will report:\n" + format_text(check.errors) + "\n")
+    return 0

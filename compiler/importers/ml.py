@@ -1,0 +1,180 @@
+"""An ml v1 Job request → a trainspec spec: the inverse of targets/aiplatform.py `lower`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .sources import Source
+from .spec import Draft, as_int, is_zero_accel
+
+# role → (type field, count field, config field), as targets/aiplatform.FIELDS.
+ROLES = {
+    "chief": ("masterType", None, "masterConfig"),
+    "worker": ("workerType", "workerCount", "workerConfig"),
+    "parameterServer": ("parameterServerType", "parameterServerCount", "parameterServerConfig"),
+    "evaluator": ("evaluatorType", "evaluatorCount", "evaluatorConfig"),
+}
+KNOWN = {"scaleTier", "masterType", "masterConfig", "workerType", "workerConfig",
+         "parameterServerType", "parameterServerConfig", "evaluatorType", "evaluatorConfig",
+         "workerCount", "parameterServerCount", "evaluatorCount", "packageUris", "pythonModule",
+         "args", "hyperparameters", "region", "jobDir", "runtimeVersion", "pythonVersion",
+         "encryptionConfig", "scheduling", "network", "serviceAccount", "useChiefInTfConfig",
+         "enableWebAccess"}
+CONFIG_KNOWN = {"acceleratorConfig", "imageUri", "tpuTfVersion", "containerCommand",
+                "containerArgs", "diskConfig"}
+LEGACY_NOTE = ("legacy machine names kept: compile --platform vertex maps them to Compute "
+               "Engine types (approximate)")
+
+
+def to_spec(src: Source, d: Draft) -> None:
+    """Fill `d` from the ml v1 Job in `src.request`."""
+    job, c = src.request, src.collector
+    tin = job.get("trainingInput")
+    if not isinstance(tin, dict):
+        c.error("$.trainingInput", "trainingInput must be a mapping")
+        return
+    for key in tin:
+        if key not in KNOWN:
+            c.error(f"$.trainingInput.{key}", f"unknown TrainingInput field {key!r}",
+                    "ml v1 field names are camelCase" if "_" in str(key) else None)
+    d.labels(job.get("labels"), "$.labels")
+    if tin.get("region") is not None:
+        d.set("spec.region", tin["region"], src.notes.get("$.trainingInput.region"))
+    for key, spec_key in (("serviceAccount", "serviceAccount"), ("network", "network"),
+                          ("jobDir", "outputDir"), ("enableWebAccess", "enableWebAccess")):
+        if key in tin:
+            d.set(f"spec.{spec_key}", tin[key], src.notes.get(f"$.trainingInput.{key}"))
+    kms = tin.get("encryptionConfig")
+    if isinstance(kms, dict) and "kmsKeyName" in kms:
+        d.set("spec.encryptionKey", kms["kmsKeyName"])
+    _task(src, tin, d)
+    _pools(src, tin, d)
+    sched = tin.get("scheduling")
+    if isinstance(sched, dict):
+        for key, spec_key in (("maxRunningTime", "timeout"), ("maxWaitTime", "maxWait"),
+                              ("priority", "priority")):
+            if key in sched:
+                d.set(f"spec.scheduling.{spec_key}", sched[key])
+    tier = tin.get("scaleTier")
+    if tier is None and not d.has("spec.pools"):
+        d.set("spec.aiPlatform.scaleTier", "BASIC", ["no scaleTier in the source: the API "
+                                                     "default BASIC, written out"])
+    elif tier is not None and not (tier == "CUSTOM" and d.has("spec.pools")):
+        d.set("spec.aiPlatform.scaleTier", tier, src.notes.get("$.trainingInput.scaleTier"))
+    elif tier == "CUSTOM":
+        d.comment("spec.pools", "scaleTier CUSTOM in the source: implied by pools")
+    if "useChiefInTfConfig" in tin:
+        d.set("spec.aiPlatform.useChiefInTfConfig", tin["useChiefInTfConfig"],
+              src.notes.get("$.trainingInput.useChiefInTfConfig"))
+    if "hyperparameters" in tin:
+        d.set("spec.aiPlatform.hyperparameters", tin["hyperparameters"])
+
+
+def _task(src: Source, tin: dict, d: Draft) -> None:
+    configs = {role: tin.get(cfg) if isinstance(tin.get(cfg), dict) else {}
+               for role, (_, _, cfg) in ROLES.items()}
+    image = configs["chief"].get("imageUri")
+    container = image is not None or any(
+        k in cfg for cfg in configs.values()
+        for k in ("imageUri", "containerCommand", "containerArgs"))
+    python = any(k in tin for k in ("packageUris", "pythonModule"))
+    note = lambda key: src.notes.get(f"$.trainingInput.{key}")  # noqa: E731
+    if container and python:
+        src.collector.error("$.trainingInput", "both a custom container (imageUri) and a Python "
+                            "package (packageUris/pythonModule): ml v1 runs one or the other")
+        return
+    if not container and not python:
+        src.collector.error("$.trainingInput", "nothing to run: no masterConfig.imageUri and no "
+                            "packageUris/pythonModule", "gcloud takes them from flags: pass "
+                            "--module-name and --packages, or --master-image-uri")
+        return
+    if python:
+        for key, spec_key in (("packageUris", "packages"), ("pythonModule", "module"),
+                              ("args", "args"), ("runtimeVersion", "runtimeVersion"),
+                              ("pythonVersion", "pythonVersion")):
+            if key in tin:
+                d.set(f"spec.python.{spec_key}", tin[key], note(key))
+        return
+    for key in ("runtimeVersion", "pythonVersion"):
+        if key in tin:
+            src.collector.error(f"$.trainingInput.{key}", f"{key} with a custom container: "
+                                "trainspec sets it only for Python packages")
+    d.set("spec.container.image", image, note("masterConfig.imageUri"))
+    present = [r for r in ROLES if _has_pool(tin, r)] or ["chief"]
+    commands = [configs[r].get("containerCommand") for r in present]
+    if commands[0] is not None and all(cmd == commands[0] for cmd in commands):
+        d.set("spec.container.command", commands[0])
+    pooled = any("containerArgs" in configs[r] for r in present)
+    if pooled and tin.get("args"):
+        src.collector.error("$.trainingInput.args", "args for every replica and containerArgs "
+                            "per replica: trainspec expresses one or the other")
+    elif tin.get("args") is not None:
+        d.set("spec.container.args", tin["args"], note("args"))
+    for role in present:
+        cfg, p = configs[role], f"spec.pools.{role}.container"
+        if role != "chief" and cfg.get("imageUri") not in (None, image):
+            d.set(f"{p}.image", cfg["imageUri"], note(f"{ROLES[role][2]}.imageUri"))
+        elif role != "chief" and cfg.get("imageUri") is not None:
+            d.comment(f"spec.pools.{role}", f"{ROLES[role][2]}.imageUri equals "
+                      "masterConfig.imageUri: inherited from spec.container")
+        if not d.has("spec.container.command") and cfg.get("containerCommand") is not None:
+            d.set(f"{p}.command", cfg["containerCommand"])
+        if pooled and cfg.get("containerArgs") is not None:
+            d.set(f"{p}.args", cfg["containerArgs"])
+
+
+def _has_pool(tin: dict, role: str) -> bool:
+    type_key, count_key, cfg_key = ROLES[role]
+    if role == "chief":
+        return tin.get(type_key) is not None or tin.get("scaleTier") == "CUSTOM"
+    count = as_int(tin.get(count_key)) if count_key else None
+    return count not in (None, 0) or (tin.get(type_key) is not None and count is None)
+
+
+def _pools(src: Source, tin: dict, d: Draft) -> None:
+    legacy = False
+    for role, (type_key, count_key, cfg_key) in ROLES.items():
+        at = "$.trainingInput"
+        cfg = tin.get(cfg_key) if isinstance(tin.get(cfg_key), dict) else {}
+        for key in cfg:
+            if key not in CONFIG_KNOWN:
+                src.collector.error(f"{at}.{cfg_key}.{key}", f"unknown ReplicaConfig field {key!r}")
+        count = as_int(tin.get(count_key)) if count_key else None
+        if count_key and count == 0:
+            if tin.get(type_key) or cfg:
+                d.comment("spec.pools", f"{count_key} 0 in the source: no {role} pool")
+            continue
+        if not _has_pool(tin, role):
+            continue
+        p = f"spec.pools.{role}"
+        if count is not None:
+            d.set(f"{p}.replicas", count, src.notes.get(f"{at}.{count_key}"))
+        machine = tin.get(type_key)
+        if machine is not None:
+            d.set(f"{p}.machineType", machine, src.notes.get(f"{at}.{type_key}"))
+            legacy = legacy or (isinstance(machine, str) and "-" not in machine)
+        accel = cfg.get("acceleratorConfig")
+        if isinstance(accel, dict) and not is_zero_accel(accel.get("type"), accel.get("count")):
+            d.set(f"{p}.accelerator.type", accel.get("type"),
+                  src.notes.get(f"{at}.{cfg_key}.acceleratorConfig"))
+            if "count" in accel:
+                d.set(f"{p}.accelerator.count", as_int(accel["count"]))
+        elif isinstance(accel, dict):
+            d.comment(p, f"{cfg_key}.acceleratorConfig {_show(accel)} means no accelerator")
+        disk = cfg.get("diskConfig")
+        if isinstance(disk, dict):
+            for key, spec_key in (("bootDiskType", "type"), ("bootDiskSizeGb", "sizeGb")):
+                if key in disk:
+                    value = as_int(disk[key]) if spec_key == "sizeGb" else disk[key]
+                    d.set(f"{p}.disk.{spec_key}", value)
+        if "tpuTfVersion" in cfg:
+            d.set(f"{p}.tpuTfVersion", cfg["tpuTfVersion"],
+                  src.notes.get(f"{at}.{cfg_key}.tpuTfVersion"))
+        if not d.has(p):
+            d.set(p, {})
+    if legacy:
+        d.comment("spec.pools", LEGACY_NOTE)
+
+
+def _show(value: Any) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in value.items()) + "}"

@@ -1,0 +1,291 @@
+"""Load a job config, tell which kind it is, and turn SDK arguments into the request they send.
+
+Kinds: `ml-gcloud` (gcloud ai-platform --config: a Job with trainingInput, no jobId needed),
+`ml-rest` ({jobId, trainingInput}), `vertex-gcloud` (gcloud ai custom-jobs --config: a
+CustomJobSpec), `vertex-rest` (a CustomJob), `vertex-hpt` (a HyperparameterTuningJob, REST or
+gcloud), `vertex-sdk` (Python SDK / GAPIC arguments in snake_case).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import source
+from ..diagnostics import Collector, Diagnostic
+
+ML, VERTEX = "ai-platform", "vertex"
+# Mappings whose keys are user data, never field names: not converted from snake_case.
+_USER_KEYS = frozenset({"labels", "parameter_spec", "metric_spec", "environment_variables"})
+# Client-side SDK arguments that are not part of the request.
+_CLIENT_ONLY = frozenset({"sync", "create_request_timeout", "project", "location", "staging_bucket",
+                          "credentials", "model_serving_container_image_uri"})
+_SECONDS = frozenset({"timeout", "max_wait_duration"})
+# SDK run()/submit() keyword → CustomJobSpec field (after camelCase), or scheduling.<field>.
+_RUN_KWARGS = {
+    "service_account": "serviceAccount", "network": "network",
+    "reserved_ip_ranges": "reservedIpRanges",
+    "enable_web_access": "enableWebAccess", "enable_dashboard_access": "enableDashboardAccess",
+    "tensorboard": "tensorboard", "persistent_resource_id": "persistentResourceId",
+    "psc_interface_config": "pscInterfaceConfig",
+    "timeout": "scheduling.timeout",
+    "restart_job_on_worker_restart": "scheduling.restartJobOnWorkerRestart",
+    "disable_retries": "scheduling.disableRetries", "scheduling_strategy": "scheduling.strategy",
+    "max_wait_duration": "scheduling.maxWaitDuration",
+}
+# CustomContainerTrainingJob.run() keywords that shape the worker pools.
+_POOL_KWARGS = frozenset({"args", "replica_count", "machine_type", "accelerator_type",
+                          "accelerator_count", "boot_disk_type", "boot_disk_size_gb",
+                          "environment_variables", "tpu_topology"})
+_HPT_SDK = frozenset({"metric_spec", "parameter_spec", "max_trial_count", "parallel_trial_count",
+                      "search_algorithm", "max_failed_trial_count", "measurement_selection"})
+
+
+@dataclass
+class Source:
+    """A loaded config: its kind, the API request it stands for, and what was noticed."""
+
+    kind: str
+    api: str
+    request: dict
+    collector: Collector
+    notes: dict[str, list[str]] = field(default_factory=dict)  # request path → comments
+    project: str | None = None
+    region: str | None = None
+    study: dict | None = None  # the HyperparameterTuningJob fields beside trialJobSpec
+
+    def note(self, path: str, text: str) -> None:
+        self.notes.setdefault(path, []).append(text)
+
+
+def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]:
+    """Parse a JSON or YAML config (safely, with positions) and detect its kind."""
+    doc, found = source.parse(text, file)
+    c = doc.collector()
+    if doc.data is None or any(d.is_error for d in found):
+        return None, [_retarget(d) for d in found]
+    data = doc.data
+    if data.get("apiVersion") == "trainspec/v1" or "spec" in data and "kind" in data:
+        c.error("$", "this is already a trainspec spec", "validate or compile it instead")
+        return None, c.items
+    if "trainingInput" in data:
+        kind = "ml-rest" if "jobId" in data else "ml-gcloud"
+        return _proto_names(Source(kind, ML, data, c), "trainingInput"), c.items
+    if "trialJobSpec" in data or "studySpec" in data:
+        return _hpt(data, c), c.items
+    if "jobSpec" in data:
+        return _proto_names(Source("vertex-rest", VERTEX, data, c), "jobSpec"), c.items
+    if "workerPoolSpecs" in data:
+        return _gcloud_vertex(data, c), c.items
+    if any(k in data for k in ("worker_pool_specs", "job_spec", "trial_job_spec", "container_uri",
+                               "ai_platform_training_args", "training_input")):
+        return _sdk(data, c), c.items
+    c.error("$", "not a training job config: expected trainingInput (AI Platform), "
+            "workerPoolSpecs or jobSpec (Vertex AI), or SDK worker_pool_specs / job_spec",
+            f"top-level keys: {', '.join(sorted(map(str, data))) or 'none'}")
+    return None, c.items
+
+
+def _retarget(d: Diagnostic) -> Diagnostic:
+    if d.message.startswith("the top level must be a mapping"):
+        kind = d.message.rsplit(" ", 1)[-1]
+        return Diagnostic(d.path, f"not a job config: the top level is a {kind}, not a mapping",
+                          d.severity, d.file, d.position, d.hint)
+    if d.message.startswith(("empty file", "empty document")):
+        return Diagnostic(d.path, "empty file: expected a job config", d.severity, d.file,
+                          d.position, d.hint)
+    return d
+
+
+def _proto_names(src: Source, top: str) -> Source:
+    """proto3 JSON parsers accept the proto field names (use_chief_in_tf_config) beside the
+    JSON names; read them as the camelCase field they are. gcloud YAML does not accept them,
+    so gcloud files keep them and get refused as unknown fields."""
+    if src.kind.endswith("-gcloud"):
+        return src
+    body = src.request.get(top)
+    if isinstance(body, dict):
+        fixed = {}
+        for key, value in body.items():
+            name = camel(key) if isinstance(key, str) else key
+            if name != key:
+                src.note(f"$.{top}.{name}", f"{key} (the proto field name) read as {name}")
+            fixed[name] = value
+        src.request = {**src.request, top: fixed}
+    return src
+
+
+def _gcloud_vertex(data: dict, c: Collector) -> Source:
+    """gcloud reads --config with protojson, which wraps a scalar into a one-element list for
+    repeated fields; replay that so the request is what gcloud sends."""
+    src = Source("vertex-gcloud", VERTEX, {"jobSpec": dict(data)}, c)
+    spec = src.request["jobSpec"]
+    pools = spec.get("workerPoolSpecs")
+    if isinstance(pools, dict):
+        spec["workerPoolSpecs"] = [pools]
+        src.note("$.jobSpec.workerPoolSpecs", "workerPoolSpecs was a single mapping: gcloud "
+                 "reads it as a one-pool list")
+    pools = spec.get("workerPoolSpecs")
+    for i, pool in enumerate(pools if isinstance(pools, list) else ()):
+        if not isinstance(pool, dict):
+            continue
+        for task in ("containerSpec", "pythonPackageSpec"):
+            t = pool.get(task)
+            for key in ("command", "args", "packageUris"):
+                if isinstance(t, dict) and isinstance(t.get(key), (str, int, float, bool)):
+                    pool[task] = t = dict(t)
+                    t[key] = [t[key]]
+                    src.note(f"$.jobSpec.workerPoolSpecs[{i}].{task}.{key}",
+                             f"{key} was a single value: gcloud reads it as a one-item list")
+    return src
+
+
+def _hpt(data: dict, c: Collector) -> Source:
+    kind = "vertex-hpt"
+    trial = data.get("trialJobSpec")
+    request: dict = {"jobSpec": trial if isinstance(trial, dict) else {}}
+    for key in ("displayName", "labels", "encryptionSpec"):
+        if key in data:
+            request[key] = data[key]
+    study = {k: v for k, v in data.items() if k not in ("trialJobSpec", "displayName", "labels",
+                                                        "encryptionSpec")}
+    src = Source(kind, VERTEX, request, c, study=study)
+    return src
+
+
+# -- Python SDK / GAPIC dictionaries --------------------------------------------------------
+
+def camel(name: str) -> str:
+    return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), name)
+
+
+def camelize(value: Any, key: str = "") -> Any:
+    """snake_case field names → the REST API's camelCase, leaving user-keyed mappings alone."""
+    if isinstance(value, dict):
+        if key in _USER_KEYS:
+            return dict(value)
+        return {camel(k) if isinstance(k, str) else k: camelize(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [camelize(v, key) for v in value]
+    return value
+
+
+def _enum_names(src: Source) -> None:
+    """proto-plus sends an enum given as a number (MachineSpec.accelerator_type=7) by name."""
+    from ..catalog import accelerators
+
+    pools = src.request.get("jobSpec", {}).get("workerPoolSpecs")
+    for i, pool in enumerate(pools if isinstance(pools, list) else ()):
+        m = pool.get("machineSpec") if isinstance(pool, dict) else None
+        kind = m.get("acceleratorType") if isinstance(m, dict) else None
+        named = accelerators.from_enum_number(kind) if type(kind) is int else None
+        if named:
+            m["acceleratorType"] = accelerators.from_enum_number(kind)
+            src.note(f"$.jobSpec.workerPoolSpecs[{i}].machineSpec.acceleratorType",
+                     f"acceleratorType {kind} is the proto enum number of {m['acceleratorType']}")
+
+
+def _sdk(data: dict, c: Collector) -> Source:
+    src = _sdk_request(data, c)
+    _enum_names(src)
+    return src
+
+
+def _sdk_request(data: dict, c: Collector) -> Source:
+    if "ai_platform_training_args" in data:  # TFX Trainer custom_config wrapper
+        inner = data["ai_platform_training_args"]
+        data = dict(inner) if isinstance(inner, dict) else {}
+        data.setdefault("_path", "$.ai_platform_training_args")
+    base = data.pop("_path", "$")
+    src = Source("vertex-sdk", VERTEX, {}, c)
+    for key in ("project", "location"):
+        if isinstance(data.get(key), str):
+            setattr(src, "project" if key == "project" else "region", data[key])
+    if "trial_job_spec" in data or _HPT_SDK & set(data):
+        src.study = camelize({k: v for k, v in data.items() if k in _HPT_SDK or k in (
+            "study_spec", "max_trial_count", "parallel_trial_count", "max_failed_trial_count")})
+        src.kind = "vertex-hpt"
+    if "job_spec" in data or "trial_job_spec" in data:  # GAPIC CustomJob / HPT job dict
+        spec = data.get("job_spec", data.get("trial_job_spec"))
+        src.request = {k: v for k, v in camelize({
+            "display_name": data.get("display_name"), "labels": data.get("labels"),
+            "encryption_spec": data.get("encryption_spec")}).items() if v is not None}
+        src.request["jobSpec"] = camelize(spec)
+        return src
+    ctor = dict(data.get("constructor_kwargs") or {})
+    run = dict(data.get("run_kwargs") or data.get("submit_kwargs") or {})
+    where = f"{base}.run_kwargs" if "run_kwargs" in data else f"{base}.submit_kwargs"
+    if "container_uri" in data:  # CustomContainerTrainingJob(container_uri, command).run(...)
+        pools = _container_job_pools(data, run, src)
+    else:
+        pools = camelize(data.get("worker_pool_specs"))
+    spec: dict = {"workerPoolSpecs": pools}
+    for key in ("base_output_dir", "labels", "display_name", "encryption_spec_key_name",
+                "persistent_resource_id"):
+        if key in data and key not in ctor:
+            ctor[key] = data[key]
+    for kwargs, at in ((ctor, f"{base}.constructor_kwargs"), (run, where)):
+        for key, value in kwargs.items():
+            _sdk_kwarg(src, spec, key, value, f"{at}.{key}")
+    src.request["jobSpec"] = spec
+    return src
+
+
+def _sdk_kwarg(src: Source, spec: dict, key: str, value: Any, at: str) -> None:
+    if key in _CLIENT_ONLY or key in _POOL_KWARGS:
+        if key == "project" and isinstance(value, str):
+            src.project = value
+        if key == "location" and isinstance(value, str):
+            src.region = value
+        return
+    if key == "display_name":
+        src.request["displayName"] = value
+    elif key == "labels":
+        src.request["labels"] = value
+    elif key == "encryption_spec_key_name":
+        src.request["encryptionSpec"] = {"kmsKeyName": value}
+    elif key == "base_output_dir":
+        spec["baseOutputDirectory"] = {"outputUriPrefix": value}
+    elif key in _RUN_KWARGS:
+        target = _RUN_KWARGS[key]
+        if key in _SECONDS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = f"{value}s"
+        if target.startswith("scheduling."):
+            spec.setdefault("scheduling", {})[target.split(".", 1)[1]] = value
+        else:
+            spec[target] = camelize(value)
+    else:
+        src.collector.error(at, f"SDK argument {key!r} has no CustomJob field trainspec can "
+                            "import", "set it in the spec by hand if it has a trainspec key")
+
+
+def _container_job_pools(data: dict, run: dict, src: Source) -> list[dict]:
+    """CustomContainerTrainingJob.run(): pool 0 with one replica, pool 1 with the rest
+    (aiplatform.utils.worker_spec_utils._DistributedTrainingSpec), SDK defaults applied."""
+    machine: dict = {"machineType": run.get("machine_type", "n1-standard-4")}
+    accel = run.get("accelerator_type")
+    if accel not in (None, "ACCELERATOR_TYPE_UNSPECIFIED") and run.get("accelerator_count", 0):
+        machine["acceleratorType"] = accel
+        machine["acceleratorCount"] = run["accelerator_count"]
+    if run.get("tpu_topology"):
+        machine["tpuTopology"] = run["tpu_topology"]
+    container: dict = {"imageUri": data.get("container_uri")}
+    if data.get("command"):
+        container["command"] = data["command"]
+    if run.get("args"):
+        container["args"] = run["args"]
+    env = run.get("environment_variables")
+    if isinstance(env, dict) and env:
+        container["env"] = [{"name": k, "value": v} for k, v in env.items()]
+    pool: dict = {"machineSpec": machine, "replicaCount": 1, "containerSpec": container}
+    if "boot_disk_type" in run or "boot_disk_size_gb" in run:
+        pool["diskSpec"] = {"bootDiskType": run.get("boot_disk_type", "pd-ssd"),
+                            "bootDiskSizeGb": run.get("boot_disk_size_gb", 100)}
+    replicas = run.get("replica_count", 1)
+    pools = [pool]
+    if isinstance(replicas, int) and replicas > 1:
+        pools.append({**pool, "replicaCount": replicas - 1})
+        src.note("$.jobSpec.workerPoolSpecs[1]", f"replica_count={replicas}: the SDK runs one "
+                 f"chief and {replicas - 1} worker(s) with the same spec")
+    return pools

@@ -1,0 +1,237 @@
+"""A Vertex AI CustomJob request → a trainspec spec: the inverse of targets/vertex.py `lower`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..catalog import accelerators
+from .sources import Source
+from .spec import Draft, as_int, is_zero_accel
+
+ROLES = ("chief", "worker", "parameterServer", "evaluator")  # pools 0..3
+JOB_KNOWN = {"displayName", "labels", "jobSpec", "encryptionSpec"}
+OUTPUT_ONLY = {"name", "state", "createTime", "startTime", "endTime", "updateTime", "error",
+               "webAccessUris", "satisfiesPzs", "satisfiesPzi"}
+# CustomJobSpec field → spec path (simple copies).
+SPEC_FIELDS = {
+    "serviceAccount": "spec.serviceAccount", "network": "spec.network",
+    "enableWebAccess": "spec.enableWebAccess",
+    "reservedIpRanges": "spec.vertex.reservedIpRanges",
+    "pscInterfaceConfig": "spec.vertex.pscInterfaceConfig",
+    "enableDashboardAccess": "spec.vertex.enableDashboardAccess",
+    "tensorboard": "spec.vertex.tensorboard", "experiment": "spec.vertex.experiment",
+    "experimentRun": "spec.vertex.experimentRun",
+    "persistentResourceId": "spec.vertex.persistentResourceId",
+    "protectedArtifactLocationId": "spec.vertex.protectedArtifactLocationId",
+    "models": "spec.vertex.models",
+}
+SCHEDULING = {"timeout": "timeout", "restartJobOnWorkerRestart": "restartOnWorkerRestart",
+              "strategy": "strategy", "disableRetries": "disableRetries",
+              "maxWaitDuration": "maxWait"}
+POOL_KNOWN = {"machineSpec", "replicaCount", "diskSpec", "containerSpec", "pythonPackageSpec",
+              "nfsMounts", "lustreMounts"}
+MACHINE_KNOWN = {"machineType", "acceleratorType", "acceleratorCount", "tpuTopology",
+                 "reservationAffinity", "gpuPartitionSize"}
+TASKS = {"containerSpec": ("container", {"imageUri": "image", "command": "command",
+                                         "args": "args"}),
+         "pythonPackageSpec": ("python", {"executorImageUri": "executorImage",
+                                          "packageUris": "packages", "pythonModule": "module",
+                                          "args": "args"})}
+AFFINITY = {"ANY_RESERVATION": "ANY", "SPECIFIC_RESERVATION": "SPECIFIC",
+            "NO_RESERVATION": "NONE"}
+
+
+def to_spec(src: Source, d: Draft) -> None:
+    """Fill `d` from the CustomJob in `src.request`."""
+    job, c = src.request, src.collector
+    for key in job:
+        if key in OUTPUT_ONLY:
+            d.comment("spec", f"output-only field {key!r} of the source not imported")
+        elif key not in JOB_KNOWN:
+            c.error(f"$.{key}", f"unknown CustomJob field {key!r}")
+    d.labels(job.get("labels"), "$.labels")
+    enc = job.get("encryptionSpec")
+    if isinstance(enc, dict) and "kmsKeyName" in enc:
+        d.set("spec.encryptionKey", enc["kmsKeyName"], src.notes.get("$.encryptionSpec"))
+    spec = job.get("jobSpec")
+    if not isinstance(spec, dict):
+        c.error("$.jobSpec", "jobSpec must be a mapping (a CustomJobSpec)")
+        return
+    for key, value in spec.items():
+        at = f"$.jobSpec.{key}"
+        if key in SPEC_FIELDS:
+            if value not in (None, [], {}):
+                d.set(SPEC_FIELDS[key], value, src.notes.get(at))
+        elif key == "baseOutputDirectory":
+            if isinstance(value, dict) and "outputUriPrefix" in value:
+                d.set("spec.outputDir", value["outputUriPrefix"])
+        elif key == "scheduling":
+            _scheduling(src, value, d)
+        elif key != "workerPoolSpecs":
+            c.error(at, f"unknown CustomJobSpec field {key!r}")
+    pools = spec.get("workerPoolSpecs")
+    if not isinstance(pools, list) or not pools:
+        c.error("$.jobSpec.workerPoolSpecs", "workerPoolSpecs must be a non-empty list of pools",
+                "a single mapping is accepted only in a gcloud --config file")
+        return
+    if len(pools) > len(ROLES):
+        c.error("$.jobSpec.workerPoolSpecs", f"{len(pools)} worker pools: Vertex takes at most 4")
+        return
+    _pools(src, pools, d)
+
+
+def _scheduling(src: Source, value: Any, d: Draft) -> None:
+    if not isinstance(value, dict):
+        src.collector.error("$.jobSpec.scheduling", "scheduling must be a mapping")
+        return
+    for key, v in value.items():
+        if key not in SCHEDULING:
+            src.collector.error(f"$.jobSpec.scheduling.{key}", f"unknown Scheduling field {key!r}")
+        elif key == "strategy" and v == "STRATEGY_UNSPECIFIED":
+            continue
+        else:
+            d.set(f"spec.scheduling.{SCHEDULING[key]}", v)
+
+
+def _pools(src: Source, pools: list, d: Draft) -> None:
+    c = src.collector
+    present: dict[str, dict] = {}
+    for i, pool in enumerate(pools):
+        at, role = f"$.jobSpec.workerPoolSpecs[{i}]", ROLES[i]
+        if not isinstance(pool, dict):
+            c.error(at, "a worker pool must be a mapping")
+            continue
+        if not pool:
+            if i == 0:
+                c.error(at, "pool 0 (the chief) is empty")
+            continue
+        for key in pool:
+            if key not in POOL_KNOWN:
+                c.error(f"{at}.{key}", f"unknown WorkerPoolSpec field {key!r}")
+        present[role] = pool
+        _machine(src, role, pool, at, d)
+    _tasks(src, present, d)
+
+
+def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
+    p = f"spec.pools.{role}"
+    count = as_int(pool.get("replicaCount"))
+    if role != "chief" or count not in (1, None):
+        d.set(f"{p}.replicas", count)
+    elif count is None:
+        d.comment(p, "no replicaCount in the source: trainspec sends 1 for the chief")
+    m = pool.get("machineSpec")
+    m = m if isinstance(m, dict) else {}
+    for key in m:
+        if key not in MACHINE_KNOWN:
+            src.collector.error(f"{at}.machineSpec.{key}", f"unknown MachineSpec field {key!r}")
+    if "machineType" in m:
+        d.set(f"{p}.machineType", m["machineType"])
+    kind, n = m.get("acceleratorType"), m.get("acceleratorCount")
+    if isinstance(kind, int) and not isinstance(kind, bool):
+        name = accelerators.from_enum_number(kind)
+        if name:
+            d.comment(f"{p}.accelerator", f"acceleratorType {kind} is the proto enum number "
+                      f"of {name}")
+            kind = name
+    if not is_zero_accel(kind, n):
+        d.set(f"{p}.accelerator.type", kind, src.notes.get(f"{at}.machineSpec.acceleratorType"))
+        if n is not None:
+            d.set(f"{p}.accelerator.count", as_int(n))
+    elif kind not in (None, "") or n is not None:
+        d.comment(p, "accelerator type unspecified / count 0 in the source: no accelerator")
+    for key, spec_key in (("tpuTopology", "tpuTopology"), ("gpuPartitionSize", "gpuPartitionSize")):
+        if key in m:
+            d.set(f"{p}.{spec_key}", m[key])
+    aff = m.get("reservationAffinity")
+    if isinstance(aff, dict):
+        kind = aff.get("reservationAffinityType")
+        res: dict = {"affinity": AFFINITY.get(kind, kind)}
+        for key in ("key", "values"):
+            if key in aff:
+                res[key] = aff[key]
+        d.set(f"{p}.reservation", res)
+    disk = pool.get("diskSpec")
+    if isinstance(disk, dict):
+        for key, spec_key in (("bootDiskType", "type"), ("bootDiskSizeGb", "sizeGb")):
+            if key in disk:
+                value = as_int(disk[key]) if spec_key == "sizeGb" else disk[key]
+                d.set(f"{p}.disk.{spec_key}", value)
+    for key in ("nfsMounts", "lustreMounts"):
+        if pool.get(key):
+            d.set(f"{p}.{key}", pool[key])
+    if not d.has(p):
+        d.set(p, {})
+
+
+def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
+    """Hoist what every pool shares to spec.container / spec.python / spec.env; pools keep
+    the rest (pool container/python override the spec-level one field by field)."""
+    tasks: dict[str, tuple[str, dict]] = {}
+    for role, pool in present.items():
+        kinds = [k for k in TASKS if isinstance(pool.get(k), dict)]
+        if len(kinds) != 1:
+            src.collector.error(f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}]",
+                                "a pool needs exactly one of containerSpec and pythonPackageSpec")
+            return
+        tasks[role] = (kinds[0], pool[kinds[0]])
+    kinds = {k for k, _ in tasks.values()}
+    shared = len(kinds) == 1
+    for role, (kind, task) in tasks.items():
+        at = f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}].{kind}"
+        for key in task:
+            if key not in TASKS[kind][1] and key != "env":
+                message = f"unknown {kind[0].upper()}{kind[1:]} field {key!r}"
+                src.collector.error(f"{at}.{key}", message)
+    for kind in kinds:
+        name, fields = TASKS[kind]
+        for key, spec_key in fields.items():
+            # The chief's value goes to the spec level; a pool that differs overrides it
+            # ([] where it has none: the compiler drops empty lists, as the API does).
+            base = tasks[next(iter(tasks))][1].get(key) if shared else None
+            if base not in (None, []):
+                d.set(f"spec.{name}.{spec_key}", base, _notes(src, kind, key))
+            for role, (k, t) in tasks.items():
+                value = t.get(key)
+                if k != kind or value == base or (value in (None, []) and base in (None, [])):
+                    continue
+                if value is None and key in ("command", "args", "packageUris"):
+                    value = []
+                if value is not None:
+                    d.set(f"spec.pools.{role}.{name}.{spec_key}", value, _notes(src, kind, key))
+    envs = {role: _env(src, role, kind, t) for role, (kind, t) in tasks.items()}
+    values = list(envs.values())
+    if values and all(e == values[0] for e in values):
+        if values[0]:
+            d.set("spec.env", values[0])
+    else:
+        for role, env in envs.items():
+            if env:
+                d.set(f"spec.pools.{role}.env", env)
+    for role, (kind, _) in tasks.items():
+        name = TASKS[kind][0]
+        if not shared and not d.has(f"spec.pools.{role}.{name}"):
+            d.set(f"spec.pools.{role}.{name}", {})
+
+
+def _env(src: Source, role: str, kind: str, task: dict) -> dict:
+    out: dict = {}
+    at = f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}].{kind}.env"
+    raw = task.get("env") or []
+    if not isinstance(raw, list):
+        src.collector.error(at, "env must be a list of {name, value}")
+        return out
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or "name" not in item or set(item) - {"name", "value"}:
+            src.collector.error(f"{at}[{i}]", "an env entry must be {name, value}",
+                                "secret references (valueFrom) have no trainspec key")
+            continue
+        if item["name"] in out:
+            src.collector.error(f"{at}[{i}]", f"env {item['name']!r} is set twice")
+        out[item["name"]] = item.get("value", "")
+    return out
+
+
+def _notes(src: Source, kind: str, key: str) -> list[str]:
+    return sorted({n for path, notes in src.notes.items()
+                   if path.endswith(f".{kind}.{key}") for n in notes})
