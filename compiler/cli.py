@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import diagnostics as diag
-from . import emit, explain, pipeline
+from . import decompile, emit, explain, pipeline, review
 from .normalize import Options
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -158,6 +158,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("path", metavar="FILE")
     _platform_flags(p)
     p.set_defaults(run=cmd_explain)
+
+    p = sub.add_parser("diff", help="what applying HEAD's specs does, compared with BASE",
+                       description=review.DESCRIPTION, epilog=review.EXIT_CODES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    review.add_arguments(p)
+    _platform_flags(p)
+    p.set_defaults(run=review.cmd_diff)
+
+    p = sub.add_parser("import", help="print a trainspec spec equivalent to a gcloud config, "
+                       "REST body or SDK dict")
+    decompile.add_arguments(p)
+    p.set_defaults(run=decompile.run)
 
     p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs",
                        add_help=False)

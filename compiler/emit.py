@@ -14,26 +14,50 @@ from .normalize import Options
 PARALLEL_THRESHOLD = 200  # below this, process start-up costs more than it saves
 
 
+class _Serialized(dict):
+    """A compiled body that carries its canonical text, computed where it was compiled.
+
+    json.dumps with indent runs the pure-Python encoder: serialising in the worker processes
+    instead of the parent keeps that cost parallel (benchmarks/bench_compile.py).
+    """
+
+    text = ""
+
+
 def dumps(body: dict) -> str:
     """Canonical JSON: key order as compiled (deterministic; labels/env keep the user's order)."""
+    if isinstance(body, _Serialized) and body.text:
+        return body.text
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
 
 
 def output_name(spec_file: str, base: Path) -> str:
-    rel = Path(spec_file).resolve().relative_to(base.resolve())
+    try:  # files found under `base` are spelled under it: no filesystem call needed
+        rel = Path(spec_file).relative_to(base)
+    except ValueError:
+        rel = Path(spec_file).resolve().relative_to(base.resolve())
     return rel.with_suffix(".json").as_posix()
 
 
 def _compile_chunk(args: tuple[list[str], Options]) -> list[pipeline.Result]:
     files, options = args
     results = [pipeline.compile_file(f, options) for f in files]
-    for r in results:  # documents and jobs stay in the worker: results cross a pipe
-        r.document = None
+    for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
+        ok = r.ok
+        r.document, r.job, r.origins = None, None, {}
+        if ok and r.body is not None:
+            body = _Serialized(r.body)
+            body.text = dumps(r.body)
+            r.body = body
     return results
 
 
 def compile_many(files: list[str], options: Options, jobs: int = 0) -> list[pipeline.Result]:
-    """Compile every file; large trees use one process per core."""
+    """Compile every file; large trees use one process per core.
+
+    Results from worker processes carry file, diagnostics and body (with its canonical text,
+    see `dumps`) but not the model (`job`), origins or document.
+    """
     workers = jobs or (os.cpu_count() or 1)
     if workers <= 1 or len(files) < PARALLEL_THRESHOLD:
         return [pipeline.compile_file(f, options) for f in files]
@@ -62,11 +86,18 @@ def stale_outputs(outdir: Path, outputs: dict[str, str]) -> list[str]:
 def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
     """Write every output atomically (temp file + rename); remove outputs of deleted specs."""
     outdir.mkdir(parents=True, exist_ok=True)
+    made: set[Path] = set()
     for name, text in outputs.items():
         path = outdir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_file() and path.read_text(encoding="utf-8") == text:
-            continue
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        try:
+            with open(path, encoding="utf-8") as f:
+                if f.read() == text:
+                    continue
+        except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
+            pass
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

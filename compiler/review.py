@@ -1,0 +1,572 @@
+"""Pull-request review: what applying HEAD's specs does, compared with BASE's.
+
+`python -m compiler diff BASE [HEAD]` reads the spec files of two git revisions (HEAD omitted:
+the working tree, uncommitted and untracked files included), compiles both sides in memory and
+reports, per spec added, removed or changed, the action `pulumi up` takes (planning.classify, the
+rule the Pulumi provider uses) and a field-level diff of the compiled request.
+
+Secrets never reach the output: env values compile to ``<secret:KEY>`` markers, and values that
+look like credentials (by env name, flag name or shape) are shown as ``<redacted>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+from . import pipeline
+from . import plan as planning
+from .diagnostics import Diagnostic, format_text
+from .normalize import Options
+
+EXIT_SAME, EXIT_ERROR, EXIT_CHANGED = 0, 1, 2
+SPEC_SUFFIXES = (".yaml", ".yml")
+WORKTREE = "working tree"
+MARKER = "<!-- trainspec-diff -->"  # lets CI find and update its own PR comment
+REDACTED = "<redacted>"
+
+DESCRIPTION = """\
+Compare the compiled requests of the spec files at git revision BASE with those at HEAD
+(default: the working tree, including uncommitted and untracked spec files). For each spec
+added, removed or changed, print the action `pulumi up` takes and a field-level diff of the
+request. A spec moved to another file with the same metadata.name and platform counts as
+changed, not removed + added. Secret env values and credential-like values are redacted."""
+
+EXIT_CODES = """\
+exit status:
+  0  no change: every spec compiles to the same request on both sides
+  1  error: a spec on the HEAD side does not compile (located diagnostics are printed),
+     or git failed (unknown revision, not a repository). A BASE-side spec that does not
+     compile is reported but is not an error: the change may be fixing it.
+  2  changes: at least one spec is created, replaced, updated or deleted
+(argparse usage errors also exit 2, with a usage message on stderr and nothing on stdout)"""
+
+
+class GitError(Exception):
+    """A git command failed; the message is git's own."""
+
+
+# -- reading both sides ---------------------------------------------------------------------
+
+def _git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    try:
+        proc = subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True,
+                              check=False)
+    except OSError as e:
+        raise GitError(f"cannot run git: {e}") from e
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
+        raise GitError(f"git {' '.join(args[:3])}: {message}")
+    return proc.stdout
+
+
+def _is_spec(path: str) -> bool:
+    return path.endswith(SPEC_SUFFIXES) and not any(
+        part.startswith(".") for part in path.split("/")[:-1])
+
+
+def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, bytes]:
+    """Spec files under `prefix` (a repo-relative folder) at `ref`: path → content."""
+    listed = _git(repo, "ls-tree", "-r", "-z", "--full-tree", "--name-only", ref, "--",
+                  prefix or ".")
+    paths = sorted(p for p in listed.decode("utf-8", "surrogateescape").split("\0")
+                   if p and _is_spec(p))
+    if not paths:
+        return {}
+    # One `git cat-file --batch` reads every blob (`git show REF:path` per file would start a
+    # process per spec: minutes for a repo with thousands of specs).
+    request = "".join(f"{ref}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
+    blob = _git(repo, "cat-file", "--batch", stdin=request)
+    out: dict[str, bytes] = {}
+    at = 0
+    for path in paths:
+        end = blob.index(b"\n", at)
+        header = blob[at:end].split()
+        if len(header) != 3:
+            raise GitError(f"git cat-file: cannot read {ref}:{path}")
+        size = int(header[2])
+        out[path] = blob[end + 1:end + 1 + size]
+        at = end + 1 + size + 1
+    return out
+
+
+def read_worktree(root: Path, prefix: str) -> dict[str, bytes]:
+    """Spec files under `prefix` in the working tree, tracked or not: path → content."""
+    base = root / prefix if prefix else root
+    out: dict[str, bytes] = {}
+    if not base.is_dir():
+        return out
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            if name.endswith(SPEC_SUFFIXES):
+                full = Path(dirpath) / name
+                out[full.relative_to(root).as_posix()] = full.read_bytes()
+    return dict(sorted(out.items()))
+
+
+def _locate(repo: Path, specs: str) -> tuple[Path, str]:
+    """The repository root and `specs` as a path relative to it."""
+    root = Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
+    folder = (repo / specs).resolve()
+    try:
+        prefix = folder.relative_to(root.resolve()).as_posix()
+    except ValueError as e:
+        raise GitError(f"{specs} is not inside the git repository {root}") from e
+    return root, "" if prefix == "." else prefix
+
+
+# -- comparing ------------------------------------------------------------------------------
+
+@dataclass
+class Entry:
+    """One spec's comparison: files and compile results on each side, and the plan."""
+
+    old_file: str | None
+    new_file: str | None
+    old: pipeline.Result | None = None
+    new: pipeline.Result | None = None
+    plan: planning.Plan = field(default_factory=lambda: planning.Plan(planning.NONE))
+
+    @property
+    def file(self) -> str:
+        return self.new_file or self.old_file or ""
+
+    @property
+    def renamed(self) -> bool:
+        return bool(self.old_file and self.new_file and self.old_file != self.new_file)
+
+    @property
+    def job(self) -> str:
+        for r in (self.new, self.old):
+            if r is not None and r.job is not None and r.job.name:
+                return r.job.name
+        return ""
+
+    @property
+    def platform(self) -> str:
+        for r in (self.new, self.old):
+            if r is not None and r.job is not None:
+                return r.job.platform
+        return ""
+
+    @property
+    def failed(self) -> bool:
+        """The HEAD side does not compile: the change cannot be applied."""
+        return self.new is not None and not self.new.ok
+
+    @property
+    def base_failed(self) -> bool:
+        return self.old is not None and not self.old.ok
+
+    @property
+    def action(self) -> str:
+        return "error" if self.failed else self.plan.action
+
+
+@dataclass
+class Review:
+    base: str
+    head: str
+    specs: str
+    entries: list[Entry]
+    compared: int  # spec files on either side
+
+    @property
+    def failed(self) -> bool:
+        return any(e.failed for e in self.entries)
+
+    @property
+    def changed(self) -> list[Entry]:
+        return [e for e in self.entries if e.failed or e.plan.action != planning.NONE]
+
+    @property
+    def moved(self) -> list[Entry]:
+        """Specs moved to another file whose request is unchanged: nothing to apply."""
+        return [e for e in self.entries if e.renamed and e not in self.changed]
+
+    @property
+    def exit_code(self) -> int:
+        if self.failed:
+            return EXIT_ERROR
+        return EXIT_CHANGED if self.changed else EXIT_SAME
+
+
+def _identity(result: pipeline.Result | None) -> tuple[str, str] | None:
+    if result is None or result.job is None or not result.job.name:
+        return None
+    return (result.job.name, result.job.platform)
+
+
+def _compile(path: str, text: bytes, options: Options) -> pipeline.Result:
+    result = pipeline.compile_text(text, path, options)
+    result.document = None  # positions are in the diagnostics; the tree is not needed
+    return result
+
+
+def compare(old: dict[str, bytes], new: dict[str, bytes], options: Options) -> list[Entry]:
+    """Entries for every spec whose content differs between `old` and `new` (path → bytes)."""
+    removed = {p: _compile(p, old[p], options) for p in sorted(old) if p not in new}
+    added = {p: _compile(p, new[p], options) for p in sorted(new) if p not in old}
+    entries: list[Entry] = []
+    for p in sorted(set(old) & set(new)):
+        if old[p] != new[p]:  # same bytes, same compiler: same request
+            entries.append(Entry(p, p, _compile(p, old[p], options), _compile(p, new[p], options)))
+    # A moved file keeps its job when the job's identity (name, platform) is unchanged.
+    by_identity: dict[tuple[str, str], list[str]] = {}
+    for p, r in added.items():
+        key = _identity(r)
+        if key is not None:
+            by_identity.setdefault(key, []).append(p)
+    for p, r in removed.items():
+        candidates = by_identity.get(_identity(r) or ("", ""), [])
+        if candidates:
+            q = candidates.pop(0)
+            entries.append(Entry(p, q, r, added.pop(q)))
+        else:
+            entries.append(Entry(p, None, r, None))
+    entries += [Entry(None, q, None, r) for q, r in added.items()]
+    for e in entries:
+        e.plan = _plan(e)
+    entries.sort(key=lambda e: (e.file, e.old_file or ""))
+    return entries
+
+
+def _plan(e: Entry) -> planning.Plan:
+    # A BASE side that did not compile was never applied: compare against "no job".
+    old_body = e.old.body if e.old is not None and e.old.ok else None
+    new_body = e.new.body if e.new is not None and e.new.ok else None
+    if e.failed:
+        return planning.Plan(planning.NONE)
+    old_platform = e.old.job.platform if old_body is not None and e.old.job else None
+    return planning.classify(e.platform, old_body, new_body, old_platform)
+
+
+def review(repo: Path, base: str, head: str | None, specs: str = "specs",
+           options: Options = Options(), merge_base: bool = False) -> Review:
+    """Compare the specs under `specs` at `base` with those at `head` (None: working tree)."""
+    root, prefix = _locate(repo, specs)
+    if merge_base:
+        base = _git(root, "merge-base", base, head or "HEAD").decode().strip()
+    old = read_revision(root, base, prefix)
+    new = read_worktree(root, prefix) if head is None else read_revision(root, head, prefix)
+    return Review(base, head or WORKTREE, prefix or ".", compare(old, new, options),
+                  len(set(old) | set(new)))
+
+
+# -- redaction ------------------------------------------------------------------------------
+
+_SECRET_NAME = re.compile(r"(secret|token|passw(or)?d|passwd|api[_-]?key|access[_-]?key|"
+                          r"private[_-]?key|credential|auth)", re.IGNORECASE)
+_SECRET_SHAPES = [re.compile(p) for p in (
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
+    r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key id
+    r"\bAIza[0-9A-Za-z_-]{35}\b",  # Google API key
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}\b",  # GitHub token
+    r"\bgithub_pat_[A-Za-z0-9_]{30,}\b",
+    r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b",  # Slack token
+    r"\bsk-[A-Za-z0-9_-]{20,}\b",  # OpenAI-style secret key
+    r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.",  # JWT
+    r"\bya29\.[A-Za-z0-9_-]{20,}",  # Google OAuth access token
+    r"://[^/\s:@]+:[^/\s@]+@",  # URL with a password
+)]
+_PLACEHOLDER = re.compile(r"^<secret:[^>]+>$")
+_FLAG = re.compile(r"^(-{1,2}[A-Za-z0-9_.-]+)(=)(.*)$", re.DOTALL)
+
+
+def looks_secret(value: str) -> bool:
+    """True for strings shaped like a credential (keys, tokens, URLs with passwords)."""
+    return any(p.search(value) for p in _SECRET_SHAPES)
+
+
+def _redact_args(items: list) -> list:
+    out, hide_next = [], False
+    for item in items:
+        if not isinstance(item, str):
+            out.append(item)
+            hide_next = False
+            continue
+        m = _FLAG.match(item)
+        if hide_next and not item.startswith("-"):
+            out.append(REDACTED)
+        elif m and _SECRET_NAME.search(m.group(1)) and m.group(3):
+            out.append(f"{m.group(1)}={REDACTED}")
+        else:
+            out.append(_redact(item))
+        hide_next = bool(item.startswith("-") and not m and _SECRET_NAME.search(item))
+    return out
+
+
+def _redact(value: Any, key: str = "") -> Any:
+    if isinstance(value, dict):
+        if set(value) >= {"name", "value"} and isinstance(value.get("value"), str):
+            env = dict(value)  # an env entry: hide the value when the name says it is secret
+            if not _PLACEHOLDER.match(env["value"]) and (
+                    _SECRET_NAME.search(str(env["name"])) or looks_secret(env["value"])):
+                env["value"] = REDACTED
+            return env
+        return {k: _redact(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        if key in ("args", "command", "containerArgs", "containerCommand"):
+            return _redact_args(value)
+        return [_redact(v) for v in value]
+    if isinstance(value, str) and not _PLACEHOLDER.match(value) and looks_secret(value):
+        return REDACTED
+    return value
+
+
+def redact(body: dict | None) -> dict | None:
+    """A copy of a request body with credential-like values replaced by ``<redacted>``."""
+    return None if body is None else _redact(body)
+
+
+def _nodes(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    # Paths spelled as plan.changes spells them.
+    yield path, value
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _nodes(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _nodes(v, f"{path}[{i}]")
+
+
+def redacted_changes(e: Entry) -> list[planning.Change]:
+    """The plan's changes with every value taken from the redacted bodies."""
+    old = dict(_nodes(redact(e.old.body) if e.old is not None and e.old.ok else {}))
+    new = dict(_nodes(redact(e.new.body) if e.new is not None and e.new.ok else {}))
+    return [c if c.path == "platform" else
+            planning.Change(c.path, old.get(c.path) if c.kind != "added" else None,
+                            new.get(c.path) if c.kind != "removed" else None, c.kind)
+            for c in e.plan.changes]
+
+
+# -- reporting ------------------------------------------------------------------------------
+
+def _value(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list) and value:
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}[{i}]")
+    else:
+        yield path, value
+
+
+def _by_name(items: list) -> dict[str, Any] | None:
+    """Env-style lists ([{name, value}...]) keyed by name, for a diff that survives inserts."""
+    if not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items):
+        return None
+    keyed = {i["name"]: i for i in items}
+    return keyed if len(keyed) == len(items) else None
+
+
+def _refine(c: planning.Change) -> list[planning.Change]:
+    """Display detail for one plan change: whole subtrees become leaf lines."""
+    if c.kind == "added":
+        return [planning.Change(p, None, v, "added") for p, v in _leaves(c.new, c.path)]
+    if c.kind == "removed":
+        return [planning.Change(p, v, None, "removed") for p, v in _leaves(c.old, c.path)]
+    if isinstance(c.old, list) and isinstance(c.new, list):
+        old_keyed, new_keyed = _by_name(c.old), _by_name(c.new)
+        if old_keyed is not None and new_keyed is not None:
+            found = planning.changes({f"[name={k}]": v for k, v in old_keyed.items()},
+                                     {f"[name={k}]": v for k, v in new_keyed.items()}, "")
+            found = [planning.Change(c.path + f.path.lstrip("."), f.old, f.new, f.kind)
+                     for f in found]
+        else:
+            n = min(len(c.old), len(c.new))
+            found = planning.changes(c.old[:n], c.new[:n], c.path)
+            found += [planning.Change(f"{c.path}[{i}]", v, None, "removed")
+                      for i, v in enumerate(c.old[n:], n)]
+            found += [planning.Change(f"{c.path}[{i}]", None, v, "added")
+                      for i, v in enumerate(c.new[n:], n)]
+        refined = [r for f in found for r in _refine(f)]
+        return refined or [c]  # only the order changed (env order is meaningful)
+    return [c]
+
+
+def display_changes(e: Entry) -> list[planning.Change]:
+    """The entry's changes as leaf lines, redacted; a redacted value that changed still shows."""
+    out = []
+    for c in redacted_changes(e):
+        if c.path == "platform":
+            out.append(c)
+            continue
+        out += _refine(c) or [c]
+    return out
+
+
+def _change_lines(c: planning.Change) -> list[str]:
+    """Unified-diff style lines: `- path: old`, `+ path: new`."""
+    if c.path == "platform":
+        return [f"- platform: {c.old}", f"+ platform: {c.new}"]
+    lines = []
+    if c.kind != "added":
+        lines.append(f"- {c.path}: {_value(c.old)}")
+    if c.kind != "removed":
+        lines.append(f"+ {c.path}: {_value(c.new)}")
+    return lines
+
+
+def _title(e: Entry) -> str:
+    moved = f"{e.old_file} → {e.new_file}" if e.renamed else e.file
+    return f"{moved} (job {e.job or '?'}, {e.platform or '?'})"
+
+
+def _errors(r: pipeline.Result) -> list[Diagnostic]:
+    return [d for d in r.diagnostics if d.is_error]
+
+
+def render_text(rv: Review) -> str:
+    head = f"trainspec diff {rv.base} → {rv.head} ({rv.specs})"
+    moved = [f"moved, same request: {e.old_file} → {e.new_file}" for e in rv.moved]
+    if not rv.changed:
+        return "\n".join([head, f"no changes: {rv.compared} spec file(s) compile to the same "
+                          "requests", *moved]) + "\n"
+    out = [head, ""]
+    for e in rv.changed:
+        out.append(_title(e))
+        if e.failed:
+            out.append("  error: the spec does not compile on the HEAD side")
+            out += ["  " + line for line in format_text(_errors(e.new)).splitlines()]
+        else:
+            out.append(f"  {e.plan.description}")
+            for c in display_changes(e):
+                out += ["    " + line for line in _change_lines(c)]
+        if e.base_failed:
+            out.append("  note: the spec did not compile on the BASE side:")
+            out += ["  " + line for line in format_text(_errors(e.old)).splitlines()]
+        out.append("")
+    out += moved + [_summary_line(rv)]
+    return "\n".join(out) + "\n"
+
+
+def _summary_line(rv: Review) -> str:
+    counts: dict[str, int] = {}
+    for e in rv.changed:
+        counts[e.action] = counts.get(e.action, 0) + 1
+    parts = [f"{counts[a]} {a}" for a in ("create", "replace", "update", "delete", "error")
+             if a in counts]
+    return f"{len(rv.changed)} of {rv.compared} spec file(s) changed: " + ", ".join(parts)
+
+
+_ACTION_LABEL = {"create": "🟢 create", "replace": "🟠 replace", "update": "🔵 update in place",
+                 "delete": "🔴 delete", "error": "❌ error"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _fence(body: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def render_markdown(rv: Review) -> str:
+    out = [MARKER, f"### trainspec diff: `{rv.base}` → `{rv.head}`", ""]
+    if not rv.changed:
+        out.append(f"No changes: {rv.compared} spec file(s) compile to the same requests.")
+        out += [f"- moved, same request: `{e.old_file}` → `{e.new_file}`" for e in rv.moved]
+        return "\n".join(out) + "\n"
+    out += ["| Spec | Job | Platform | Action |", "|---|---|---|---|"]
+    for e in rv.changed:
+        spec = f"`{e.old_file}` → `{e.new_file}`" if e.renamed else f"`{e.file}`"
+        out.append(f"| {_cell(spec)} | {_cell(e.job or '?')} | {e.platform or '?'} | "
+                   f"{_ACTION_LABEL[e.action]} |")
+    out += ["", *[f"- moved, same request: `{e.old_file}` → `{e.new_file}`" for e in rv.moved],
+            _summary_line(rv), ""]
+    for e in rv.changed:
+        if e.failed:
+            body = format_text(_errors(e.new))
+            what, lang = "error: does not compile", ""
+        else:
+            lines = [line for c in display_changes(e) for line in _change_lines(c)]
+            body, what, lang = "\n".join(lines), e.plan.description, "diff"
+        if e.base_failed:
+            body += "\n# the BASE side did not compile:\n" + format_text(_errors(e.old))
+        fence = _fence(body)
+        out += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>", "",
+                f"{fence}{lang}", body, fence, "", "</details>", ""]
+    return "\n".join(out)
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_json(rv: Review) -> str:
+    specs = []
+    for e in rv.changed:
+        item: dict[str, Any] = {
+            "file": e.file, "oldFile": e.old_file, "newFile": e.new_file, "job": e.job or None,
+            "platform": e.platform or None, "action": e.action,
+            "description": None if e.failed else e.plan.description,
+            "changes": [] if e.failed else [
+                {"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
+                for c in display_changes(e)],
+            "errors": [d.to_json() for d in _errors(e.new)] if e.failed else [],
+            "baseErrors": [d.to_json() for d in _errors(e.old)] if e.base_failed else [],
+        }
+        specs.append(item)
+    summary = {a: sum(e.action == a for e in rv.changed)
+               for a in ("create", "replace", "update", "delete", "error")}
+    report = {"base": rv.base, "head": rv.head, "specs": rv.specs, "compared": rv.compared,
+              "changed": len(rv.changed), "ok": not rv.failed, "exitCode": rv.exit_code,
+              "summary": summary, "entries": specs,
+              "moved": [{"oldFile": e.old_file, "newFile": e.new_file} for e in rv.moved]}
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+RENDER = {"text": render_text, "markdown": render_markdown, "json": render_json}
+
+
+# -- command --------------------------------------------------------------------------------
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The `diff` command's own arguments (the CLI adds --platform/--project/--region)."""
+    p.add_argument("base", metavar="BASE", help="git revision to compare from (origin/main)")
+    p.add_argument("head", metavar="HEAD", nargs="?",
+                   help="git revision to compare to (default: the working tree)")
+    p.add_argument("--specs", default="specs", metavar="DIR",
+                   help="folder holding the spec files, relative to --repo (default: specs)")
+    p.add_argument("--repo", default=".", metavar="DIR",
+                   help="a folder inside the git repository (default: current folder)")
+    p.add_argument("--merge-base", action="store_true",
+                   help="compare from the merge base of BASE and HEAD, as a pull request does")
+    p.add_argument("--format", choices=tuple(RENDER), default="text",
+                   help="text (default), markdown (a PR comment) or json")
+
+
+def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    options = Options(platform=getattr(args, "platform", None),
+                      project=getattr(args, "project", None),
+                      region=getattr(args, "region", None))
+    try:
+        rv = review(Path(getattr(args, "repo", ".")), args.base, args.head,
+                    getattr(args, "specs", "specs"), options,
+                    getattr(args, "merge_base", False))
+    except GitError as e:
+        err.write(f"error: {e}\n")
+        if "unknown revision" in str(e) or "Not a valid object name" in str(e):
+            err.write("hint: fetch the revision first (in CI: actions/checkout with "
+                      "fetch-depth: 0)\n")
+        return EXIT_ERROR
+    out.write(RENDER[args.format](rv))
+    if rv.failed and args.format != "text":  # the report went to a file: show why in the log
+        for e in rv.entries:
+            if e.failed:
+                err.write(format_text(_errors(e.new)) + "\n")
+    return rv.exit_code

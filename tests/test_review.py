@@ -1,0 +1,309 @@
+"""`diff BASE [HEAD]` on throwaway git repositories, and `compile DIR --out OUT --check`."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from compiler import cli, review
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+VERTEX = """\
+apiVersion: trainspec/v1
+kind: TrainingJob
+metadata:
+  name: resnet
+  labels: {team: vision}
+spec:
+  region: us-central1
+  container:
+    image: gcr.io/acme/resnet:1.0
+    args: [--epochs=3]
+  env:
+    NCCL_DEBUG: INFO
+    WANDB_API_KEY: {secret: wandbApiKey}
+  pools:
+    chief: {machineType: n1-standard-8, accelerator: {type: T4, count: 1}}
+"""
+
+LEGACY = """\
+apiVersion: trainspec/v1
+kind: TrainingJob
+metadata:
+  name: census
+  labels: {team: tabular}
+spec:
+  platform: ai-platform
+  region: us-central1
+  container: {image: gcr.io/acme/census:3.1}
+  pools:
+    chief: {machineType: n1-standard-8}
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    """A git repo with two specs committed on `main`."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    git(tmp_path, "config", "user.name", "t")
+    (tmp_path / "specs" / "legacy").mkdir(parents=True)
+    (tmp_path / "specs" / "resnet.yaml").write_text(VERTEX)
+    (tmp_path / "specs" / "legacy" / "census.yaml").write_text(LEGACY)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
+    return tmp_path
+
+
+def run(repo: Path, *argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["diff", *argv, "--repo", str(repo)], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+def test_no_change_exits_0(repo):
+    code, out, _ = run(repo, "main")
+    assert code == review.EXIT_SAME == 0
+    assert "no changes" in out
+
+
+def test_added_spec_is_a_create(repo):
+    (repo / "specs" / "new.yaml").write_text(VERTEX.replace("name: resnet", "name: fresh"))
+    code, out, _ = run(repo, "main")  # untracked file in the working tree
+    assert code == review.EXIT_CHANGED == 2
+    assert "specs/new.yaml (job fresh, vertex)" in out
+    assert "create: a new job is submitted" in out
+    assert '+ jobSpec.workerPoolSpecs[0].containerSpec.imageUri: "gcr.io/acme/resnet:1.0"' in out
+
+
+def test_removed_spec_is_a_delete(repo):
+    (repo / "specs" / "resnet.yaml").unlink()
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "delete: the job is cancelled if still running" in out
+    assert '- displayName: "resnet"' in out
+
+
+def test_image_change_is_a_replace_listing_the_field(repo):
+    edit(repo / "specs" / "resnet.yaml", "resnet:1.0", "resnet:1.1")
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "replace: a new job is submitted and the old one cancelled" in out
+    assert '- jobSpec.workerPoolSpecs[0].containerSpec.imageUri: "gcr.io/acme/resnet:1.0"' in out
+    assert '+ jobSpec.workerPoolSpecs[0].containerSpec.imageUri: "gcr.io/acme/resnet:1.1"' in out
+    assert "census" not in out  # unchanged specs are not listed
+
+
+def test_ai_platform_label_change_is_an_update_in_place(repo):
+    edit(repo / "specs" / "legacy" / "census.yaml", "{team: tabular}", "{team: tabular, tier: gold}")
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "update in place: labels are patched" in out
+    assert '+ labels.tier: "gold"' in out
+
+
+def test_vertex_label_change_is_a_replace(repo):
+    edit(repo / "specs" / "resnet.yaml", "{team: vision}", "{team: vision2}")
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "replace:" in out
+    assert '- labels.team: "vision"' in out and '+ labels.team: "vision2"' in out
+
+
+def test_two_revisions_and_commits(repo):
+    edit(repo / "specs" / "resnet.yaml", "resnet:1.0", "resnet:2.0")
+    git(repo, "commit", "-qam", "bump")
+    code, out, _ = run(repo, "main~1", "main")
+    assert code == 2 and "resnet:2.0" in out
+    assert run(repo, "main", "main")[0] == 0
+
+
+def test_moved_file_with_same_identity_is_not_a_delete_and_create(repo):
+    (repo / "specs" / "resnet.yaml").rename(repo / "specs" / "vision.yaml")
+    code, out, _ = run(repo, "main")
+    assert code == 0
+    assert "moved, same request: specs/resnet.yaml → specs/vision.yaml" in out
+    edit(repo / "specs" / "vision.yaml", "resnet:1.0", "resnet:1.1")
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "specs/resnet.yaml → specs/vision.yaml (job resnet, vertex)" in out
+    assert "replace:" in out and "delete:" not in out and "create:" not in out
+
+
+def test_platform_override_compiles_both_sides_for_it(repo):
+    edit(repo / "specs" / "legacy" / "census.yaml", "census:3.1", "census:3.2")
+    code, out, _ = run(repo, "main", "--platform", "vertex")
+    assert code == 2 and "(job census, vertex)" in out
+
+
+# -- secrets ----------------------------------------------------------------------------------
+
+def test_secret_env_values_are_never_printed(repo):
+    edit(repo / "specs" / "resnet.yaml", "NCCL_DEBUG: INFO",
+         "NCCL_DEBUG: WARN\n    HF_TOKEN: hf_live_0123456789abcdefghij\n"
+         "    DB_URL: postgres://admin:s3cr3tpw@db/x")
+    edit(repo / "specs" / "resnet.yaml", "args: [--epochs=3]",
+         "args: [--epochs=3, --api-key=AIzaSyA1234567890abcdefghijklmnopqrstuv, --password, hunter2]")
+    (repo / "specs" / "new.yaml").write_text(VERTEX.replace("name: resnet", "name: fresh"))
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = run(repo, "main", "--format", fmt)
+        assert code == 2, err
+        for secret in ("hf_live_0123456789abcdefghij", "s3cr3tpw", "AIzaSyA1234567890",
+                       "hunter2"):
+            assert secret not in out + err, (fmt, secret)
+        assert "<redacted>" in out
+        assert "<secret:trainspec:wandbApiKey>" in out  # the placeholder is not a secret
+        assert "WARN" in out  # ordinary values are shown
+
+
+def test_redact_keeps_placeholders_and_plain_values():
+    body = {"args": ["--token", "abc", "--lr=0.1", "--secret-key=xyz"],
+            "env": [{"name": "API_KEY", "value": "<secret:trainspec:k>"},
+                    {"name": "MODE", "value": "fast"}, {"name": "PASSWORD", "value": "p"}]}
+    assert review.redact(body) == {
+        "args": ["--token", "<redacted>", "--lr=0.1", "--secret-key=<redacted>"],
+        "env": [{"name": "API_KEY", "value": "<secret:trainspec:k>"},
+                {"name": "MODE", "value": "fast"}, {"name": "PASSWORD", "value": "<redacted>"}]}
+
+
+# -- formats ----------------------------------------------------------------------------------
+
+def test_markdown_is_a_pr_comment(repo):
+    edit(repo / "specs" / "resnet.yaml", "resnet:1.0", "resnet:1.1")
+    (repo / "specs" / "legacy" / "census.yaml").unlink()
+    code, out, _ = run(repo, "main", "--format", "markdown")
+    assert code == 2
+    assert out.startswith(review.MARKER)
+    assert "| Spec | Job | Platform | Action |" in out
+    assert "| `specs/resnet.yaml` | resnet | vertex | 🟠 replace |" in out
+    assert "| `specs/legacy/census.yaml` | census | ai-platform | 🔴 delete |" in out
+    assert out.count("<details>") == 2 and out.count("</details>") == 2
+    assert "```diff\n- jobSpec.workerPoolSpecs[0].containerSpec.imageUri" in out
+
+
+def test_markdown_no_changes(repo):
+    code, out, _ = run(repo, "main", "--format", "markdown")
+    assert code == 0 and "No changes" in out
+
+
+def test_json_is_machine_readable_and_stable(repo):
+    edit(repo / "specs" / "resnet.yaml", "resnet:1.0", "resnet:1.1")
+    code, out, _ = run(repo, "main", "--format", "json")
+    assert code == 2
+    report = json.loads(out)
+    assert report["exitCode"] == 2 and report["ok"] is True and report["changed"] == 1
+    assert report["summary"] == {"create": 0, "replace": 1, "update": 0, "delete": 0, "error": 0}
+    (entry,) = report["entries"]
+    assert entry["action"] == "replace" and entry["job"] == "resnet"
+    assert {"path": "jobSpec.workerPoolSpecs[0].containerSpec.imageUri", "kind": "changed",
+            "old": "gcr.io/acme/resnet:1.0", "new": "gcr.io/acme/resnet:1.1"} in entry["changes"]
+    assert run(repo, "main", "--format", "json")[1] == out  # byte-identical on a re-run
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+def test_invalid_spec_on_head_is_a_located_error(repo):
+    edit(repo / "specs" / "resnet.yaml", "n1-standard-8", "n1-standard-3")
+    code, out, _ = run(repo, "main")
+    assert code == review.EXIT_ERROR == 1
+    assert "specs/resnet.yaml:15:" in out and "$.spec.pools.chief.machineType" in out
+    code, out, err = run(repo, "main", "--format", "json")
+    assert code == 1
+    (entry,) = json.loads(out)["entries"]
+    assert entry["action"] == "error" and entry["errors"][0]["line"] == 15
+    assert "specs/resnet.yaml:15:" in err  # markdown/json go to a file; the log says why
+
+
+def test_spec_broken_on_base_and_fixed_on_head_is_not_an_error(repo):
+    edit(repo / "specs" / "resnet.yaml", "n1-standard-8", "n1-standard-3")
+    git(repo, "commit", "-qam", "break")
+    edit(repo / "specs" / "resnet.yaml", "n1-standard-3", "n1-standard-8")
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "create:" in out and "did not compile on the BASE side" in out
+
+
+def test_unknown_revision_is_an_error(repo):
+    code, out, err = run(repo, "no-such-branch")
+    assert code == 1 and out == ""
+    assert "no-such-branch" in err and "fetch-depth: 0" in err
+
+
+def test_specs_folder_option_and_missing_folder(repo):
+    (repo / "jobs").mkdir()
+    (repo / "jobs" / "a.yml").write_text(VERTEX)
+    code, out, _ = run(repo, "main", "--specs", "jobs")
+    assert code == 2 and "jobs/a.yml (job resnet, vertex)" in out and "create" in out
+
+
+# -- compile DIR --out OUT --check ------------------------------------------------------------
+
+def compile_tree(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["compile", *argv], out, err)
+    return code, err.getvalue()
+
+
+def test_check_is_ok_on_fresh_output_and_fails_when_stale(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(ROOT / "specs", specs)
+    out = tmp_path / "compiled"
+    assert compile_tree(str(specs), "--out", str(out))[0] == 0
+    code, err = compile_tree(str(specs), "--out", str(out), "--check")
+    assert code == 0 and "up to date" in err
+    edit(specs / "vision" / "resnet-a100-spot.yaml", "resnet:1.4.2", "resnet:1.4.3")
+    code, err = compile_tree(str(specs), "--out", str(out), "--check")
+    assert code == 1
+    assert f"{out / 'vision' / 'resnet-a100-spot.json'}: stale" in err
+    (specs / "nlp" / "bert-cpu-smoke.yaml").unlink()
+    code, err = compile_tree(str(specs), "--out", str(out), "--check")
+    assert code == 1 and "bert-cpu-smoke.json: no spec compiles to it any more" in err
+
+
+def test_output_is_canonical_one_file_per_spec(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(ROOT / "specs", specs)
+    out = tmp_path / "compiled"
+    compile_tree(str(specs), "--out", str(out))
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json"))
+    assert files == sorted(p.relative_to(specs).with_suffix(".json").as_posix()
+                           for p in specs.rglob("*.yaml"))
+    before = {p: p.read_bytes() for p in out.rglob("*.json")}
+    compile_tree(str(specs), "--out", str(out))
+    assert {p: p.read_bytes() for p in out.rglob("*.json")} == before
+
+
+def test_nothing_half_written_when_one_spec_is_invalid(tmp_path):
+    specs = tmp_path / "specs"
+    shutil.copytree(ROOT / "specs", specs)
+    out = tmp_path / "compiled"
+    compile_tree(str(specs), "--out", str(out))
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    edit(specs / "vision" / "resnet-a100-spot.yaml", "resnet:1.4.2", "resnet:1.4.3")
+    edit(specs / "nlp" / "bert-cpu-smoke.yaml", "n1-standard-8", "n1-standard-3")
+    code, err = compile_tree(str(specs), "--out", str(out))
+    assert code == 1 and "nothing written" in err and "bert-cpu-smoke.yaml:" in err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # no file changed or added
+    fresh = tmp_path / "fresh"
+    assert compile_tree(str(specs), "--out", str(fresh))[0] == 1
+    assert not fresh.exists()
