@@ -89,8 +89,8 @@ class Normalizer:
             raw = _d(spec.get("pools")).get(role)
             if isinstance(raw, dict):
                 job.pools[role] = self.pool(job, role, raw, f"$.spec.pools.{role}")
-        if not job.pools and (job.container or job.python):
-            self.task_rules(job.implicit_pool("$.spec"))  # the pool a target will add
+        if not job.pools:
+            self.task_rules(job.implicit_pool("$.spec"))  # the pool (or scale tier) it runs on
         if job.pools and "chief" not in job.pools:
             self.c.error("$.spec.pools", "missing pool 'chief': the primary replica "
                          "(Vertex pool 0 / AI Platform master) is required when pools are given")
@@ -291,8 +291,9 @@ class Normalizer:
 
     def cross_checks(self, job: Job) -> None:
         c = self.c
-        if job.encryption_key and job.region:
-            key_location = job.encryption_key.split("/")[3]
+        parts = (job.encryption_key or "").split("/")
+        if job.region and len(parts) > 3:
+            key_location = parts[3]
             if key_location != job.region:
                 c.error("$.spec.encryptionKey", f"the key is in {key_location!r} but the job runs "
                         f"in {job.region!r}", "Cloud KMS keys must be in the job's region")

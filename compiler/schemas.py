@@ -69,7 +69,7 @@ def check_version(data: dict, c: Collector) -> str | None:
     if version is None:
         c.error("$", "missing required key 'apiVersion'", f"supported: {supported}")
         return None
-    if version not in VERSIONS:
+    if not isinstance(version, str) or version not in VERSIONS:
         c.error("$.apiVersion", f"unsupported apiVersion {version!r}", f"supported: {supported}")
         return None
     return str(version)

@@ -393,8 +393,12 @@ def test_check_ml():
         "NVIDIA_TESLA_A100 cannot be attached to n1-standard-4"]
     assert cm("n1-standard-4", "NVIDIA_L4", 1) == [
         "'NVIDIA_L4' is not an AI Platform Training accelerator type"]
-    assert cm("a2-highgpu-1g", None, None) == [
-        "'a2-highgpu-1g' is a Vertex AI machine type; AI Platform Training documents only "
+    assert cm("a2-highgpu-4g", "NVIDIA_TESLA_A100", 4) == []  # corpus 020
+    assert cm("a2-highgpu-4g", "NVIDIA_TESLA_A100", 2) == [
+        "a2-highgpu-4g takes exactly 4 x NVIDIA_TESLA_A100"]
+    assert cm("a2-highgpu-1g", None, None) == ["a2-highgpu-1g takes exactly 1 x NVIDIA_TESLA_A100"]
+    assert cm("g2-standard-4", None, None) == [
+        "'g2-standard-4' is a Vertex AI machine type; AI Platform Training documents only "
         "n1-standard/n1-highmem/n1-highcpu machine types and legacy names such as standard_gpu"]
     assert cm("standard-gpu", None, None) == [
         "'standard-gpu' is not an AI Platform Training machine type; did you mean standard_gpu "
@@ -411,7 +415,7 @@ def test_check_ml_every_row(machine):
 @pytest.mark.parametrize(("accel", "count", "machine"), [
     ("NVIDIA_TESLA_K80", 1, "n1-standard-4"), ("NVIDIA_TESLA_K80", 8, "n1-standard-4"),
     ("NVIDIA_TESLA_T4", 4, "n1-standard-4"), ("TPU_V2", 8, "cloud_tpu"),
-    ("TPU_V3", 32, None), ("NVIDIA_TESLA_A100", 1, None), ("NVIDIA_TESLA_T4", 3, None),
+    ("TPU_V3", 32, None), ("NVIDIA_TESLA_A100", 1, "a2-highgpu-1g"), ("NVIDIA_TESLA_T4", 3, None),
 ])
 def test_smallest_ml_machine(accel, count, machine):
     assert machines.smallest_ml_machine(accel, count) == machine
@@ -474,7 +478,8 @@ def test_ml_regions():
     assert regions.ml_accelerator_in_region("us-central1", "TPU_V3")
     assert regions.ml_accelerator_in_region("asia-east1", "NVIDIA_TESLA_K80")
     assert not regions.ml_accelerator_in_region("europe-west1", "NVIDIA_TESLA_T4")
-    assert not regions.ml_accelerator_in_region("us-central1", "NVIDIA_TESLA_A100")
+    # The 2020 table predates A100 on ml v1: no source to refuse it with, so it is not refused.
+    assert regions.ml_accelerator_in_region("us-central1", "NVIDIA_TESLA_A100")
     assert regions.ml_accelerator_in_region("southamerica-east1", "NVIDIA_TESLA_T4")
 
 

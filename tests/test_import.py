@@ -162,26 +162,10 @@ SUBSTITUTE: dict[str, dict[str, str]] = {
 VERTEX_REGION = {"080-dtu2026-t4-list-europe-north2": "europe-north2",
                  "074-pyaip-fixture-tpu-v3-32": "europe-west4"}
 
-# Entries that fail because of a compiler bug (reported to the lead; strict: an xfail that
-# starts passing fails the suite, so the marker goes when the bug is fixed).
-_BASIC_IMAGE = ("compiler bug: a spec without pools on ai-platform (scaleTier BASIC) drops "
-                "spec.container.image: no masterConfig.imageUri in the body")
-COMPILER_BUGS = {
-    "018-pytorch-published-container-basic": _BASIC_IMAGE,
-    "019-aips-pytorch-hptuning-heredoc": _BASIC_IMAGE,
-    "023-hypertune-sitecustomize-basic-container": _BASIC_IMAGE,
-    "020-aips-reduction-server-a100": "compiler bug: ai-platform refuses a2-highgpu-4g and "
-                                      "NVIDIA_TESLA_A100 in us-central1 (ml v1 lists both)",
-    "071-pyaip-fixture-full-jobspec": "compiler bug: encryptionKey without '/' crashes "
-                                      "normalize.cross_checks (IndexError)",
-    "072-pyaip-fixture-spot-strategy": "compiler bug: encryptionKey without '/' crashes "
-                                       "normalize.cross_checks (IndexError)",
-    "021-seed-rl-atari-p100-hp-as-args": "compiler inconsistency: an explicit NVIDIA_TESLA_P100 "
-                                         "is refused on ai-platform with Vertex's retirement "
-                                         "message, while standard_p100 (022, 030) is accepted",
-    "042-fmltc-basic-gpu-eval-k80": "compiler gap: scaleTier BASIC_GPU (one K80) is not "
-                                    "refused as retired hardware on ai-platform",
-}
+# Entries that fail because of a compiler bug (strict xfail: the marker goes when it is fixed).
+# Empty: 018/019/023 (container on BASIC), 020 (A2 + A100 on ml v1), 021 (P100 on ml v1), 042
+# (BASIC_GPU refused) and 071/072 (short KMS key) were fixed in the compiler.
+COMPILER_BUGS: dict[str, str] = {}
 
 # questionable / gcloud-lenient entries: the decision per file, and why.
 DECIDED = {

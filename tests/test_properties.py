@@ -7,15 +7,13 @@
 - import ∘ compile round-trips (when compiler/decompile.py exists).
 
 Deterministic in CI (derandomize, no example database) and bounded: the file runs in well
-under a minute on 2 cores. Compiler bugs found here are pinned with @example in strict-xfail
-tests at the end, and filtered out of the broad properties until fixed (KNOWN_BUGS).
+under a minute on 2 cores. Compiler bugs found here stay pinned as @example
+regression tests at the end.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -36,30 +34,11 @@ def ci(max_examples: int) -> settings:
     return settings(CI, max_examples=max_examples)
 
 
-# -- known compiler bugs (reported to the lead; remove each filter when its test XPASSes) -----
-
-def _reservation_none(spec: dict) -> bool:
-    """targets/vertex.py lowers reservation affinity NONE to 'NONE_RESERVATION'; the API enum
-    is 'NO_RESERVATION'."""
-    pools = (spec.get("spec") or {}).get("pools") or {}
-    return any(isinstance(p, dict) and (p.get("reservation") or {}).get("affinity") == "NONE"
-               for p in pools.values())
-
-
-def _nothing_to_run(m: testing.Mutation) -> bool:
-    """A spec without pools, container and python compiles (to a pool with no task) instead
-    of being refused with "nothing to run"."""
-    s = m.spec.get("spec") if isinstance(m.spec, dict) else None
-    return isinstance(s, dict) and not s.get("pools") and "container" not in s \
-        and "python" not in s
-
-
 # -- valid specs ------------------------------------------------------------------------------
 
 @ci(150)
 @given(testing.valid_specs())
 def test_valid_specs_compile_to_conformant_requests(spec):
-    assume(not _reservation_none(spec))
     testing.assert_compiles_conformant(spec)
 
 
@@ -73,7 +52,6 @@ def test_valid_ai_platform_specs_compile_to_conformant_requests(spec):
 @ci(60)
 @given(testing.valid_specs())
 def test_compile_is_deterministic_and_keeps_order(spec):
-    assume(not _reservation_none(spec))
     text = testing.to_yaml(spec)
     first = pipeline.compile_text(text, "a.yaml", today=testing.TODAY)
     second = pipeline.compile_text(text.encode("utf-8"), "a.yaml", today=testing.TODAY)
@@ -96,7 +74,7 @@ def test_compile_is_deterministic_and_keeps_order(spec):
 def test_secret_env_values_compile_to_placeholders(spec):
     secrets = {k: v["secret"] for k, v in (spec["spec"].get("env") or {}).items()
                if isinstance(v, dict)}
-    assume(secrets and not _reservation_none(spec))
+    assume(secrets)
     body = json.dumps(testing.assert_compiles_conformant(spec).body)
     for key in secrets.values():
         assert f"<secret:trainspec:{key}>" in body
@@ -113,7 +91,6 @@ def test_secret_env_values_compile_to_placeholders(spec):
 @example(testing.Mutation("python tag", "$", None,
                           "apiVersion: trainspec/v1\nkind: !!python/name:os.system ''\n"))
 def test_every_mutation_is_refused_with_a_located_error(mutation):
-    assume(not _nothing_to_run(mutation))
     testing.assert_refused_located(mutation.text)
 
 
@@ -159,8 +136,6 @@ def test_random_subtrees_in_valid_specs_never_crash(spec, data):
     value = data.draw(_TREES)
     # Known bugs (pinned below): an unhashable apiVersion, or a non-list params / non-string
     # parameterName in aiPlatform.hyperparameters, raises TypeError.
-    assume(not (path == ("apiVersion",) and isinstance(value, (list, dict))))
-    assume(path[:4] != ("spec", "aiPlatform", "hyperparameters", "params"))
     target[path[-1]] = value
     _no_crash(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
 
@@ -176,30 +151,6 @@ def _paths(value, prefix=()):
 
 
 # -- import ∘ compile ---------------------------------------------------------------------------
-
-_PLAIN_ARG = re.compile(r"[A-Za-z0-9_./=@+,-]*")
-
-
-def _odd_args(spec: dict) -> bool:
-    """Known importer bug: args such as ':/' are rendered unquoted in a flow list, which is
-    not valid YAML (compiler/importers/render.py)."""
-    def walk(value, key=""):
-        if isinstance(value, dict):
-            return any(walk(v, k) for k, v in value.items())
-        if isinstance(value, list):
-            return any((key in ("args", "command") and isinstance(v, str) and
-                        not _PLAIN_ARG.fullmatch(v)) or walk(v) for v in value)
-        return False
-    return walk(spec)
-
-
-def _ml_tier_container(spec: dict) -> bool:
-    """Known compiler bug: an ai-platform container spec with a non-CUSTOM scaleTier and no
-    pools compiles without masterConfig.imageUri (the image is dropped)."""
-    s = spec["spec"]
-    return s.get("platform") == "ai-platform" and "container" in s and not s.get("pools") \
-        and (s.get("aiPlatform") or {}).get("scaleTier") not in (None, "CUSTOM")
-
 
 def _canonical(value):
     """Issue 4's round-trip equality: int64 as string or number, and empty lists, zero
@@ -223,13 +174,9 @@ def _import(body: dict, spec: dict) -> str:
     return outcome.text
 
 
-@pytest.mark.skipif(importlib.util.find_spec("compiler.decompile") is None,
-                    reason="compiler/decompile.py (import: request body → spec) does not exist "
-                           "yet; the round-trip property runs once it does")
 @ci(60)
 @given(testing.valid_specs())
 def test_import_of_compiled_request_compiles_back_to_it(spec):
-    assume(not (_reservation_none(spec) or _odd_args(spec) or _ml_tier_container(spec)))
     first = testing.assert_compiles_conformant(spec)
     again = testing.assert_compiles_conformant(_import(first.body, spec), file="imported.yaml")
     assert _canonical(again.body) == _canonical(first.body)
@@ -263,8 +210,6 @@ spec: {platform: ai-platform, region: us-central1}
 """
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bug: reservation affinity NONE lowers to "
-                   "NONE_RESERVATION (API enum: NO_RESERVATION); reported to the lead")
 @ci(1)
 @given(st.just(BUG_RESERVATION_NONE))
 @example(BUG_RESERVATION_NONE)
@@ -272,8 +217,6 @@ def test_pinned_reservation_none_conforms(text):
     testing.assert_compiles_conformant(text)
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bug: a spec with no pools, container or "
-                   "python compiles to a pool with nothing to run; reported to the lead")
 @ci(2)
 @given(st.sampled_from([BUG_NOTHING_TO_RUN_VERTEX, BUG_NOTHING_TO_RUN_ML]))
 @example(BUG_NOTHING_TO_RUN_VERTEX)
@@ -298,10 +241,6 @@ spec:
 """
 
 
-@pytest.mark.skipif(importlib.util.find_spec("compiler.decompile") is None,
-                    reason="compiler/decompile.py does not exist yet")
-@pytest.mark.xfail(strict=True, reason="importer bug: args like ':/' are rendered unquoted in "
-                   "a YAML flow list (invalid YAML); reported to the lead")
 @ci(1)
 @given(st.just(BUG_ODD_ARGS))
 @example(BUG_ODD_ARGS)
@@ -310,9 +249,6 @@ def test_pinned_import_round_trips_odd_args(spec):
     testing.assert_compiles_conformant(_import(first.body, spec))
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bug: ai-platform container with a non-CUSTOM "
-                   "scaleTier and no pools drops the image (no masterConfig.imageUri); "
-                   "reported to the lead")
 @ci(1)
 @given(st.just(BUG_ML_TIER_CONTAINER))
 @example(BUG_ML_TIER_CONTAINER)
@@ -324,8 +260,6 @@ def test_pinned_ml_scale_tier_keeps_the_container_image(text):
 BUG_API_VERSION_LIST = "apiVersion: []\nkind: TrainingJob\nmetadata: {name: j}\nspec: {}\n"
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bug: a non-string apiVersion (a list or "
-                   "mapping) raises TypeError in schemas.check_version; reported to the lead")
 @ci(1)
 @given(st.just(BUG_API_VERSION_LIST))
 @example(BUG_API_VERSION_LIST)
@@ -346,9 +280,6 @@ spec:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bug: targets/aiplatform._check_hyperparameters "
-                   "raises TypeError for params that is not a list, or a parameterName that is "
-                   "a list; reported to the lead")
 @ci(2)
 @given(st.sampled_from(["1", "[{parameterName: [a], type: INTEGER, minValue: 1, maxValue: 2}]"]))
 @example("1")

@@ -86,6 +86,17 @@ RETIRED: dict[str, str] = {
 }
 
 
+# On the legacy ml v1 service only the K80 is refused: it is gone from Compute Engine. The P100
+# date above is Vertex's end of support; ml v1 jobs (a shut-down service) are compiled as written.
+RETIRED_ML: dict[str, str] = {
+    "NVIDIA_TESLA_K80": (
+        "NVIDIA_TESLA_K80 is retired: the K80 reached end of support on Compute Engine "
+        "(https://cloud.google.com/compute/docs/eol/k80-eol); use NVIDIA_TESLA_T4 or "
+        "NVIDIA_TESLA_V100"
+    ),
+}
+
+
 def _key(name: str) -> str:
     return name.strip().upper().replace("-", "_").replace(" ", "_")
 

@@ -53,6 +53,12 @@ ML_N1_GPU_COUNTS: dict[str, dict[str, tuple[int, ...]]] = {
     for machine, row in N1_GPU_COUNTS.items()
 }
 
+# A2 machines with their fixed A100 count: ml v1 lists NVIDIA_TESLA_A100 in its accelerator enum
+# and public AI Platform jobs ran A100 x4 on a2-highgpu-4g (corpus 020); A2 is the only family
+# that carries A100s ([CC] compatibility table).
+ML_A2_MACHINES: dict[str, int] = {"a2-highgpu-1g": 1, "a2-highgpu-2g": 2, "a2-highgpu-4g": 4,
+                                  "a2-highgpu-8g": 8, "a2-megagpu-16g": 16}
+
 ML_CLOUD_TPU = "cloud_tpu"
 ML_CLOUD_TPU_TYPES: tuple[str, ...] = ("TPU_V2", "TPU_V3")
 
@@ -148,6 +154,11 @@ def check_ml(machine: str, accel: str | None, count: int | None) -> list[str]:
         return [f"{accel!r} is not an AI Platform Training accelerator type"]
     if machine in ML_LEGACY_MACHINES:
         return _check_legacy(machine, accel, count)
+    if machine in ML_A2_MACHINES:
+        fixed = ML_A2_MACHINES[machine]
+        if accel != "NVIDIA_TESLA_A100" or count != fixed:
+            return [f"{machine} takes exactly {fixed} x NVIDIA_TESLA_A100"]
+        return []
     if machine in VERTEX_MACHINES and machine not in ML_CE_MACHINES:
         return [f"{machine!r} is a Vertex AI machine type; AI Platform Training documents only "
                 "n1-standard/n1-highmem/n1-highcpu machine types and legacy names such as "
@@ -175,6 +186,8 @@ def smallest_ml_machine(accel: str, count: int) -> str | None:
     ``accel``; ``cloud_tpu`` for TPU_V2/TPU_V3 x 8; None when nothing fits."""
     if accel in ML_CLOUD_TPU_TYPES:
         return ML_CLOUD_TPU if count == 8 else None
+    if accel == "NVIDIA_TESLA_A100":
+        return next((m for m, n in ML_A2_MACHINES.items() if n == count), None)
     # n1-highmem-2 is skipped for the same logging reason as on Vertex ([CC]).
     candidates = [m for m, row in ML_N1_GPU_COUNTS.items()
                   if count in row.get(accel, ()) and m != "n1-highmem-2"]

@@ -167,5 +167,11 @@ def regions_with_machine(machine: str) -> list[str]:
 
 
 def ml_accelerator_in_region(region: str, accel: str) -> bool:
-    """True if the legacy service offered ``accel`` in ``region`` (2020 table, ◐)."""
+    """True if the legacy service offered ``accel`` in ``region`` (2020 table, ◐).
+
+    An accelerator the table never mentions (A100, added to ml v1 after it) is not refused:
+    there is no source to refuse it with.
+    """
+    if not any(accel in row for row in ML_REGION_ACCELERATORS.values()):
+        return True
     return accel in ML_REGION_ACCELERATORS.get(region, frozenset())

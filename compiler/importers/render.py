@@ -126,7 +126,16 @@ def _plain_ok(text: str, flow: bool) -> bool:
 def _plain_ok_rest(text: str, flow: bool) -> bool:
     if flow and _FLOW_UNSAFE & set(text):
         return False
+    if flow and _loads_flow(text) != [text]:  # ':/' is plain in a block, not inside [...]
+        return False
     return _loads(text) == text
+
+
+def _loads_flow(text: str) -> Any:
+    try:
+        return yaml.safe_load("[" + text + "]")
+    except yaml.YAMLError:
+        return None
 
 
 def _loads(text: str) -> Any:

@@ -64,9 +64,14 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     if job.pools and tier not in (None, "CUSTOM"):
         c.error("$.spec.aiPlatform.scaleTier", f"scaleTier {tier} with pools: pools mean CUSTOM",
                 "remove scaleTier or the pools")
-    if not job.pools and tier in (None, "CUSTOM"):
+    if not job.pools and tier is None:
+        job.note("$.spec.aiPlatform.scaleTier", "BASIC (the API default when no pools are given)")
+    if not job.pools and tier == "CUSTOM":
         job.pools["chief"] = job.implicit_pool("$.spec")
-        job.note("$.spec.pools.chief", "one master replica (no pools given)")
+        job.note("$.spec.pools.chief", "one master replica (scaleTier CUSTOM, no pools given)")
+    if not job.pools and tier == "BASIC_GPU":
+        c.error("$.spec.aiPlatform.scaleTier", "scaleTier BASIC_GPU runs on a K80, which is "
+                "retired", "write a chief pool with a T4 or V100 instead")
     _check_task(job, c)
     legacy_names = {p.role for p in job.pools.values()
                     if machines.is_ml_legacy_name(p.machine_type or "") and p.machine_type != "cloud_tpu"}
@@ -119,13 +124,15 @@ def _check_task(job: Job, c: Collector) -> None:
 def _check_hyperparameters(hp: dict, c: Collector) -> None:
     """[DD-ML] HyperparameterSpec / ParameterSpec rules the server enforces."""
     base = "$.spec.aiPlatform.hyperparameters"
-    params = [p for p in hp.get("params") or () if isinstance(p, dict)]
+    raw = hp.get("params")
+    params = [p for p in raw if isinstance(p, dict)] if isinstance(raw, list) else []
     seen: set[str] = set()
     for i, p in enumerate(params):
         at, kind, name = f"{base}.params[{i}]", p.get("type"), p.get("parameterName")
-        if name in seen:
+        if isinstance(name, str) and name in seen:
             c.error(f"{at}.parameterName", f"duplicate parameterName {name!r}")
-        seen.add(name)
+        if isinstance(name, str):
+            seen.add(name)
         lo, hi = _num(p.get("minValue")), _num(p.get("maxValue"))
         if kind in ("DOUBLE", "INTEGER"):
             if lo is None or hi is None:
@@ -134,10 +141,11 @@ def _check_hyperparameters(hp: dict, c: Collector) -> None:
                 c.error(at, f"minValue {lo} is greater than maxValue {hi}")
             elif kind == "INTEGER" and (lo != int(lo) or hi != int(hi)):
                 c.error(at, "an INTEGER parameter needs whole minValue and maxValue")
-            if (p.get("scaleType") or "").endswith("LOG_SCALE") and lo is not None and lo <= 0:
+            scale = p.get("scaleType")
+            if isinstance(scale, str) and scale.endswith("LOG_SCALE") and lo is not None and lo <= 0:
                 c.error(f"{at}.scaleType", "a log scale needs a strictly positive range")
         if kind == "CATEGORICAL":
-            if not p.get("categoricalValues"):
+            if not isinstance(p.get("categoricalValues"), list) or not p["categoricalValues"]:
                 c.error(at, "a CATEGORICAL parameter needs categoricalValues")
             for key in ("minValue", "maxValue", "scaleType"):
                 if key in p:
@@ -168,9 +176,12 @@ def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
     if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_ML:
         c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not an AI Platform boot disk type",
                 "pd-ssd or pd-standard")
-    if pool.accelerator_type in accelerators.RETIRED:
-        c.error(f"{p}.accelerator.type", accelerators.RETIRED[pool.accelerator_type])
+    if pool.accelerator_type in accelerators.RETIRED_ML:
+        c.error(f"{p}.accelerator.type", accelerators.RETIRED_ML[pool.accelerator_type])
         return
+    # Legacy names such as standard_gpu name a service class, not hardware we can verify (their
+    # K80 comes from old descriptions), so they compile as written; BASIC_GPU's K80 is refused
+    # above because its failure is on record (fmltc issue #318, corpus 042).
     if pool.accelerator_type and pool.accelerator_type not in accelerators.ML_TYPES:
         c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available on ai-platform")
         return
@@ -205,6 +216,11 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
     chief = job.pools.get("chief")
     chief_task = chief.task if chief else (job.container or job.python)
     pooled_args = any("args" in p.overrides for p in job.pools.values())
+    if not job.pools and isinstance(chief_task, Container):
+        # A scale tier job running a custom container: the master's config carries the image.
+        tin["masterConfig"] = _compact({"imageUri": chief_task.image,
+                                        "containerCommand": list(chief_task.command)})
+        origins["trainingInput.masterConfig"] = "$.spec.container"
     for role, (type_key, count_key, config_key) in FIELDS.items():
         pool = job.pools.get(role)
         if pool is None:

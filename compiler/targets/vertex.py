@@ -303,7 +303,9 @@ def _reservation(raw: dict | None) -> dict | None:
     if not raw:
         return None
     affinity = raw.get("affinity")
-    out: dict = {"reservationAffinityType": f"{affinity}_RESERVATION"}
+    # API enum: NO_RESERVATION, ANY_RESERVATION, SPECIFIC_RESERVATION.
+    out: dict = {"reservationAffinityType": "NO_RESERVATION" if affinity == "NONE"
+                 else f"{affinity}_RESERVATION"}
     if affinity == "SPECIFIC":
         out["key"] = raw.get("key") or RESERVATION_KEY
         out["values"] = list(raw.get("values") or ())
