@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from . import diagnostics as diag
 from . import decompile, emit, explain, pipeline, review
+from . import diagnostics as diag
 from .normalize import Options
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -62,7 +62,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not files and not missing:
         err.write("error: no *.yaml or *.yml spec found under " + " ".join(args.paths) + "\n")
         return EXIT_FAILED
-    results = [pipeline.compile_file(f, _options(args)) for f in files]
+    results = emit.compile_many(files, _options(args), jobs=args.jobs)
     _report(results, missing, args.format, out, err)
     bad = sum(not r.ok for r in results) + len(missing)
     if args.format == "text":
@@ -141,6 +141,8 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check specs; report every problem as file:line:col")
     p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--jobs", type=int, default=0,
+                   help="worker processes (default: one per core for large trees)")
     _platform_flags(p)
     p.set_defaults(run=cmd_validate)
 

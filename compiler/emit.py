@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -98,8 +97,10 @@ def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
                     continue
         except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
             pass
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        # Temp file + rename: a reader never sees half a file. A pid-named temp beside the
+        # target is enough (one writer per process) and much cheaper than mkstemp's.
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
     for path in outdir.rglob("*.json"):
