@@ -88,6 +88,9 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     root = Path(args.path)
     files, missing = find_specs([args.path])
+    if not files and not missing:
+        err.write(f"error: no *.yaml or *.yml spec found under {args.path}; nothing written\n")
+        return EXIT_FAILED
     results = emit.compile_many(files, _options(args), jobs=args.jobs)
     _report(results, missing, "text", out, err)
     if missing or any(not r.ok for r in results):
@@ -95,7 +98,15 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   f"nothing written to {args.out}\n")
         return EXIT_FAILED
     base = root if root.is_dir() else root.parent
-    outputs = {emit.output_name(r.file, base): emit.dumps(r.body) for r in results}
+    outputs: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    for r in results:
+        name = emit.output_name(r.file, base)
+        if name in sources:
+            err.write(f"error: {sources[name]} and {r.file} both compile to {name}; rename one; "
+                      f"nothing written to {args.out}\n")
+            return EXIT_FAILED
+        outputs[name], sources[name] = emit.dumps(r.body), r.file
     if args.check:
         stale = emit.stale_outputs(Path(args.out), outputs)
         for line in stale:
@@ -106,7 +117,11 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_FAILED
         err.write(f"{len(outputs)} compiled request(s) in {args.out} are up to date\n")
         return EXIT_OK
-    emit.write_tree(Path(args.out), outputs)
+    try:
+        emit.write_tree(Path(args.out), outputs)
+    except OSError as e:
+        err.write(f"error: cannot write {e.filename or args.out}: {e.strerror or e}\n")
+        return EXIT_FAILED
     err.write(f"compiled {len(outputs)} spec(s) into {args.out}\n")
     return EXIT_OK
 

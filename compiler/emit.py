@@ -66,24 +66,38 @@ def compile_many(files: list[str], options: Options, jobs: int = 0) -> list[pipe
         return [r for chunk in pool.map(_compile_chunk, chunks) for r in chunk]
 
 
+MANIFEST = ".trainspec-outputs"  # what trainspec wrote in OUTDIR: the only files it may remove
+
+
+def _manifest(outdir: Path) -> set[str]:
+    try:
+        text = (outdir / MANIFEST).read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    return {line for line in text.splitlines() if line and not line.startswith("#")}
+
+
 def stale_outputs(outdir: Path, outputs: dict[str, str]) -> list[str]:
     """Differences between `outputs` and what `outdir` holds, one line each."""
     lines = []
-    existing = {p.relative_to(outdir).as_posix() for p in outdir.rglob("*.json")} \
-        if outdir.is_dir() else set()
     for name, text in sorted(outputs.items()):
         path = outdir / name
-        if name not in existing:
+        try:
+            if path.read_text(encoding="utf-8") != text:
+                lines.append(f"{path}: stale")
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             lines.append(f"{path}: missing")
-        elif path.read_text(encoding="utf-8") != text:
-            lines.append(f"{path}: stale")
-    for name in sorted(existing - set(outputs)):
-        lines.append(f"{outdir / name}: no spec compiles to it any more")
+    for name in sorted(_manifest(outdir) - set(outputs)):
+        if (outdir / name).exists():
+            lines.append(f"{outdir / name}: no spec compiles to it any more")
     return lines
 
 
 def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
-    """Write every output atomically (temp file + rename); remove outputs of deleted specs."""
+    """Write every output atomically (temp file + rename) and remove the outputs of deleted
+    specs. Only files listed in OUTDIR's manifest (written by an earlier run) are ever removed:
+    other files in OUTDIR are left alone. Raises OSError if OUTDIR cannot be written."""
+    previous = _manifest(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     made: set[Path] = set()
     for name, text in outputs.items():
@@ -95,7 +109,7 @@ def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
             with open(path, encoding="utf-8") as f:
                 if f.read() == text:
                     continue
-        except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
+        except (FileNotFoundError, UnicodeDecodeError):
             pass
         # Temp file + rename: a reader never sees half a file. A pid-named temp beside the
         # target is enough (one writer per process) and much cheaper than mkstemp's.
@@ -103,6 +117,8 @@ def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
-    for path in outdir.rglob("*.json"):
-        if path.relative_to(outdir).as_posix() not in outputs:
-            path.unlink()
+    for name in sorted(previous - set(outputs)):
+        (outdir / name).unlink(missing_ok=True)
+    listing = "# files written by `python -m compiler compile --out`; do not edit\n"
+    listing += "".join(f"{name}\n" for name in sorted(outputs))
+    (outdir / MANIFEST).write_text(listing, encoding="utf-8")

@@ -143,11 +143,49 @@ def test_check_reports_stale_missing_and_orphaned_outputs(tree: Path) -> None:
     out_dir = tree / "compiled"
     assert run("compile", str(tree / "specs"), "--out", str(out_dir))[0] == 0
     (tree / "specs" / "a.yaml").write_text(GOOD.replace("team: a", "team: b"))
-    (out_dir / "old.json").write_text("{}")
+    (tree / "specs" / "team" / "b.yml").unlink()
+    (tree / "specs" / "new.yaml").write_text(GOOD.replace("good-job", "new-job"))
     code, _, err = run("compile", str(tree / "specs"), "--out", str(out_dir), "--check")
     assert code == 1
     assert f"{out_dir / 'a.json'}: stale" in err
-    assert f"{out_dir / 'old.json'}: no spec compiles to it any more" in err
+    assert f"{out_dir / 'new.json'}: missing" in err
+    assert f"{out_dir / 'team' / 'b.json'}: no spec compiles to it any more" in err
+    assert run("compile", str(tree / "specs"), "--out", str(out_dir))[0] == 0
+    assert not (out_dir / "team" / "b.json").exists()
+    assert run("compile", str(tree / "specs"), "--out", str(out_dir), "--check")[0] == 0
+
+
+def test_only_files_trainspec_wrote_are_ever_removed(tree: Path) -> None:
+    (tree / ".vscode").mkdir()
+    (tree / ".vscode" / "settings.json").write_text("{}")
+    (tree / "package.json").write_text("{}")
+    code, _, err = run("compile", str(tree / "specs"), "--out", str(tree))
+    assert code == 0, err
+    assert (tree / "package.json").read_text() == "{}"
+    assert (tree / ".vscode" / "settings.json").read_text() == "{}"
+    assert (tree / "a.json").exists()
+
+
+def test_compile_tree_refuses_an_empty_folder(tmp_path: Path) -> None:
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "compiled").mkdir()
+    (tmp_path / "compiled" / "keep.json").write_text("{}")
+    code, _, err = run("compile", str(tmp_path / "specs"), "--out", str(tmp_path / "compiled"))
+    assert code == 1 and "no *.yaml or *.yml spec found" in err
+    assert (tmp_path / "compiled" / "keep.json").exists()
+
+
+def test_two_specs_with_the_same_output_name_are_refused(tree: Path) -> None:
+    (tree / "specs" / "a.yml").write_text(GOOD.replace("good-job", "twin-job"))
+    code, _, err = run("compile", str(tree / "specs"), "--out", str(tree / "compiled"))
+    assert code == 1 and "both compile to a.json" in err
+    assert not (tree / "compiled").exists()
+
+
+def test_unwritable_out_dir_is_a_clean_error(tree: Path) -> None:
+    (tree / "blocker").write_text("a file, not a folder")
+    code, _, err = run("compile", str(tree / "specs"), "--out", str(tree / "blocker"))
+    assert code == 1 and err.startswith("error: cannot write") and "Traceback" not in err
 
 
 def test_explain_shows_defaults_and_why(tree: Path) -> None:
