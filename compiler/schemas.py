@@ -14,7 +14,9 @@ import jsonschema
 from .diagnostics import Collector
 from .source import child
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+# The published schemas live in the repository's top-level schemas/; compiler/_schemas is a
+# symlink to it, shipped as package data, so installed copies (pip install .) find them too.
+SCHEMA_DIR = Path(__file__).resolve().parent / "_schemas"
 
 # apiVersion → schema file. Older versions get an upgrade function here when v2 exists
 # (kustomize's FixKustomization pattern): small ordered pure functions, oldest first.
