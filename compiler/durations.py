@@ -6,8 +6,20 @@ import re
 from decimal import Decimal, InvalidOperation
 
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+# google.protobuf.Duration: at most 315,576,000,000 s (10,000 years), nanosecond resolution.
+MAX_SECONDS = Decimal(315_576_000_000)
+RESOLUTION = Decimal("0.000000001")
 _PART = re.compile(r"(\d+(?:\.\d+)?)([dhms])")
 _COMPOUND = re.compile(r"^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m)?(?:\d+(?:\.\d+)?s)?$")
+
+
+def problem(seconds: Decimal) -> str | None:
+    """Why an API cannot take this duration, if it cannot."""
+    if seconds > MAX_SECONDS:
+        return f"longer than the APIs' maximum duration ({MAX_SECONDS}s, 10,000 years)"
+    if 0 < seconds < RESOLUTION:
+        return "shorter than a nanosecond, the APIs' resolution"
+    return None
 
 
 def parse(value: object) -> Decimal | None:
@@ -39,7 +51,7 @@ def _compound(text: str) -> Decimal | None:
 
 def to_google(seconds: Decimal) -> str:
     """google-duration JSON form: "5400s", "1.5s" (at most 9 fractional digits)."""
-    q = seconds.quantize(Decimal("0.000000001"))
+    q = seconds.quantize(RESOLUTION)  # callers check problem() first: in range
     text = format(q.normalize(), "f")
     return f"{text}s"
 

@@ -285,6 +285,9 @@ class Normalizer:
                                  "use 90s, 30m, 2h, 1d, 1h30m or plain seconds")
                 elif seconds == 0 and key == "timeout":
                     self.c.error("$.spec.scheduling.timeout", "timeout must be greater than 0")
+                elif durations.problem(seconds):
+                    self.c.error(f"$.spec.scheduling.{key}",
+                                 f"{raw[key]!r} is {durations.problem(seconds)}")
                 else:
                     setattr(s, attr, seconds)
         return s

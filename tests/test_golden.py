@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from compiler import discovery, emit, pipeline
+from compiler.cloud import emulator
 from compiler.diagnostics import format_text
 from compiler.normalize import Options
 
@@ -64,6 +65,7 @@ def test_golden(case: Path, platform: str) -> None:
         assert actual_body == expected, _diff(expected, actual_body or "(compile failed)\n")
         api, schema = SCHEMAS[platform]
         assert discovery.violations(api, schema, json.loads(expected)) == []
+        assert emulator.server_rules(api, json.loads(expected)) == []
     else:
         assert not result.ok, "compiled, but the case expects a refusal"
         assert all(d.position is not None for d in result.errors), "every error is located"

@@ -119,3 +119,25 @@ def test_secret_env_values_never_reach_the_body() -> None:
     env = result.body["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"]
     assert env == [{"name": "TOKEN", "value": "<secret:trainspec:apiToken>"}]
     assert result.job.secrets == ["trainspec:apiToken"]
+
+
+@pytest.mark.parametrize("written,message", [
+    ("99999999999999999999s", "longer than the APIs' maximum duration"),
+    ("1.0e+20", "longer than the APIs' maximum duration"),
+    ("1000000000000000", "longer than the APIs' maximum duration"),
+    ("0.0000000001", "shorter than a nanosecond"),
+])
+def test_out_of_range_durations_are_located_errors(written: str, message: str) -> None:
+    found = errors(spec(f"  container: {{image: gcr.io/p/t:1}}\n  scheduling: {{timeout: {written}}}\n"))
+    assert len(found) == 1 and found[0].startswith("s.yaml:6:25: error: $.spec.scheduling.timeout")
+    assert message in found[0]
+
+
+def test_ml_command_moves_args_into_container_args() -> None:
+    text = spec("  region: us-central1\n  container: {image: gcr.io/p/t:1, command: [python, t.py],"
+                " args: [--epochs, '5']}\n")
+    body = pipeline.compile_text(text, "s.yaml", Options(platform="ai-platform"), today=TODAY).body
+    master = body["trainingInput"]["masterConfig"]
+    assert master["containerCommand"] == ["python", "t.py"]
+    assert master["containerArgs"] == ["--epochs", "5"]
+    assert "args" not in body["trainingInput"]

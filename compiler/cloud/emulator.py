@@ -353,6 +353,11 @@ def _schema_violations(api: str, schema: str, body: dict) -> list[tuple[str, str
     return [(discovery.to_snake_path(p), m) for p, m in discovery.violations(api, schema, body)]
 
 
+def server_rules(api: str, body: dict) -> list[tuple[str, str]]:
+    """The create request's rules beyond its schema, as (snake_case field, description)."""
+    return _vertex_rules(body) if api == "aiplatform" else _ml_rules(body)
+
+
 def _vertex_rules(job: dict) -> list[tuple[str, str]]:
     """Rules the real API enforces that the discovery schema cannot express (facts A.1-A.4)."""
     out = []
@@ -429,6 +434,16 @@ def _ml_rules(job: dict) -> list[tuple[str, str]]:
             if not ti.get(field):
                 out.append((f"training_input.{discovery.to_snake_path(field)}",
                             "Required unless master_config.image_uri is set."))
+    if ti.get("args"):
+        # [DD-ML] ReplicaConfig.containerCommand/containerArgs: "mutually exclusive with
+        # TrainingInput.args, i.e., both cannot be set at the same time".
+        for role in ("master", "worker", "parameterServer", "evaluator"):
+            config = ti.get(f"{role}Config")
+            for field in ("containerCommand", "containerArgs"):
+                if isinstance(config, dict) and config.get(field):
+                    out.append((f"training_input.{discovery.to_snake_path(role)}_config."
+                                f"{discovery.to_snake_path(field)}",
+                                "Cannot be set together with training_input.args."))
     return out
 
 

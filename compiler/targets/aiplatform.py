@@ -110,6 +110,9 @@ def _check_task(job: Job, c: Collector) -> None:
         chief = job.pools.get("chief")
         task = chief.task if chief and isinstance(chief.task, PythonPackage) else None
     if task is not None:
+        if task.executor_image:
+            c.warning("$.spec.python.executorImage", "not sent on ai-platform, which runs "
+                      "python.runtimeVersion instead (executorImage is vertex only)")
         if not task.runtime_version or not task.python_version:
             c.error("$.spec.python", "ai-platform needs python.runtimeVersion and "
                     "python.pythonVersion", "e.g. runtimeVersion: \"2.11\", pythonVersion: \"3.7\"")
@@ -215,11 +218,16 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
     tin["scaleTier"] = "CUSTOM" if job.pools else (tier or "BASIC")
     chief = job.pools.get("chief")
     chief_task = chief.task if chief else (job.container or job.python)
-    pooled_args = any("args" in p.overrides for p in job.pools.values())
+    # containerCommand/containerArgs exclude TrainingInput.args ([DD-ML] ReplicaConfig): when a
+    # command is set, or pools' args differ, every role carries its own containerArgs.
+    pooled_args = any("args" in p.overrides for p in job.pools.values()) or any(
+        isinstance(p.task, Container) and p.task.command for p in job.pools.values()) or (
+        not job.pools and isinstance(chief_task, Container) and bool(chief_task.command))
     if not job.pools and isinstance(chief_task, Container):
         # A scale tier job running a custom container: the master's config carries the image.
-        tin["masterConfig"] = _compact({"imageUri": chief_task.image,
-                                        "containerCommand": list(chief_task.command)})
+        tin["masterConfig"] = _compact({
+            "imageUri": chief_task.image, "containerCommand": list(chief_task.command),
+            "containerArgs": list(chief_task.args) if pooled_args else []})
         origins["trainingInput.masterConfig"] = "$.spec.container"
     for role, (type_key, count_key, config_key) in FIELDS.items():
         pool = job.pools.get(role)

@@ -167,6 +167,10 @@ def _executor(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
     assert isinstance(task, PythonPackage)
     base = f"$.spec.pools.{pool.role}.python" if pool.overrides else "$.spec.python"
     image = task.executor_image
+    if image and (task.runtime_version or task.python_version):
+        c.warning(f"{base}.runtimeVersion" if task.runtime_version else f"{base}.pythonVersion",
+                  "not sent on vertex, which runs python.executorImage instead "
+                  "(runtimeVersion/pythonVersion are ai-platform only)")
     if not image:
         if not task.runtime_version:
             c.error(base, "missing required key 'executorImage' (a prebuilt training container)",
