@@ -119,9 +119,11 @@ class _Builder:
             if key_node.tag == _T + "merge":
                 merged.extend(self.merge_sources(value_node, path))
                 continue
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _T + "str":
-                shown = getattr(key_node, "value", "?")
-                self.fail(key_node, path, f"key {shown!r} is not a string",
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.fail(key_node, path, "a key must be a plain string, not a list or mapping")
+                continue
+            if key_node.tag != _T + "str":
+                self.fail(key_node, path, f"key {key_node.value!r} is not a string",
                           "quote it: YAML reads yes/no/on/off and numbers as non-strings")
                 continue
             key = key_node.value
@@ -190,6 +192,14 @@ def parse(text: bytes | str, file: str = "<input>") -> tuple[Document, list[Diag
             problem = "more than one YAML document: put one spec per file"
         c.items.append(Diagnostic("$", f"invalid YAML: {problem}", file=file, position=pos))
         return doc, c.items
+    except yaml.reader.ReaderError as e:
+        # Control characters (NUL…) are not allowed in YAML text; PyYAML reports a byte offset.
+        before = text[: e.position] if isinstance(text, str) else ""
+        pos = Position(before.count("\n") + 1, e.position - (before.rfind("\n") + 1) + 1)
+        ch = e.character if isinstance(e.character, int) else ord(e.character)
+        c.items.append(Diagnostic("$", f"invalid YAML: control character U+{ch:04X} is not "
+                                  "allowed", file=file, position=pos))
+        return doc, c.items
     except (yaml.YAMLError, RecursionError) as e:
         c.items.append(Diagnostic("$", f"invalid YAML: {type(e).__name__}", file=file,
                                   position=Position(1, 1)))
@@ -204,6 +214,8 @@ def parse(text: bytes | str, file: str = "<input>") -> tuple[Document, list[Diag
     try:
         data = builder.build(node, "$", 0)
     except _Budget:
+        return doc, c.items
+    if c.items:  # a refused tag or key at the top: already reported
         return doc, c.items
     if not isinstance(data, dict):
         kind = "list" if isinstance(data, list) else type(data).__name__
