@@ -15,6 +15,7 @@ from compiler.cli import find_specs
 from compiler.diagnostics import Diagnostic, format_text
 from compiler.normalize import Options
 from compiler.source import child
+from compiler.targets import aiplatform
 
 
 def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
@@ -25,7 +26,8 @@ def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result],
                                    file=folder))
     results = [pipeline.compile_file(f, options) for f in files]
     problems += [d for r in results for d in r.errors]
-    seen: dict[str, str] = {}
+    seen: dict[str, str] = {}  # metadata.name -> first file
+    seen_ids: dict[tuple[str, str], str] = {}  # (project, ml jobId) -> first file
     for r in results:
         if not r.ok:
             continue
@@ -35,16 +37,35 @@ def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result],
                 problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
                                     f"secret config {key!r} is not set",
                                     f"pulumi config set --secret {key} VALUE"))
+        # Where the job goes: without a project (or, for Vertex, a region) there is no URL.
+        if not r.job.project:
+            problems.append(_at(r, "$.spec", "no project: set spec.project or "
+                                "`pulumi config set gcp:project ...`", locate="$.spec.project"))
+        if not r.job.region:
+            problems.append(_at(r, "$.spec", "no region: set spec.region or "
+                                "`pulumi config set gcp:region ...`", locate="$.spec.region"))
+        # Pulumi resource names are metadata.name; they must be unique in the stack.
         if r.job.name in seen:
             problems.append(_at(r, "$.metadata.name", f"job name {r.job.name!r} is already "
                                 f"used by {seen[r.job.name]}"))
+        elif r.job.platform == "ai-platform" and r.job.project:
+            # The real identity of an ml v1 job is (project, jobId), and jobId folds '-' into
+            # '_': `a-b` and `a_b` would be the same job.
+            key = (r.job.project, aiplatform.job_id(r.job.name))
+            if key in seen_ids:
+                problems.append(_at(r, "$.metadata.name", f"AI Platform jobId {key[1]!r} in "
+                                    f"project {key[0]!r} is already used by {seen_ids[key]}",
+                                    "ml v1 jobIds replace '-' by '_': rename metadata.name"))
+            seen_ids.setdefault(key, r.file)
         seen.setdefault(r.job.name, r.file)
     return results, problems
 
 
-def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None) -> Diagnostic:
+def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None, *,
+        locate: str | None = None) -> Diagnostic:
+    """An error at `path`, positioned at `locate` (default `path`; a missing key → its parent)."""
     return Diagnostic(path, message, file=result.file,
-                      position=result.document.collector().locate(path), hint=hint)
+                      position=result.document.collector().locate(locate or path), hint=hint)
 
 
 def _secret_path(data, key: str, path: str = "$") -> str | None:

@@ -37,10 +37,11 @@ import pulumi
 from pulumi import dynamic
 from pulumi.output import Unknown
 
-from . import discovery, plan
+from . import discovery, pipeline, plan
 from .cloud.rest import ApiError, Client
 from .diagnostics import TrainspecError
 from .model import secret_placeholder
+from .normalize import Options
 
 SPEC_HASH_LABEL = "trainspec-spec-hash"
 ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
@@ -238,7 +239,27 @@ class _JobProvider(dynamic.ResourceProvider):
                     failures.append(dynamic.CheckFailure(
                         "secretEnv", "no value for secret config key(s) " + ", ".join(missing)))
             failures += self._check_change(_olds, news)
+        failures += self._check_spec(news)
         return dynamic.CheckResult(news, failures)
+
+    def _check_spec(self, news: dict) -> list[dynamic.CheckFailure]:
+        """The spec file re-validated by the compiler itself (the same validator as the CLI).
+
+        The provider runs in the project directory, so a relative `specFile` resolves as the
+        program's did. Skipped during a preview with unknown inputs, and when the file is gone
+        (a destroy or refresh after the spec was deleted must not fail). One compile per check.
+        """
+        relevant = [news.get(k) for k in ("specFile", "project", "region")]
+        if any(_has_unknown(v) for v in relevant):
+            return []
+        spec_file, project, region = relevant
+        if not isinstance(spec_file, str) or not spec_file or not os.path.isfile(spec_file):
+            return []
+        options = Options(platform=self.platform,
+                          project=project if isinstance(project, str) and project else None,
+                          region=region if isinstance(region, str) and region else None)
+        result = pipeline.compile_file(spec_file, options)
+        return [dynamic.CheckFailure("request", d.format()) for d in result.errors]
 
     def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
         return []

@@ -29,6 +29,7 @@ from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from compiler import pipeline
 from compiler import pulumi_resources as pr
 from compiler.cloud import emulator as emu
+from compiler.normalize import Options
 
 pytestmark = pytest.mark.slow
 
@@ -427,6 +428,47 @@ def test_preview_unknowns_are_skipped(world, tmp_path):
     assert d.changes == provider_pb2.DiffResponse.DIFF_UNKNOWN
     _, failures = engine.check(u, {}, {**news, "project": ""})
     assert failures == [("project", "required: a non-empty string")]
+
+
+def test_check_recompiles_the_spec_file_with_the_compiler(world, tmp_path):
+    _, engine, _ = world
+    spec = vertex_spec(tmp_path, "recheck")
+    news = inputs_for(spec)
+    # specFile relative to the provider's cwd (the project directory), as the program gives it.
+    news["specFile"] = os.path.relpath(spec, ROOT)
+    u = urn("VertexCustomJob", "recheck")
+    assert engine.check(u, {}, news)[1] == []
+
+    # The spec on disk no longer compiles: every error is a located CheckFailure, even though
+    # the (stale) request still conforms to the discovery document.
+    spec.write_text(spec.read_text().replace("disk: {sizeGb: 200}",
+                                             "disk: {sizeGb: 200, typ: pd-ssd}"))
+    _, failures = engine.check(u, {}, news)
+    expected = pipeline.compile_file(news["specFile"], Options(
+        platform="vertex", project="acme-test", region="us-central1")).errors
+    assert expected and failures == [("request", d.format()) for d in expected]
+    assert failures[0][1] == (f"{news['specFile']}:14:27: error: $.spec.pools.chief.disk.typ: "
+                              "unknown key 'typ' (did you mean 'type'?)")
+
+    # Unknown inputs (preview) and a deleted file (destroy/refresh) skip the compile.
+    for key in ("specFile", "project", "region"):
+        assert engine.check(u, {}, {**news, key: rpc.UNKNOWN})[1] == []
+    spec.unlink()
+    assert engine.check(u, {}, news)[1] == []
+
+
+def test_check_compiles_for_the_resource_platform(world, tmp_path):
+    _, engine, _ = world
+    spec = ml_spec(tmp_path, "recheck_ml")
+    news = inputs_for(spec)
+    u = urn("AiPlatformJob", "recheck_ml")
+    assert engine.check(u, {}, news)[1] == []
+    # env is valid on Vertex, not on AI Platform: the compile uses the resource's platform.
+    with spec.open("a") as f:
+        f.write("  env: {MODE: fast}\n")
+    _, failures = engine.check(u, {}, news)
+    assert failures == [("request", f"{spec}:17:8: error: $.spec.env: ai-platform has no "
+                         "environment variables (env is vertex only; pass settings as args)")]
 
 
 def test_429_and_503_storms_are_survived(tmp_path):

@@ -75,8 +75,9 @@ def program(monkeypatch):
 
         @pulumi.runtime.test
         def body():
-            pulumi.runtime.set_all_config({"gcp:project": "acme-default",
-                                           "gcp:region": "us-central1", **config},
+            # A config value None removes that key (e.g. no gcp:project for the stack).
+            merged = {"gcp:project": "acme-default", "gcp:region": "us-central1", **config}
+            pulumi.runtime.set_all_config({k: v for k, v in merged.items() if v is not None},
                                           secret_keys or [])
             box["jobs"] = main()
             if collect:
@@ -241,6 +242,65 @@ def test_duplicate_job_names_and_empty_folders_are_errors(program, tmp_path):
     with pytest.raises(pulumi.RunError, match="no \\*.yaml or \\*.yml spec found"):
         run({"trainspec:specs": str(empty)})
     assert recorder.registered == []
+
+
+def test_a_spec_without_project_is_a_located_error(program, tmp_path):
+    run, recorder, _ = program
+    _write(tmp_path, "a-good.yaml", GOOD.replace("good-job", "other-job").replace(
+        "spec:\n", "spec:\n      project: acme-own\n"))
+    vertex = _write(tmp_path, "b-vertex.yaml", GOOD)
+    ml = _write(tmp_path, "c-ml.yaml", GOOD.replace("good-job", "ml-job").replace(
+        "spec:\n", "spec:\n      platform: ai-platform\n"))
+    with pytest.raises(pulumi.RunError) as info:
+        run({"trainspec:specs": str(tmp_path), "gcp:project": None})
+    text = str(info.value)
+    assert "2 error(s) in specs; nothing was declared" in text
+    for spec in (vertex, ml):
+        assert (f"{spec}:4:1: error: $.spec: no project: set spec.project or "
+                "`pulumi config set gcp:project ...`") in text
+    assert recorder.registered == []
+
+
+def test_a_vertex_spec_without_region_is_a_located_error(program, tmp_path):
+    run, recorder, _ = program
+    spec = _write(tmp_path, "v.yaml", GOOD)
+    with pytest.raises(pulumi.RunError) as info:
+        run({"trainspec:specs": str(tmp_path), "gcp:region": None})
+    assert (f"{spec}:4:1: error: $.spec: no region: set spec.region or "
+            "`pulumi config set gcp:region ...`") in str(info.value)
+    assert "1 error(s) in specs" in str(info.value)
+    assert recorder.registered == []
+
+
+ML_NAMED = """\
+    apiVersion: trainspec/v1
+    kind: TrainingJob
+    metadata: {{name: {name}}}
+    spec:
+      platform: ai-platform
+      project: {project}
+      container: {{image: gcr.io/acme-default/x:1}}
+    """
+
+
+def test_ai_platform_specs_with_the_same_job_id_are_duplicates(program, tmp_path):
+    run, recorder, _ = program
+    first = _write(tmp_path, "a-dash.yaml", ML_NAMED.format(name="a-b", project="acme-default"))
+    second = _write(tmp_path, "b-underscore.yaml",
+                    ML_NAMED.format(name="a_b", project="acme-default"))
+    with pytest.raises(pulumi.RunError) as info:
+        run({"trainspec:specs": str(tmp_path)})
+    text = str(info.value)
+    assert "1 error(s) in specs" in text
+    assert (f"{second}:3:18: error: $.metadata.name: AI Platform jobId 'a_b' in project "
+            f"'acme-default' is already used by {first}") in text
+    assert recorder.registered == []
+
+    # In another project the same jobId is another job.
+    _write(tmp_path, "b-underscore.yaml", ML_NAMED.format(name="a_b", project="acme-other"))
+    jobs, _ = run({"trainspec:specs": str(tmp_path)})
+    assert sorted(jobs) == ["a-b", "a_b"]
+    assert sorted(r.inputs["request"]["jobId"] for r in recorder.registered) == ["a_b", "a_b"]
 
 
 def test_keep_job_records_and_service_account_from_config(program, tmp_path):

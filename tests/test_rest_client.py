@@ -132,6 +132,58 @@ def test_application_default_credentials_when_no_token(monkeypatch):
     assert [k["headers"]["Authorization"] for k in session.calls] == ["Bearer adc-token"] * 2
 
 
+def _forbid_adc(monkeypatch):
+    import google.auth
+
+    def fail(*args, **kwargs):
+        raise AssertionError("ADC must not be fetched for a plain-http endpoint")
+
+    monkeypatch.setattr(google.auth, "default", fail)
+
+
+@pytest.mark.parametrize("via_env", [True, False])
+def test_no_adc_token_is_sent_over_plain_http(monkeypatch, via_env):
+    _forbid_adc(monkeypatch)
+    session = FakeSession(FakeResponse(), FakeResponse())
+    if via_env:
+        monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", "http://127.0.0.1:9")
+        c = Client(session=session)
+    else:
+        c = Client("HTTP://127.0.0.1:9", session=session)
+    c.ml_get("projects/p/jobs/j")
+    c.vertex_create("p", "us-central1", {})
+    assert [k["url"].lower().startswith("http://127.0.0.1:9/v1/") for k in session.calls] == \
+        [True, True]
+    assert all("Authorization" not in k["headers"] for k in session.calls)
+    assert all(k["headers"]["User-Agent"] == "trainspec/0.1" for k in session.calls)
+
+
+def test_an_explicit_token_is_still_sent_over_plain_http(monkeypatch):
+    _forbid_adc(monkeypatch)
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("TRAINSPEC_ACCESS_TOKEN", "env-token")
+    session = FakeSession(FakeResponse())
+    Client(session=session).ml_get("projects/p/jobs/j")
+    assert session.calls[0]["headers"]["Authorization"] == "Bearer env-token"
+
+
+def test_https_custom_endpoints_keep_using_adc(monkeypatch):
+    import google.auth
+
+    class Credentials:
+        token = None
+
+        def refresh(self, request):
+            self.token = "adc-token"
+
+    monkeypatch.setattr(google.auth, "default", lambda scopes=None: (Credentials(), "p"))
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", "https://aiplatform-psc.p.googleapis.com")
+    session = FakeSession(FakeResponse())
+    Client(session=session).vertex_get(VERTEX_NAME)
+    assert session.calls[0]["url"] == f"https://aiplatform-psc.p.googleapis.com/v1/{VERTEX_NAME}"
+    assert session.calls[0]["headers"]["Authorization"] == "Bearer adc-token"
+
+
 def test_retries_transient_statuses_with_growing_backoff():
     c, session, sleeps = client(status_error(503, "UNAVAILABLE", "busy"),
                                 status_error(429, "RESOURCE_EXHAUSTED", "quota"),
@@ -141,7 +193,7 @@ def test_retries_transient_statuses_with_growing_backoff():
     assert c.ml_get("projects/p/jobs/j") == {"jobId": "j"}
     assert len(session.calls) == 5
     # Jitter keeps each delay within [step/2, step] of 1, 2, 4, 8 seconds.
-    for delay, step in zip(sleeps, [1, 2, 4, 8]):
+    for delay, step in zip(sleeps, [1, 2, 4, 8], strict=True):
         assert step / 2 <= delay <= step
 
 

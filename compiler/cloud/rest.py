@@ -7,6 +7,10 @@ call; a client holds no global state and nothing here caches credentials across 
 Environment (read when a client is built, only where the argument is None):
   TRAINSPEC_API_ENDPOINT  replaces both API hosts, e.g. ``http://127.0.0.1:8765`` (the emulator)
   TRAINSPEC_ACCESS_TOKEN  bearer token; otherwise Application Default Credentials are used
+
+A Google ADC token is never sent over plain http: with an ``http://`` endpoint and no explicit
+token (argument or TRAINSPEC_ACCESS_TOKEN), requests carry no Authorization header at all (the
+emulator accepts that). ``https://`` custom endpoints (e.g. Private Service Connect) use ADC.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import os
 import random
 import re
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from compiler.diagnostics import TrainspecError
 
@@ -71,6 +76,9 @@ class Client:
             token = os.environ.get("TRAINSPEC_ACCESS_TOKEN") or None
         self.endpoint = endpoint.rstrip("/") if endpoint else None
         self._token = token
+        # An ADC token is a real Google credential: never put it on the wire in clear text.
+        self._anonymous = token is None and bool(self.endpoint) and \
+            self.endpoint.lower().startswith("http://")
         self.timeout = timeout
         self.max_attempts = max(1, max_attempts)
         self.backoff = backoff
@@ -151,8 +159,9 @@ class Client:
 
         if self._session is None:
             self._session = requests.Session()
-        headers = {"Authorization": f"Bearer {self._access_token()}",
-                   "User-Agent": "trainspec/0.1"}
+        headers = {"User-Agent": "trainspec/0.1"}
+        if not self._anonymous:
+            headers["Authorization"] = f"Bearer {self._access_token()}"
         for attempt in range(1, self.max_attempts + 1):
             last = attempt == self.max_attempts
             try:
