@@ -401,7 +401,7 @@ def test_placeholders_stay_verbatim(key):
 def test_tpu_pod_region():
     outcome = import_entry("074-pyaip-fixture-tpu-v3-32")
     result = compile_spec(outcome.text, "vertex", "us-central1")
-    assert any("TPU_V3 is not available for training in us-central1" in d.message
+    assert any("TPU_V3 Pod slices (32 cores) are not available for training in us-central1"
                for d in result.errors)
 
 

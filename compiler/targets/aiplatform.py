@@ -54,8 +54,10 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     elif job.region not in regions.ML_TRAINING_REGIONS:
         hint = did_you_mean(job.region, sorted(regions.ML_TRAINING_REGIONS))
         c.error("$.spec.region", f"{job.region!r} is not an AI Platform Training region", hint)
-    if job.env or any(p.env for p in job.pools.values()):
-        c.error("$.spec.env", "ai-platform has no environment variables",
+    env_at = (["$.spec.env"] if job.env else []) + [
+        f"{p.path}.env" for p in job.pools.values() if p.env_overridden]
+    for path in env_at:
+        c.error(path, "ai-platform has no environment variables",
                 "env is vertex only; pass settings as args")
     for key in job.vertex:
         c.error(f"$.spec.vertex.{key}", "cannot be expressed on ai-platform (vertex only)")

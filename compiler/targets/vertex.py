@@ -149,7 +149,10 @@ def _check_region(job: Job, pool: Pool, c: Collector) -> None:
     accel, count = pool.accelerator_type, pool.accelerator_count
     if accel and not regions.vertex_accelerator_in_region(region, accel, count):
         where = ", ".join(regions.regions_with(accel, count)[:8]) or "no region"
-        c.error(f"{p}.accelerator.type", f"{accel} is not available for training in {region}",
+        what = f"{accel} Pod slices ({count} cores)" if accel in ("TPU_V2", "TPU_V3") and \
+            (count or 0) >= 32 else accel
+        c.error(f"{p}.accelerator.type", f"{what} are not available for training in {region}"
+                if what != accel else f"{accel} is not available for training in {region}",
                 f"available in: {where}")
     elif not accel and not regions.vertex_machine_in_region(region, machine):
         where = ", ".join(regions.regions_with_machine(machine)[:8]) or "no region"
