@@ -18,7 +18,8 @@ import functools
 import json
 import os
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 APIS = {"aiplatform": "aiplatform.v1.json", "ml": "ml.v1.json"}
 
@@ -36,7 +37,7 @@ _SPECIAL_FLOATS = ("NaN", "Infinity", "-Infinity")
 _SEGMENT = re.compile(r'\["(?:[^"\\]|\\.)*"\]|\[\d+\]|\.|[^.\[]+')
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(api: str) -> dict:
     """The discovery document of `api` ("aiplatform" or "ml"), read from the installed package."""
     if api not in APIS:

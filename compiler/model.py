@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Union
+from typing import Any
 
 ROLES = ("chief", "worker", "parameterServer", "evaluator")
 PLATFORMS = ("vertex", "ai-platform")
@@ -46,7 +46,7 @@ class PythonPackage:
     python_version: str | None = None
 
 
-Task = Union[Container, PythonPackage]
+Task = Container | PythonPackage
 
 
 @dataclass

@@ -111,8 +111,9 @@ class Normalizer:
         for key, value in labels.items():
             p = child(path, key)
             if not _label_text(key, True):
-                self.c.error(p, f"invalid label key {key!r}", "keys start with a lower-case letter "
-                             "and hold only lower-case letters, digits, '_' and '-', 1-63 characters", key=True)
+                self.c.error(p, f"invalid label key {key!r}",
+                             "keys start with a lower-case letter and hold only lower-case "
+                             "letters, digits, '_' and '-', 1-63 characters", key=True)
             elif key.startswith("trainspec-"):
                 self.c.error(p, f"label key {key!r} uses the prefix 'trainspec-', reserved for "
                              "labels trainspec manages", key=True)

@@ -36,7 +36,8 @@ def child(path: str, key: str | int) -> str:
         return f"{path}[{key}]"
     if _SIMPLE_KEY.match(key):
         return f"{path}.{key}"
-    return "%s['%s']" % (path, key.replace("\\", "\\\\").replace("'", "\\'"))
+    escaped = key.replace("\\", "\\\\").replace("'", "\\'")
+    return f"{path}['{escaped}']"
 
 
 @dataclass

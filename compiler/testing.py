@@ -154,7 +154,7 @@ def _short(enum: str) -> str:
     return spellings[0] if spellings and len(enum) % 2 else enum
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def vertex_shapes() -> dict[str, tuple[Shape, ...]]:
     """Region → the pool shapes Vertex accepts there, from the catalog tables."""
     from .targets.vertex import FLEX_START_GPUS
@@ -198,7 +198,7 @@ def vertex_shapes() -> dict[str, tuple[Shape, ...]]:
     return {r: tuple(s) for r, s in out.items() if s}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ml_shapes() -> dict[str, tuple[tuple[Shape, ...], tuple[Shape, ...]]]:
     """Region → (Compute Engine shapes, legacy-name shapes) AI Platform accepts there."""
     out = {}

@@ -367,7 +367,7 @@ def test_scale_tiers():
     assert tiers["STANDARD_1"] is None and tiers["PREMIUM_1"] is None
     assert "CUSTOM" not in tiers
     assert set(machines.SCALE_TIER_REFUSALS) == {"STANDARD_1", "PREMIUM_1"}
-    for tier, entry in tiers.items():
+    for entry in tiers.values():
         if entry is not None:
             machine, accel, count, note = entry
             assert "approximate" in note
