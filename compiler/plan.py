@@ -67,18 +67,40 @@ def _label_only(found: list[Change]) -> bool:
     return all(c.path == "labels" or c.path.startswith("labels.") for c in found)
 
 
+LOCATION_KEYS = ("project", "region")  # where a job lives: in the request URL, not the body
+LOCATION_PATHS = ("platform",) + LOCATION_KEYS  # Change paths that are not body paths
+
+
+def location_changes(old_location: tuple | None, new_location: tuple | None) -> list[Change]:
+    """`project` / `region` changes between two (project, region) pairs (None: not known)."""
+    if old_location is None or new_location is None:
+        return []
+    pairs = zip(LOCATION_KEYS, old_location, new_location, strict=True)
+    return [Change(key, a, b) for key, a, b in pairs if a != b]
+
+
 def classify(platform: str, old: dict | None, new: dict | None,
-             old_platform: str | None = None) -> Plan:
-    """The action that takes a job from request `old` to request `new` (None = no spec)."""
+             old_platform: str | None = None, *, old_location: tuple | None = None,
+             new_location: tuple | None = None) -> Plan:
+    """The action that takes a job from request `old` to request `new` (None = no spec).
+
+    `old_location` / `new_location` are the job's resolved (project, region) on each side;
+    they are in the request URL, not the body, so a change of either is a new job in the new
+    place (the old one cancelled): a replace, listed first as `project` / `region` changes.
+    """
     if old is None and new is None:
         return Plan(NONE)
     if old is None:
         return Plan(CREATE, changes({}, new))
     if new is None:
         return Plan(DELETE, changes(old, {}))
+    moved = location_changes(old_location, new_location)
     if old_platform and old_platform != platform:
-        return Plan(REPLACE, [Change("platform", old_platform, platform)] + changes(old, new))
+        return Plan(REPLACE, [Change("platform", old_platform, platform)] + moved
+                    + changes(old, new))
     found = changes(old, new)
+    if moved:
+        return Plan(REPLACE, moved + found)
     if not found:
         return Plan(NONE)
     if platform == "ai-platform" and _label_only(found):

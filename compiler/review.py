@@ -5,20 +5,26 @@ the working tree, uncommitted and untracked files included), compiles both sides
 reports, per spec added, removed or changed, the action `pulumi up` takes (planning.classify, the
 rule the Pulumi provider uses) and a field-level diff of the compiled request.
 
+A change of the job's location (the resolved project or region, or the platform) is a replace:
+both live in the request URL, not the body, and `pulumi up` creates the job in the new place.
+
 Secrets never reach the output: env values compile to ``<secret:KEY>`` markers, and values that
-look like credentials (by env name, flag name or shape) are shown as ``<redacted>``.
+look like credentials (by env name, flag or key name, or shape) are shown as ``<redacted>``, in
+field values and in diagnostics alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
 import subprocess
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
 from . import pipeline
 from . import plan as planning
@@ -42,14 +48,23 @@ EXIT_CODES = """\
 exit status:
   0  no change: every spec compiles to the same request on both sides
   1  error: a spec on the HEAD side does not compile (located diagnostics are printed),
-     or git failed (unknown revision, not a repository). A BASE-side spec that does not
+     git failed (unknown revision, not a repository), or the spec folder holds no spec
+     file on either side (a wrong --specs or --repo). A BASE-side spec that does not
      compile is reported but is not an error: the change may be fixing it.
   2  changes: at least one spec is created, replaced, updated or deleted
 (argparse usage errors also exit 2, with a usage message on stderr and nothing on stdout)"""
 
 
-class GitError(Exception):
+class ReviewError(Exception):
+    """The comparison cannot be made; the message says why."""
+
+
+class GitError(ReviewError):
     """A git command failed; the message is git's own."""
+
+
+class NoSpecsError(ReviewError):
+    """The spec folder holds no spec file on either side."""
 
 
 # -- reading both sides ---------------------------------------------------------------------
@@ -133,6 +148,7 @@ class Entry:
     old: pipeline.Result | None = None
     new: pipeline.Result | None = None
     plan: planning.Plan = field(default_factory=lambda: planning.Plan(planning.NONE))
+    secrets: frozenset[str] = frozenset()  # secret literals of both specs, kept out of output
 
     @property
     def file(self) -> str:
@@ -204,10 +220,22 @@ def _identity(result: pipeline.Result | None) -> tuple[str, str] | None:
     return (result.job.name, result.job.platform)
 
 
-def _compile(path: str, text: bytes, options: Options) -> pipeline.Result:
+_Compiled = tuple[pipeline.Result, frozenset]
+
+
+def _compile(path: str, text: bytes, options: Options) -> _Compiled:
     result = pipeline.compile_text(text, path, options)
+    # Values the spec marks as secret (by env or flag name), to keep them out of diagnostics
+    # even when the spec does not compile and there is no body to redact.
+    found = spec_secrets(result.document.data if result.document is not None else None)
     result.document = None  # positions are in the diagnostics; the tree is not needed
-    return result
+    return result, found
+
+
+def _entry(old_file: str | None, new_file: str | None, old: _Compiled | None,
+           new: _Compiled | None) -> Entry:
+    return Entry(old_file, new_file, old[0] if old else None, new[0] if new else None,
+                 secrets=(old[1] if old else frozenset()) | (new[1] if new else frozenset()))
 
 
 def compare(old: dict[str, bytes], new: dict[str, bytes], options: Options) -> list[Entry]:
@@ -217,21 +245,21 @@ def compare(old: dict[str, bytes], new: dict[str, bytes], options: Options) -> l
     entries: list[Entry] = []
     for p in sorted(set(old) & set(new)):
         if old[p] != new[p]:  # same bytes, same compiler: same request
-            entries.append(Entry(p, p, _compile(p, old[p], options), _compile(p, new[p], options)))
+            entries.append(_entry(p, p, _compile(p, old[p], options), _compile(p, new[p], options)))
     # A moved file keeps its job when the job's identity (name, platform) is unchanged.
     by_identity: dict[tuple[str, str], list[str]] = {}
-    for p, r in added.items():
+    for p, (r, _) in added.items():
         key = _identity(r)
         if key is not None:
             by_identity.setdefault(key, []).append(p)
     for p, r in removed.items():
-        candidates = by_identity.get(_identity(r) or ("", ""), [])
+        candidates = by_identity.get(_identity(r[0]) or ("", ""), [])
         if candidates:
             q = candidates.pop(0)
-            entries.append(Entry(p, q, r, added.pop(q)))
+            entries.append(_entry(p, q, r, added.pop(q)))
         else:
-            entries.append(Entry(p, None, r, None))
-    entries += [Entry(None, q, None, r) for q, r in added.items()]
+            entries.append(_entry(p, None, r, None))
+    entries += [_entry(None, q, None, r) for q, r in added.items()]
     for e in entries:
         e.plan = _plan(e)
     entries.sort(key=lambda e: (e.file, e.old_file or ""))
@@ -245,7 +273,15 @@ def _plan(e: Entry) -> planning.Plan:
     if e.failed:
         return planning.Plan(planning.NONE)
     old_platform = e.old.job.platform if old_body is not None and e.old.job else None
-    return planning.classify(e.platform, old_body, new_body, old_platform)
+    return planning.classify(e.platform, old_body, new_body, old_platform,
+                             old_location=_location(e.old), new_location=_location(e.new))
+
+
+def _location(r: pipeline.Result | None) -> tuple[str | None, str | None] | None:
+    """The job's resolved (project, region): spec.project/region, else --project/--region."""
+    if r is None or not r.ok or r.job is None:
+        return None
+    return (r.job.project, r.job.region)
 
 
 def review(repo: Path, base: str, head: str | None, specs: str = "specs",
@@ -256,14 +292,24 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
         base = _git(root, "merge-base", base, head or "HEAD").decode().strip()
     old = read_revision(root, base, prefix)
     new = read_worktree(root, prefix) if head is None else read_revision(root, head, prefix)
+    if not old and not new:
+        folder = root / prefix if prefix else root
+        sides = f"at {base}" + ("" if head == base else
+                                f" or {'in the working tree' if head is None else 'at ' + head}")
+        missing = f" ({folder} does not exist)" if head is None and not folder.is_dir() else ""
+        raise NoSpecsError(f"no spec files (*.yaml, *.yml) in {prefix or '.'}/ {sides}{missing}; "
+                           "pass the spec folder with --specs DIR (relative to --repo DIR)")
     return Review(base, head or WORKTREE, prefix or ".", compare(old, new, options),
                   len(set(old) | set(new)))
 
 
 # -- redaction ------------------------------------------------------------------------------
 
-_SECRET_NAME = re.compile(r"(secret|token|passw(or)?d|passwd|api[_-]?key|access[_-]?key|"
-                          r"private[_-]?key|credential|auth)", re.IGNORECASE)
+_SECRET_WORDS = (r"secret|token|passw(?:or)?d|passwd|pwd|api[_-]?key|access[_-]?key|"
+                 r"private[_-]?key|credential|auth|"
+                 # "key" as a word of the name: api_key, --key, sshKey, SSH_KEY; not monkey
+                 r"(?-i:(?<![A-Za-z])(?:key|Key|KEY)|(?<=[a-z])Key|(?<=[A-Z])KEY)(?![a-z])")
+_SECRET_NAME = re.compile(f"({_SECRET_WORDS})", re.IGNORECASE)
 _SECRET_SHAPES = [re.compile(p) for p in (
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
     r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key id
@@ -276,13 +322,44 @@ _SECRET_SHAPES = [re.compile(p) for p in (
     r"\bya29\.[A-Za-z0-9_-]{20,}",  # Google OAuth access token
     r"://[^/\s:@]+:[^/\s@]+@",  # URL with a password
 )]
+# The same shapes, for hiding only the secret part of a longer text (a diagnostic, a command).
+_SECRET_SPANS = [re.compile(p, re.DOTALL) for p in (
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+    *(p.pattern for p in _SECRET_SHAPES[1:-1]),
+)]
+_URL_PASSWORD = re.compile(r"(://[^/\s:@'\"]+:)[^/\s@'\"]+@")
+# key=value and --flag=value (or --flag VALUE) inside a text, the key naming a secret:
+# api_key=XYZ, --token=abc, password=..., ?access_token=...&
+_SECRET_PAIR = re.compile(
+    r"(?<![\w.-])(-{0,2}[A-Za-z0-9_.-]*(?:" + _SECRET_WORDS + r")[A-Za-z0-9_.-]*)"
+    r"(=|(?<=[A-Za-z0-9_])\s+(?=[^\s-]))(?:(?!<redacted>)[^\s\"'&;,)\]}]+)", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"^<secret:[^>]+>$")
 _FLAG = re.compile(r"^(-{1,2}[A-Za-z0-9_.-]+)(=)(.*)$", re.DOTALL)
+_MIN_LITERAL = 4  # shorter secret literals are not scrubbed from free text (too many false hits)
 
 
 def looks_secret(value: str) -> bool:
     """True for strings shaped like a credential (keys, tokens, URLs with passwords)."""
     return any(p.search(value) for p in _SECRET_SHAPES)
+
+
+def redact_text(text: str, literals: Iterable[str] = ()) -> str:
+    """`text` with the secret parts replaced by ``<redacted>``: credential shapes, URL
+    passwords, ``key=value`` / ``--flag=value`` / ``--flag VALUE`` pairs whose key names a
+    secret, and any of `literals` (values a spec marks as secret by name)."""
+    for value in sorted(set(literals), key=len, reverse=True):
+        if len(value) >= _MIN_LITERAL and not _PLACEHOLDER.match(value):
+            text = text.replace(value, REDACTED)
+    for pattern in _SECRET_SPANS:
+        text = pattern.sub(REDACTED, text)
+    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
+
+    def pair(m: re.Match) -> str:
+        # `--flag VALUE` only for dashed flags: "the token expired" is prose, not a pair.
+        if m.group(2) != "=" and not m.group(1).startswith("-"):
+            return m.group(0)
+        return f"{m.group(1)}{'=' if m.group(2) == '=' else ' '}{REDACTED}"
+    return _SECRET_PAIR.sub(pair, text)
 
 
 def _redact_args(items: list) -> list:
@@ -310,20 +387,54 @@ def _redact(value: Any, key: str = "") -> Any:
             if not _PLACEHOLDER.match(env["value"]) and (
                     _SECRET_NAME.search(str(env["name"])) or looks_secret(env["value"])):
                 env["value"] = REDACTED
+            else:
+                env["value"] = _redact(env["value"])
             return env
         return {k: _redact(v, k) for k, v in value.items()}
     if isinstance(value, list):
-        if key in ("args", "command", "containerArgs", "containerCommand"):
+        if key in _ARG_KEYS:
             return _redact_args(value)
         return [_redact(v) for v in value]
-    if isinstance(value, str) and not _PLACEHOLDER.match(value) and looks_secret(value):
-        return REDACTED
+    if isinstance(value, str) and not _PLACEHOLDER.match(value):
+        return REDACTED if looks_secret(value) else redact_text(value)
     return value
+
+
+_ARG_KEYS = ("args", "command", "containerArgs", "containerCommand")
 
 
 def redact(body: dict | None) -> dict | None:
     """A copy of a request body with credential-like values replaced by ``<redacted>``."""
     return None if body is None else _redact(body)
+
+
+def spec_secrets(data: Any) -> frozenset[str]:
+    """The string values of a parsed spec that redaction hides by name (an env variable naming
+    a secret, the value after ``--password`` in args), for scrubbing free text."""
+    found: set[str] = set()
+
+    def walk(value: Any, key: str = "") -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if key == "env" and isinstance(v, str) and _SECRET_NAME.search(str(k)):
+                    found.add(v)
+                walk(v, str(k))
+        elif isinstance(value, list):
+            if key in _ARG_KEYS:
+                hidden = _redact_args([v if isinstance(v, str) else str(v) for v in value])
+                found.update(str(v) for v, h in zip(value, hidden, strict=True) if h == REDACTED)
+            for v in value:
+                walk(v)
+    walk(data)
+    return frozenset(v for v in found if not _PLACEHOLDER.match(v))
+
+
+def redact_diagnostic(d: Diagnostic, literals: Iterable[str] = ()) -> Diagnostic:
+    """A copy of `d` whose message and hint are redacted like field values."""
+    literals = tuple(literals)
+    return dataclasses.replace(
+        d, message=redact_text(d.message, literals),
+        hint=None if d.hint is None else redact_text(d.hint, literals))
 
 
 def _nodes(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
@@ -341,7 +452,7 @@ def redacted_changes(e: Entry) -> list[planning.Change]:
     """The plan's changes with every value taken from the redacted bodies."""
     old = dict(_nodes(redact(e.old.body) if e.old is not None and e.old.ok else {}))
     new = dict(_nodes(redact(e.new.body) if e.new is not None and e.new.ok else {}))
-    return [c if c.path == "platform" else
+    return [c if c.path in planning.LOCATION_PATHS else
             planning.Change(c.path, old.get(c.path) if c.kind != "added" else None,
                             new.get(c.path) if c.kind != "removed" else None, c.kind)
             for c in e.plan.changes]
@@ -401,7 +512,7 @@ def display_changes(e: Entry) -> list[planning.Change]:
     """The entry's changes as leaf lines, redacted; a redacted value that changed still shows."""
     out = []
     for c in redacted_changes(e):
-        if c.path == "platform":
+        if c.path in planning.LOCATION_PATHS:
             out.append(c)
             continue
         out += _refine(c) or [c]
@@ -425,8 +536,9 @@ def _title(e: Entry) -> str:
     return f"{moved} (job {e.job or '?'}, {e.platform or '?'})"
 
 
-def _errors(r: pipeline.Result) -> list[Diagnostic]:
-    return [d for d in r.diagnostics if d.is_error]
+def _errors(r: pipeline.Result, secrets: Iterable[str] = ()) -> list[Diagnostic]:
+    """The result's errors, redacted like field values (a message may quote a value)."""
+    return [redact_diagnostic(d, secrets) for d in r.diagnostics if d.is_error]
 
 
 def render_text(rv: Review) -> str:
@@ -440,14 +552,14 @@ def render_text(rv: Review) -> str:
         out.append(_title(e))
         if e.failed:
             out.append("  error: the spec does not compile on the HEAD side")
-            out += ["  " + line for line in format_text(_errors(e.new)).splitlines()]
+            out += ["  " + line for line in format_text(_errors(e.new, e.secrets)).splitlines()]
         else:
             out.append(f"  {e.plan.description}")
             for c in display_changes(e):
                 out += ["    " + line for line in _change_lines(c)]
         if e.base_failed:
             out.append("  note: the spec did not compile on the BASE side:")
-            out += ["  " + line for line in format_text(_errors(e.old)).splitlines()]
+            out += ["  " + line for line in format_text(_errors(e.old, e.secrets)).splitlines()]
         out.append("")
     out += moved + [_summary_line(rv)]
     return "\n".join(out) + "\n"
@@ -490,13 +602,13 @@ def render_markdown(rv: Review) -> str:
             _summary_line(rv), ""]
     for e in rv.changed:
         if e.failed:
-            body = format_text(_errors(e.new))
+            body = format_text(_errors(e.new, e.secrets))
             what, lang = "error: does not compile", ""
         else:
             lines = [line for c in display_changes(e) for line in _change_lines(c)]
             body, what, lang = "\n".join(lines), e.plan.description, "diff"
         if e.base_failed:
-            body += "\n# the BASE side did not compile:\n" + format_text(_errors(e.old))
+            body += "\n# the BASE side did not compile:\n" + format_text(_errors(e.old, e.secrets))
         fence = _fence(body)
         out += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>", "",
                 f"{fence}{lang}", body, fence, "", "</details>", ""]
@@ -517,8 +629,9 @@ def render_json(rv: Review) -> str:
             "changes": [] if e.failed else [
                 {"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
                 for c in display_changes(e)],
-            "errors": [d.to_json() for d in _errors(e.new)] if e.failed else [],
-            "baseErrors": [d.to_json() for d in _errors(e.old)] if e.base_failed else [],
+            "errors": [d.to_json() for d in _errors(e.new, e.secrets)] if e.failed else [],
+            "baseErrors": ([d.to_json() for d in _errors(e.old, e.secrets)]
+                           if e.base_failed else []),
         }
         specs.append(item)
     summary = {a: sum(e.action == a for e in rv.changed)
@@ -558,7 +671,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rv = review(Path(getattr(args, "repo", ".")), args.base, args.head,
                     getattr(args, "specs", "specs"), options,
                     getattr(args, "merge_base", False))
-    except GitError as e:
+    except ReviewError as e:
         err.write(f"error: {e}\n")
         if "unknown revision" in str(e) or "Not a valid object name" in str(e):
             err.write("hint: fetch the revision first (in CI: actions/checkout with "
@@ -568,5 +681,5 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if rv.failed and args.format != "text":  # the report went to a file: show why in the log
         for e in rv.entries:
             if e.failed:
-                err.write(format_text(_errors(e.new)) + "\n")
+                err.write(format_text(_errors(e.new, e.secrets)) + "\n")
     return rv.exit_code

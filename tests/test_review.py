@@ -150,6 +150,65 @@ def test_moved_file_with_same_identity_is_not_a_delete_and_create(repo):
     assert "replace:" in out and "delete:" not in out and "create:" not in out
 
 
+def test_region_change_is_a_replace_in_the_new_place(repo):
+    # The region is in the request URL, not the Vertex body: the body is the same.
+    edit(repo / "specs" / "resnet.yaml", "region: us-central1", "region: europe-west4")
+    for fmt in ("text", "markdown"):
+        code, out, _ = run(repo, "main", "--format", fmt)
+        assert code == 2, out
+        assert "replace: a new job is submitted and the old one cancelled" in out
+        assert '- region: "us-central1"' in out and '+ region: "europe-west4"' in out
+        assert "census" not in out
+    code, out, _ = run(repo, "main", "--format", "json")
+    (entry,) = json.loads(out)["entries"]
+    assert entry["action"] == "replace"
+    assert entry["changes"][0] == {"path": "region", "kind": "changed", "old": "us-central1",
+                                   "new": "europe-west4"}
+
+
+def test_project_change_is_a_replace_and_defaults_count(repo):
+    edit(repo / "specs" / "resnet.yaml", "  region: us-central1", "  project: acme-a\n"
+         "  region: us-central1")
+    git(repo, "commit", "-qam", "pin project")
+    edit(repo / "specs" / "resnet.yaml", "project: acme-a", "project: acme-b")
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "replace:" in out and '- project: "acme-a"' in out and '+ project: "acme-b"' in out
+    # The resolved project: a spec that drops its project for the --project default moves
+    # when the default differs, and does not when it is the same place.
+    edit(repo / "specs" / "resnet.yaml", "  project: acme-b\n", "")
+    code, out, _ = run(repo, "main", "--project", "acme-c")
+    assert code == 2 and '+ project: "acme-c"' in out
+    code, out, _ = run(repo, "main", "--project", "acme-a")
+    assert code == 0 and "no changes" in out
+
+
+def test_classify_location_keywords_keep_the_positional_signature():
+    from compiler import plan
+    body = {"displayName": "x"}
+    assert plan.classify("vertex", body, body).action == plan.NONE
+    assert plan.classify("ai-platform", body, body, "ai-platform").action == plan.NONE
+    same = plan.classify("vertex", body, body, old_location=("p", "r"), new_location=("p", "r"))
+    assert same.action == plan.NONE
+    moved = plan.classify("vertex", body, body, "vertex", old_location=("p", "r"),
+                          new_location=("q", "r"))
+    assert moved.action == plan.REPLACE and moved.changes == [plan.Change("project", "p", "q")]
+    labels = plan.classify("ai-platform", {"labels": {"a": "1"}}, {"labels": {"a": "2"}},
+                           old_location=("p", "r"), new_location=("p", "s"))
+    assert labels.action == plan.REPLACE  # labels are patched in place, but not across regions
+    created = plan.classify("vertex", None, body, old_location=None, new_location=("p", "r"))
+    assert created.action == plan.CREATE
+
+
+def test_platform_change_is_a_replace(repo):
+    edit(repo / "specs" / "legacy" / "census.yaml", "platform: ai-platform", "platform: vertex")
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "specs/legacy/census.yaml (job census, vertex)" in out
+    assert "replace:" in out and "delete:" not in out and "create:" not in out
+    assert "- platform: ai-platform" in out and "+ platform: vertex" in out
+
+
 def test_platform_override_compiles_both_sides_for_it(repo):
     edit(repo / "specs" / "legacy" / "census.yaml", "census:3.1", "census:3.2")
     code, out, _ = run(repo, "main", "--platform", "vertex")
@@ -174,6 +233,60 @@ def test_secret_env_values_are_never_printed(repo):
         assert "<redacted>" in out
         assert "<secret:trainspec:wandbApiKey>" in out  # the placeholder is not a secret
         assert "WARN" in out  # ordinary values are shown
+
+
+def test_diagnostics_are_redacted_in_every_format(repo):
+    edit(repo / "specs" / "resnet.yaml", "  region: us-central1", "  region: us-central1\n"
+         "  outputDir: https://admin:SuperSecretPw99@storage.example.com/x")
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = run(repo, "main", "--format", fmt)
+        assert code == 1, (fmt, out)
+        assert "SuperSecretPw99" not in out + err, fmt
+        assert "https://admin:<redacted>@storage.example.com/x" in out, fmt  # still useful
+        assert "$.spec.outputDir" in out, fmt
+
+
+def test_secret_literals_are_scrubbed_from_diagnostics():
+    from compiler.diagnostics import Diagnostic
+    secrets = review.spec_secrets({"spec": {
+        "env": {"DB_PASSWORD": "hunter2hunter2", "MODE": "fast"},
+        "container": {"args": ["--password", "opensesame", "--lr", "0.1"]}}})
+    assert secrets == {"hunter2hunter2", "opensesame"}
+    d = Diagnostic("$.spec.x", "'hunter2hunter2' and 'opensesame' are wrong; mode 'fast'",
+                   hint="try api_key=XYZSECRET123")
+    r = review.redact_diagnostic(d, secrets)
+    assert r.message == "'<redacted>' and '<redacted>' are wrong; mode 'fast'"
+    assert r.hint == "try api_key=<redacted>"
+
+
+def test_key_value_args_are_redacted(repo):
+    edit(repo / "specs" / "resnet.yaml", "args: [--epochs=3]",
+         "args: [--epochs=3, api_key=XYZSECRET123, --token=abc123tok, password=pw0rd55, "
+         "'python t.py --secret=sh3llsecret --lr=0.1']")
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = run(repo, "main", "--format", fmt)
+        assert code == 2, err
+        for secret in ("XYZSECRET123", "abc123tok", "pw0rd55", "sh3llsecret"):
+            assert secret not in out + err, (fmt, secret)
+        for shown in ("api_key=<redacted>", "--token=<redacted>", "password=<redacted>",
+                      "python t.py --secret=<redacted> --lr=0.1"):
+            assert shown in out, (fmt, shown)
+
+
+def test_redact_text_hides_only_the_secret_part():
+    cases = {
+        "api_key=XYZSECRET123": "api_key=<redacted>",
+        "--token=abc": "--token=<redacted>",
+        "password=p4ss --lr=0.1": "password=<redacted> --lr=0.1",
+        "run --credentials-file /k.json now": "run --credentials-file <redacted> now",
+        "https://u:pw123@host/x?access_token=t0k&y=1":
+            "https://u:<redacted>@host/x?access_token=<redacted>&y=1",
+        "the token expired": "the token expired",  # prose, not a pair
+        "monkey=3 --lr=0.1 keyfile=a": "monkey=3 --lr=0.1 keyfile=a",
+        "SSH_KEY=abc sshKey=abc --key=abc": "SSH_KEY=<redacted> sshKey=<redacted> --key=<redacted>",
+    }
+    for text, expected in cases.items():
+        assert review.redact_text(text) == expected, text
 
 
 def test_redact_keeps_placeholders_and_plain_values():
@@ -254,6 +367,25 @@ def test_specs_folder_option_and_missing_folder(repo):
     (repo / "jobs" / "a.yml").write_text(VERTEX)
     code, out, _ = run(repo, "main", "--specs", "jobs")
     assert code == 2 and "jobs/a.yml (job resnet, vertex)" in out and "create" in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_folder_without_specs_on_either_side_is_an_error(repo, fmt):
+    code, out, err = run(repo, "main", "--specs", "nosuch", "--format", fmt)
+    assert code == review.EXIT_ERROR == 1 and out == ""
+    assert "no spec files" in err and "nosuch/" in err and "does not exist" in err
+    code, out, err = run(repo, "main", "main", "--specs", "nosuch", "--format", fmt)
+    assert code == 1 and out == "" and "nosuch/" in err
+    (repo / "empty").mkdir()
+    code, out, err = run(repo, "main", "--specs", "empty")
+    assert code == 1 and out == "" and "empty/" in err
+
+
+def test_run_from_a_folder_without_specs_is_an_error(repo):
+    (repo / "docs").mkdir()
+    code, out, err = run(repo / "docs", "main")  # --repo docs: specs/ is docs/specs
+    assert code == 1 and out == ""
+    assert "docs/specs/" in err and "--specs" in err
 
 
 # -- compile DIR --out OUT --check ------------------------------------------------------------
