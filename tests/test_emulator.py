@@ -403,3 +403,13 @@ def test_mutated_bodies_are_refused_never_crash(data):
         assert status in (200, 400), payload
         if status == 400:
             assert payload["error"]["status"] == "INVALID_ARGUMENT"
+
+
+def test_deeply_nested_json_is_a_400_not_a_server_error():
+    em = Emulator(progress_seconds=0)
+    deep = b'{"displayName": "x", "jobSpec": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    status, body = em.handle("POST", "/v1/projects/p/locations/us-central1/customJobs", deep)
+    assert status == 400 and body["error"]["status"] == "INVALID_ARGUMENT"
+    nested = b'{"a": ' * 100 + b"1" + b"}" * 100
+    status, _ = em.handle("POST", "/v1/projects/p/locations/us-central1/customJobs", nested)
+    assert status == 400

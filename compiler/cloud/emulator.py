@@ -338,13 +338,26 @@ class Emulator:
 _TERMINAL = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"})
 
 
+MAX_JSON_DEPTH = 64  # deeper than any request body; like Google's frontends, refuse, don't recurse
+
+
 def _parse(body: bytes) -> dict:
     try:
         value = json.loads(body or b"{}")
     except ValueError as exc:
         raise Refusal(400, "INVALID_ARGUMENT", f"Invalid JSON payload received. {exc}") from exc
+    except RecursionError as exc:
+        raise Refusal(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Nested too deeply.") \
+            from exc
     if not isinstance(value, dict):
         raise Refusal(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Expected an object.")
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise Refusal(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Nested too deeply.")
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return value
 
 
