@@ -310,6 +310,10 @@ class _JobProvider(dynamic.ResourceProvider):
             outs["createTime"] = job["createTime"]
         return outs
 
+    def _kept_outs(self, olds: dict, news: dict) -> dict:
+        """The new inputs with the job's outputs kept: an update never wipes outputs."""
+        return {**self._inputs(news), **{k: olds[k] for k in OUTPUT_KEYS if k in olds}}
+
     def _console(self, name: str, props: dict) -> str:
         raise NotImplementedError
 
@@ -358,9 +362,7 @@ class VertexCustomJobProvider(_JobProvider):
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         # Only bookkeeping changed (diff replaces on any request change): no API call.
-        outs = self._inputs(news)
-        outs.update({k: olds[k] for k in OUTPUT_KEYS if k in olds})
-        return dynamic.UpdateResult(outs)
+        return dynamic.UpdateResult(self._kept_outs(olds, news))
 
     def delete(self, id_: str, props: dict) -> None:
         client = Client()
@@ -429,8 +431,7 @@ class AiPlatformJobProvider(_JobProvider):
         return job
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
-        outs = self._inputs(news)
-        outs.update({k: olds[k] for k in OUTPUT_KEYS if k in olds})
+        outs = self._kept_outs(olds, news)
         if self._plan(olds, news).action != plan.UPDATE:
             return dynamic.UpdateResult(outs)  # bookkeeping only
         labels = restore_ints(self.api, self.schema, news["request"]).get("labels") or {}

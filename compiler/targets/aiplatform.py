@@ -15,6 +15,7 @@ from ..diagnostics import Collector
 from ..durations import to_google
 from ..model import Container, Job, Pool, PythonPackage
 from ..schemas import did_you_mean
+from . import compact
 
 # role → (TrainingInput type field, count field, config field)
 FIELDS = {
@@ -227,7 +228,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
         not job.pools and isinstance(chief_task, Container) and bool(chief_task.command))
     if not job.pools and isinstance(chief_task, Container):
         # A scale tier job running a custom container: the master's config carries the image.
-        tin["masterConfig"] = _compact({
+        tin["masterConfig"] = compact({
             "imageUri": chief_task.image, "containerCommand": list(chief_task.command),
             "containerArgs": list(chief_task.args) if pooled_args else []})
         origins["trainingInput.masterConfig"] = "$.spec.container"
@@ -246,7 +247,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
             origins[f"trainingInput.{config_key}"] = pool.path
     task = chief_task
     if isinstance(task, PythonPackage):
-        tin.update(_compact({"packageUris": list(task.packages), "pythonModule": task.module,
+        tin.update(compact({"packageUris": list(task.packages), "pythonModule": task.module,
                              "args": list(task.args)}))
         origins["trainingInput.packageUris"] = "$.spec.python.packages"
     elif isinstance(task, Container) and not pooled_args and task.args:
@@ -260,10 +261,10 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
         tin["jobDir"] = job.output_dir
         origins["trainingInput.jobDir"] = "$.spec.outputDir"
     if isinstance(task, PythonPackage):
-        tin.update(_compact({"runtimeVersion": task.runtime_version,
+        tin.update(compact({"runtimeVersion": task.runtime_version,
                              "pythonVersion": task.python_version}))
     s = job.scheduling
-    sched = _compact({
+    sched = compact({
         "maxRunningTime": to_google(s.timeout) if s.timeout is not None else None,
         "maxWaitTime": to_google(s.max_wait) if s.max_wait is not None else None,
         "priority": s.priority,
@@ -271,7 +272,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
     if sched:
         tin["scheduling"] = sched
         origins["trainingInput.scheduling"] = "$.spec.scheduling"
-    tin.update(_compact({
+    tin.update(compact({
         "network": job.network,
         "serviceAccount": job.service_account,
         "useChiefInTfConfig": job.ai_platform.get("useChiefInTfConfig"),
@@ -301,7 +302,7 @@ def _config(pool: Pool, chief_task, pooled_args: bool) -> dict:
             out["containerCommand"] = list(task.command)
         if pooled_args and task.args:
             out["containerArgs"] = list(task.args)
-    disk = _compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
+    disk = compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
     if disk:
         out["diskConfig"] = disk
     if pool.tpu_tf_version:
@@ -319,6 +320,3 @@ def _hyperparameters(raw: dict) -> dict:
     out["params"] = [dict(p) for p in raw.get("params") or ()]
     return out
 
-
-def _compact(d: dict) -> dict:
-    return {k: v for k, v in d.items() if v is not None and v != [] and v != {}}

@@ -15,6 +15,7 @@ from ..diagnostics import Collector
 from ..durations import human, to_google
 from ..model import Container, Job, Pool, PythonPackage
 from ..schemas import did_you_mean
+from . import compact
 
 POOL_INDEX = {"chief": 0, "worker": 1, "parameterServer": 2, "evaluator": 3}
 SEVEN_DAYS = Decimal(7 * 86400)
@@ -230,7 +231,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
             pools.append(_pool(job.pools[role], f"jobSpec.workerPoolSpecs[{index}]", origins))
     spec: dict = {"workerPoolSpecs": pools}
     s = job.scheduling
-    sched = _compact({
+    sched = compact({
         "timeout": to_google(s.timeout) if s.timeout is not None else None,
         "restartJobOnWorkerRestart": s.restart_on_worker_restart,
         "strategy": s.strategy,
@@ -240,7 +241,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
     if sched:
         spec["scheduling"] = sched
     v = job.vertex
-    spec.update(_compact({
+    spec.update(compact({
         "serviceAccount": job.service_account,
         "network": job.network,
         "reservedIpRanges": list(v.get("reservedIpRanges") or ()) or None,
@@ -271,7 +272,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
 
 
 def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
-    machine = _compact({
+    machine = compact({
         "machineType": pool.machine_type,
         "acceleratorType": pool.accelerator_type,
         "acceleratorCount": pool.accelerator_count if pool.accelerator_type else None,
@@ -280,16 +281,16 @@ def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
         "gpuPartitionSize": pool.gpu_partition_size,
     })
     out: dict = {"machineSpec": machine, "replicaCount": str(pool.replicas)}
-    disk = _compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
+    disk = compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
     if disk:
         out["diskSpec"] = disk
     task = pool.task
     env = [{"name": e.name, "value": e.payload_value} for e in pool.env]
     if isinstance(task, Container):
-        out["containerSpec"] = _compact({"imageUri": task.image, "command": list(task.command),
+        out["containerSpec"] = compact({"imageUri": task.image, "command": list(task.command),
                                          "args": list(task.args), "env": env})
     elif isinstance(task, PythonPackage):
-        out["pythonPackageSpec"] = _compact({
+        out["pythonPackageSpec"] = compact({
             "executorImageUri": task.executor_image, "packageUris": list(task.packages),
             "pythonModule": task.module, "args": list(task.args), "env": env})
     if pool.nfs_mounts:
@@ -322,10 +323,6 @@ def _reservation(raw: dict | None) -> dict | None:
 def _psc(raw: dict | None) -> dict | None:
     if not raw:
         return None
-    return _compact({"networkAttachment": raw.get("networkAttachment"),
+    return compact({"networkAttachment": raw.get("networkAttachment"),
                      "dnsPeeringConfigs": [dict(d) for d in raw.get("dnsPeeringConfigs") or ()]})
 
-
-def _compact(d: dict) -> dict:
-    """Drop unset values: absent, empty lists and empty mappings are never sent."""
-    return {k: v for k, v in d.items() if v is not None and v != [] and v != {}}
