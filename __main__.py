@@ -113,7 +113,7 @@ def declare(result: pipeline.Result, keep_records: bool) -> pulumi.CustomResourc
     return resource
 
 
-def service_account(project: str | None) -> None:
+def service_account(project: str | None) -> pulumi.Output:
     """Optional per-stack service account that may submit jobs (roles/aiplatform.user)."""
     import pulumi_gcp as gcp  # only when asked for: the import is slow
 
@@ -124,6 +124,22 @@ def service_account(project: str | None) -> None:
                            role="roles/aiplatform.user",
                            member=account.email.apply(lambda e: f"serviceAccount:{e}"))
     pulumi.export("serviceAccountEmail", account.email)
+    return account.email
+
+
+def output_bucket(name: str, project: str | None, region: str | None,
+                  writer: pulumi.Output | None) -> None:
+    """Optional bucket for the jobs' outputDir, with the stack's service account as writer."""
+    import pulumi_gcp as gcp
+
+    bucket = gcp.storage.Bucket("trainspec-outputs", name=name, project=project,
+                                location=(region or "US").upper(),
+                                uniform_bucket_level_access=True)
+    if writer is not None:
+        gcp.storage.BucketIAMMember("trainspec-outputs-writer", bucket=bucket.name,
+                                    role="roles/storage.objectAdmin",
+                                    member=writer.apply(lambda e: f"serviceAccount:{e}"))
+    pulumi.export("outputBucket", bucket.name.apply(lambda n: f"gs://{n}"))
 
 
 def main() -> dict[str, pulumi.CustomResource]:
@@ -134,8 +150,10 @@ def main() -> dict[str, pulumi.CustomResource]:
     if problems:
         raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
                               + format_text(problems))
-    if config.get_bool("createServiceAccount"):
-        service_account(gcp.get("project"))
+    runner = service_account(gcp.get("project")) if config.get_bool("createServiceAccount") \
+        else None
+    if config.get("outputBucket"):
+        output_bucket(config.get("outputBucket"), gcp.get("project"), gcp.get("region"), runner)
     keep = bool(config.get_bool("keepJobRecords"))
     return {r.job.name: declare(r, keep) for r in results}
 

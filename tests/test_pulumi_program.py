@@ -318,6 +318,26 @@ def test_keep_job_records_and_service_account_from_config(program, tmp_path):
         "serviceAccount:trainspec-dev@acme-default.iam.gserviceaccount.com")
 
 
+def test_output_bucket_from_config_with_the_runner_as_writer(program, tmp_path):
+    run, recorder, _ = program
+    _write(tmp_path, "a-good.yaml", GOOD)
+    run({"trainspec:specs": str(tmp_path), "trainspec:outputBucket": "acme-runs",
+         "trainspec:createServiceAccount": "true"})
+    got = {r.typ: r for r in recorder.registered}
+    bucket = got["gcp:storage/bucket:Bucket"].inputs
+    assert (bucket["name"], bucket["uniformBucketLevelAccess"]) == ("acme-runs", True)
+    writer = got["gcp:storage/bucketIAMMember:BucketIAMMember"].inputs
+    assert writer["role"] == "roles/storage.objectAdmin"
+    assert writer["member"] == "serviceAccount:trainspec-dev@acme-default.iam.gserviceaccount.com"
+
+
+def test_no_bucket_unless_asked(program, tmp_path):
+    run, recorder, _ = program
+    _write(tmp_path, "a-good.yaml", GOOD)
+    run({"trainspec:specs": str(tmp_path)})
+    assert not [r for r in recorder.registered if r.typ.startswith("gcp:storage")]
+
+
 def test_program_never_imports_pulumi_into_the_cli():
     # STYLE 6: only the Pulumi layer imports pulumi; the CLI stays fast without it.
     import subprocess
