@@ -350,15 +350,30 @@ class VertexCustomJobProvider(_JobProvider):
         try:
             # Idempotent create: a job this resource already submitted (an interrupted or
             # retried `up`) carries the same spec hash; adopt it instead of starting a second.
-            found = client.vertex_list(project, region,
-                                       f'labels.{SPEC_HASH_LABEL}="{digest}"')["customJobs"]
-            alive = sorted((j for j in found if j.get("state") not in VERTEX_NOT_ADOPTABLE),
-                           key=lambda j: (j.get("createTime", ""), j.get("name", "")))
-            job = alive[0] if alive else client.vertex_create(project, region, body)
+            job = self._adoptable(client, project, region, digest)
+            if job is None:
+                try:
+                    job = client.vertex_create(project, region, body)
+                except ApiError as exc:
+                    # No response, or a 5xx the client does not retry for a create: the job may
+                    # exist anyway. Look once more before reporting the failure.
+                    ambiguous = exc.status is None or exc.status >= 500
+                    job = self._adoptable(client, project, region, digest) if ambiguous else None
+                    if job is None:
+                        raise
         except ApiError as exc:
             raise JobError(describe(exc, f"creating a CustomJob in {where}",
                                     props.get("sourceMap"))) from None
         return dynamic.CreateResult(job["name"], self._outs(props, job, job["name"]))
+
+    @staticmethod
+    def _adoptable(client: Client, project: str, region: str, digest: str) -> dict | None:
+        """The oldest live job labelled with this spec hash, if any."""
+        found = client.vertex_list(project, region,
+                                   f'labels.{SPEC_HASH_LABEL}="{digest}"')["customJobs"]
+        alive = sorted((j for j in found if j.get("state") not in VERTEX_NOT_ADOPTABLE),
+                       key=lambda j: (j.get("createTime", ""), j.get("name", "")))
+        return alive[0] if alive else None
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         # Only bookkeeping changed (diff replaces on any request change): no API call.

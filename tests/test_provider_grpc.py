@@ -495,3 +495,31 @@ def test_429_and_503_storms_are_survived(tmp_path):
         engine.close()
         server.shutdown()
         server.server_close()
+
+
+def test_create_that_took_effect_behind_a_500_is_adopted(tmp_path, monkeypatch):
+    """The POST reached the server but its answer was lost as a 500: no second job."""
+    import requests
+
+    server, _ = emu.serve(progress_seconds=STEP)
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", server.url)
+    monkeypatch.delenv("TRAINSPEC_ACCESS_TOKEN", raising=False)
+    real = requests.Session.request
+    lost = []
+
+    def request(self, method, url, **kwargs):
+        response = real(self, method, url, **kwargs)
+        if method == "POST" and url.endswith("/customJobs") and not lost:
+            lost.append(url)
+            response.status_code, response._content = 500, b'{"error": {"code": 500}}'
+        return response
+
+    monkeypatch.setattr(requests.Session, "request", request)
+    try:
+        props = inputs_for(vertex_spec(tmp_path, "lost-answer"))
+        created = pr.VertexCustomJobProvider().create(props)
+        jobs = server.emulator.handle("GET", "/v1/projects/acme-test/locations/us-central1/"
+                                      "customJobs")[1]["customJobs"]
+        assert lost and len(jobs) == 1 and created.id == jobs[0]["name"]
+    finally:
+        server.shutdown()

@@ -311,3 +311,19 @@ def test_malformed_names_are_refused_before_any_request(call):
     with pytest.raises(ValueError):
         call(c)
     assert session.calls == []
+
+
+@pytest.mark.parametrize("code", [500, 502, 504])
+def test_create_is_not_retried_after_an_ambiguous_server_error(code):
+    # The job may exist behind a 500/502/504; a blind retry could start a second Vertex job.
+    c, session, _ = client(status_error(code, "INTERNAL", "oops"), FakeResponse(200, {}))
+    with pytest.raises(ApiError) as info:
+        c.vertex_create("p", "us-central1", {"displayName": "d"})
+    assert info.value.status == code and len(session.calls) == 1
+
+
+def test_create_is_retried_after_429_and_503():
+    c, session, _ = client(status_error(429, "RESOURCE_EXHAUSTED", "quota"),
+                           status_error(503, "UNAVAILABLE", "busy"), FakeResponse(200, {"name": "n"}))
+    assert c.vertex_create("p", "us-central1", {"displayName": "d"}) == {"name": "n"}
+    assert len(session.calls) == 3

@@ -27,6 +27,9 @@ from compiler.diagnostics import TrainspecError
 
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# A create may have taken effect behind a 500/502/504 (like a read timeout): only the statuses
+# that mean "not processed" are retried for it.
+RETRY_STATUSES_CREATE = frozenset({429, 503})
 MAX_DELAY = 32.0  # cap of one backoff step, seconds
 MAX_RETRY_AFTER = 60.0  # a Retry-After above this is clipped, so a call cannot hang for hours
 MAX_PAGES = 1000  # a server that keeps returning tokens must not loop us forever
@@ -178,7 +181,8 @@ class Client:
                 continue
             if response.status_code < 300:
                 return response.json() if response.content else {}
-            if response.status_code not in RETRY_STATUSES or last:
+            retry = RETRY_STATUSES if idempotent else RETRY_STATUSES_CREATE
+            if response.status_code not in retry or last:
                 raise self._error(method, url, response)
             self._sleep(self._delay(attempt, response.headers.get("Retry-After")))
         raise AssertionError("unreachable")
