@@ -15,7 +15,6 @@ from compiler.cli import find_specs
 from compiler.diagnostics import Diagnostic, format_text
 from compiler.normalize import Options
 from compiler.source import child
-from compiler.targets import aiplatform
 
 
 def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
@@ -25,9 +24,7 @@ def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result],
         problems.append(Diagnostic("$", "no *.yaml or *.yml spec found (trainspec:specs)",
                                    file=folder))
     results = [pipeline.compile_file(f, options) for f in files]
-    problems += [d for r in results for d in r.errors]
-    seen: dict[str, str] = {}  # metadata.name -> first file
-    seen_ids: dict[tuple[str, str], str] = {}  # (project, ml jobId) -> first file
+    problems += [d for r in results for d in r.errors] + pipeline.check_set(results)
     for r in results:
         if not r.ok:
             continue
@@ -44,20 +41,6 @@ def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result],
         if not r.job.region:
             problems.append(_at(r, "$.spec", "no region: set spec.region or "
                                 "`pulumi config set gcp:region ...`", locate="$.spec.region"))
-        # Pulumi resource names are metadata.name; they must be unique in the stack.
-        if r.job.name in seen:
-            problems.append(_at(r, "$.metadata.name", f"job name {r.job.name!r} is already "
-                                f"used by {seen[r.job.name]}"))
-        elif r.job.platform == "ai-platform" and r.job.project:
-            # The real identity of an ml v1 job is (project, jobId), and jobId folds '-' into
-            # '_': `a-b` and `a_b` would be the same job.
-            key = (r.job.project, aiplatform.job_id(r.job.name))
-            if key in seen_ids:
-                problems.append(_at(r, "$.metadata.name", f"AI Platform jobId {key[1]!r} in "
-                                    f"project {key[0]!r} is already used by {seen_ids[key]}",
-                                    "ml v1 jobIds replace '-' by '_': rename metadata.name"))
-            seen_ids.setdefault(key, r.file)
-        seen.setdefault(r.job.name, r.file)
     return results, problems
 
 

@@ -63,8 +63,9 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("error: no *.yaml or *.yml spec found under " + " ".join(args.paths) + "\n")
         return EXIT_FAILED
     results = emit.compile_many(files, _options(args), jobs=args.jobs)
-    _report(results, missing, args.format, out, err)
-    bad = sum(not r.ok for r in results) + len(missing)
+    clashes = pipeline.check_set(results)
+    _report(results, missing + clashes, args.format, out, err)
+    bad = sum(not r.ok for r in results) + len(missing) + len(clashes)
     if args.format == "text":
         err.write(f"{len(files)} spec(s) checked, {bad} with errors\n")
     return EXIT_FAILED if bad else EXIT_OK
@@ -92,6 +93,7 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"error: no *.yaml or *.yml spec found under {args.path}; nothing written\n")
         return EXIT_FAILED
     results = emit.compile_many(files, _options(args), jobs=args.jobs)
+    missing += pipeline.check_set(results)
     _report(results, missing, "text", out, err)
     if missing or any(not r.ok for r in results):
         err.write(f"error: {sum(not r.ok for r in results) + len(missing)} spec(s) failed; "

@@ -6,7 +6,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from . import schemas, source
-from .diagnostics import Diagnostic, has_errors, sort_key
+from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize import Options, normalize
 from .targets import aiplatform, vertex
@@ -24,6 +24,9 @@ class Result:
     body: dict | None = None
     origins: dict[str, str] = field(default_factory=dict)
     document: source.Document | None = None
+    # The job's identity, kept when `job`/`document` are dropped (worker processes):
+    # (metadata.name, platform, project, where metadata.name is written).
+    identity: tuple[str, str, str | None, Position | None] | None = None
 
     @property
     def ok(self) -> bool:
@@ -51,6 +54,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     target = TARGETS[job.platform]
     target.check(job, c, today)
     result.job = job
+    result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
     # A value the schema already refused is not reported again by the semantic rules.
     result.diagnostics += c.items[:found_by_schema] + [
         d for d in c.items[found_by_schema:] if d.path not in schema_bad]
@@ -69,6 +73,35 @@ def compile_file(path: str, options: Options = Options(),
                  today: datetime.date | None = None) -> Result:
     doc, found = source.read(path)
     return compile_document(doc, found, options, today or datetime.date.today())
+
+
+def check_set(results: list[Result]) -> list[Diagnostic]:
+    """Rules across the specs of one tree (one Pulumi stack): each job has its own resource
+    name (metadata.name) and, on ai-platform, its own (project, jobId)."""
+    found: list[Diagnostic] = []
+    names: dict[str, str] = {}
+    job_ids: dict[tuple[str | None, str], str] = {}
+    for r in results:
+        if r.identity is None or not r.ok:
+            continue
+        name, platform, project, at = r.identity
+        if name in names:
+            found.append(Diagnostic("$.metadata.name", f"job name {name!r} is already used by "
+                                    f"{names[name]}", file=r.file, position=at,
+                                    hint="each spec of a tree is one job: rename one"))
+            continue
+        names[name] = r.file
+        if platform == "ai-platform":
+            # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
+            key = (project, aiplatform.job_id(name))
+            if key in job_ids:
+                found.append(Diagnostic(
+                    "$.metadata.name", f"AI Platform jobId {key[1]!r}"
+                    + (f" in project {project!r}" if project else "")
+                    + f" is already used by {job_ids[key]}", file=r.file, position=at,
+                    hint="ml v1 jobIds replace '-' by '_': rename metadata.name"))
+            job_ids.setdefault(key, r.file)
+    return found
 
 
 def _done(result: Result) -> Result:

@@ -222,3 +222,19 @@ def test_cli_does_not_import_pulumi(tree: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert proc.stderr == "[]"
+
+
+def test_validate_refuses_two_jobs_with_one_identity(tmp_path: Path) -> None:
+    ml = GOOD.replace("spec:\n", "spec:\n  platform: ai-platform\n")
+    (tmp_path / "a.yaml").write_text(ml.replace("good-job", "census-v2"))
+    (tmp_path / "b.yaml").write_text(ml.replace("good-job", "census_v2"))
+    (tmp_path / "c.yaml").write_text(GOOD)
+    (tmp_path / "d.yaml").write_text(GOOD)
+    code, _, err = run("validate", str(tmp_path))
+    assert code == 1
+    assert f"{tmp_path / 'b.yaml'}:3:18: error: $.metadata.name: AI Platform jobId 'census_v2' " \
+           f"is already used by {tmp_path / 'a.yaml'}" in err
+    assert f"{tmp_path / 'd.yaml'}:3:18: error: $.metadata.name: job name 'good-job' is " \
+           f"already used by {tmp_path / 'c.yaml'}" in err
+    code, _, err = run("compile", str(tmp_path), "--out", str(tmp_path / "out"))
+    assert code == 1 and not (tmp_path / "out").exists()
