@@ -115,7 +115,6 @@ class Job:
 
     @property
     def secrets(self) -> list[str]:
-        keys = [e.secret for e in self.env if e.secret]
-        for pool in self.pools.values():
-            keys += [e.secret for e in pool.env if e.secret]
-        return sorted(set(k for k in keys if k))
+        # What the pools run with: pool env already merges (and may override) the spec's.
+        envs = [p.env for p in self.pools.values()] if self.pools else [self.env]
+        return sorted({e.secret for env in envs for e in env if e.secret})

@@ -264,7 +264,7 @@ BUG_API_VERSION_LIST = "apiVersion: []\nkind: TrainingJob\nmetadata: {name: j}\n
 @given(st.just(BUG_API_VERSION_LIST))
 @example(BUG_API_VERSION_LIST)
 def test_pinned_unhashable_api_version_is_refused(text):
-    _no_crash(text)
+    testing.assert_refused_located(text)
 
 
 BUG_HYPERPARAMETERS = """\
@@ -285,7 +285,7 @@ spec:
 @example("1")
 @example("[{parameterName: [a], type: INTEGER, minValue: 1, maxValue: 2}]")
 def test_pinned_malformed_hyperparameters_are_refused(params):
-    _no_crash(BUG_HYPERPARAMETERS % params)
+    testing.assert_refused_located(BUG_HYPERPARAMETERS % params)
 
 
 # -- the public helpers themselves ------------------------------------------------------------

@@ -141,3 +141,11 @@ def test_ml_command_moves_args_into_container_args() -> None:
     assert master["containerCommand"] == ["python", "t.py"]
     assert master["containerArgs"] == ["--epochs", "5"]
     assert "args" not in body["trainingInput"]
+
+
+def test_a_secret_overridden_in_every_pool_is_not_required() -> None:
+    text = spec("  container: {image: gcr.io/p/t:1}\n  env: {TOKEN: {secret: tok}}\n"
+                "  pools:\n    chief: {env: {TOKEN: plain}}\n")
+    result = pipeline.compile_text(text, "s.yaml", today=TODAY)
+    assert result.ok and result.job.secrets == []
+    assert "<secret:" not in json.dumps(result.body)
