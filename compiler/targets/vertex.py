@@ -48,7 +48,8 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
         job.note("$.spec.pools.chief", "one replica (no pools given)")
     for pool in job.pools.values():
         _resolve_machine(job, pool, c)
-        _check_pool(job, pool, c, today)
+        if pool.machine_type is not None:  # else: already reported (nothing fits)
+            _check_pool(job, pool, c, today)
     _check_scheduling(job, c)
 
 
