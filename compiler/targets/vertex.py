@@ -48,8 +48,7 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
         job.note("$.spec.pools.chief", "one replica (no pools given)")
     for pool in job.pools.values():
         _resolve_machine(job, pool, c)
-        if pool.machine_type is not None:  # else: already reported (nothing fits)
-            _check_pool(job, pool, c, today)
+        _check_pool(job, pool, c, today)
     _check_scheduling(job, c)
 
 
@@ -115,8 +114,10 @@ def _resolve_machine(job: Job, pool: Pool, c: Collector) -> None:
 
 def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
     p = f"$.spec.pools.{pool.role}"
-    for message in machines.check_vertex(pool.machine_type or "", pool.accelerator_type,
-                                         pool.accelerator_count, pool.tpu_topology):
+    # No machine means nothing fits the accelerator: already reported by _resolve_machine.
+    for message in machines.check_vertex(pool.machine_type, pool.accelerator_type,
+                                         pool.accelerator_count, pool.tpu_topology) \
+            if pool.machine_type else ():
         c.error(_where(p, pool, message), message)
     if pool.tpu_tf_version:
         c.error(f"{p}.tpuTfVersion", "cannot be expressed on vertex (ai-platform only)")
