@@ -21,7 +21,6 @@ from .importers import flags, ml, render, sources, vertex
 from .importers.spec import Draft
 from .normalize import Options
 
-NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,127}$")
 KIND_TEXT = {
     "ml-gcloud": "gcloud ai-platform jobs submit training --config file",
     "ml-rest": "AI Platform Training (ml v1) REST body",

@@ -6,7 +6,6 @@ decides the exit code at the end.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -69,20 +68,10 @@ def format_text(diagnostics: Iterable[Diagnostic]) -> str:
     return "\n".join(d.format() for d in sorted(diagnostics, key=sort_key))
 
 
-def format_json(diagnostics: Iterable[Diagnostic]) -> str:
-    return json.dumps([d.to_json() for d in sorted(diagnostics, key=sort_key)], indent=2)
-
 
 class TrainspecError(Exception):
     """Base class of trainspec's own failures."""
 
-
-class SpecError(TrainspecError):
-    """A spec (or a set of specs) has errors; carries every diagnostic."""
-
-    def __init__(self, diagnostics: list[Diagnostic]):
-        self.diagnostics = sorted(diagnostics, key=sort_key)
-        super().__init__(format_text(d for d in self.diagnostics if d.is_error))
 
 
 @dataclass

@@ -69,7 +69,6 @@ class Pool:
     nfs_mounts: tuple[dict[str, str], ...] = ()
     lustre_mounts: tuple[dict[str, str], ...] = ()
     tpu_tf_version: str | None = None
-    implicit: bool = False  # created by a default, not written by the user
 
 
 @dataclass
@@ -107,7 +106,7 @@ class Job:
 
     def implicit_pool(self, path: str, **fields: Any) -> Pool:
         """The chief pool a spec without pools gets: the spec-level task and env."""
-        return Pool(role="chief", path=path, implicit=True, task=self.container or self.python,
+        return Pool(role="chief", path=path, task=self.container or self.python,
                     env=self.env, **fields)
 
     def note(self, path: str, text: str) -> None:

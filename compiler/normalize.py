@@ -7,7 +7,6 @@ schema errors still gets its other problems reported (and never a traceback).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from . import durations
@@ -322,6 +321,3 @@ def normalize(doc: Document, c: Collector, options: Options = Options()) -> Job:
     """The neutral model of `doc`; problems go to `c`."""
     return Normalizer(doc, c, options).job()
 
-
-def seconds(value: Decimal | None) -> str | None:
-    return durations.to_google(value) if value is not None else None

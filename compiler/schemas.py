@@ -144,10 +144,6 @@ def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str 
     elif kind == "pattern":
         desc = sch.get("description")
         yield path, f"{inst!r} is not valid here", desc, False
-    elif kind == "propertyNames":
-        for sub in error.context:
-            yield child(path, str(sub.instance)), f"invalid key {sub.instance!r}: {sub.message}", \
-                sch.get("description"), True
     elif kind in ("maxProperties", "minItems", "maxLength", "minLength", "minimum", "maximum"):
         yield path, error.message.replace(repr(inst), _short(inst)), None, False
     else:
