@@ -31,7 +31,7 @@ def find_specs(paths: list[str]) -> tuple[list[str], list[diag.Diagnostic]]:
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 found += [os.path.join(dirpath, f) for f in sorted(filenames)
-                          if f.endswith(SPEC_SUFFIXES)]
+                          if f.endswith(SPEC_SUFFIXES) and not f.startswith(".")]
         elif p.is_file():
             found.append(str(p))
         else:

@@ -104,10 +104,10 @@ def assert_refused_located(text: dict | str | bytes, options: Options = Options(
 def check_repo(path: str | Path = "specs", platform: str | None = None,
                project: str | None = None, region: str | None = None) -> list[pipeline.Result]:
     """Every *.yaml/*.yml under `path` compiles and conforms; fails listing every problem."""
-    root = Path(path)
-    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml")
-                   and not any(part.startswith(".") for part in p.relative_to(root).parts))
-    assert files, f"no spec files under {root}"
+    from .cli import find_specs  # the same discovery as `validate` and the Pulumi program
+
+    files, missing = find_specs([str(path)])
+    assert files and not missing, f"no spec files under {path}"
     options = Options(platform=platform, project=project, region=region)
     results, problems = [], []
     for f in files:
@@ -118,6 +118,7 @@ def check_repo(path: str | Path = "specs", platform: str | None = None,
             continue
         api, schema = API_SCHEMA[r.job.platform]  # type: ignore[union-attr]
         problems += [f"{f}: {p}: {m}" for p, m in discovery.violations(api, schema, r.body)]
+    problems += [d.format() for d in pipeline.check_set(results)]
     assert not problems, "\n".join(problems)
     return results
 
