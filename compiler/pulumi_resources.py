@@ -42,6 +42,8 @@ from .cloud.rest import ApiError, Client
 from .diagnostics import TrainspecError
 from .model import secret_placeholder
 from .normalize import Options
+from .targets import aiplatform as aiplatform_target
+from .targets import vertex as vertex_target
 
 SPEC_HASH_LABEL = "trainspec-spec-hash"
 ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
@@ -333,7 +335,7 @@ class _JobProvider(dynamic.ResourceProvider):
 class VertexCustomJobProvider(_JobProvider):
     """A Vertex AI CustomJob (aiplatform v1 projects.locations.customJobs)."""
 
-    platform, api, schema = "vertex", "aiplatform", "GoogleCloudAiplatformV1CustomJob"
+    platform, api, schema = "vertex", vertex_target.API, vertex_target.SCHEMA
 
     def _console(self, name: str, props: dict) -> str:
         return vertex_console_url(name, props.get("project", ""))
@@ -397,7 +399,7 @@ class VertexCustomJobProvider(_JobProvider):
 class AiPlatformJobProvider(_JobProvider):
     """A legacy AI Platform Training job (ml v1 projects.jobs); it can never be deleted."""
 
-    platform, api, schema = "ai-platform", "ml", "GoogleCloudMlV1__Job"
+    platform, api, schema = "ai-platform", aiplatform_target.API, aiplatform_target.SCHEMA
 
     def _console(self, name: str, props: dict) -> str:
         return ml_console_url(name, props.get("project", ""))

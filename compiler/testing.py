@@ -52,8 +52,8 @@ from . import discovery, pipeline
 from .catalog import accelerators, images, machines, regions
 from .normalize import Options
 
-API_SCHEMA = {"vertex": ("aiplatform", "GoogleCloudAiplatformV1CustomJob"),
-              "ai-platform": ("ml", "GoogleCloudMlV1__Job")}
+API_SCHEMA = {platform: (target.API, target.SCHEMA)
+              for platform, target in pipeline.TARGETS.items()}
 PLATFORMS = tuple(API_SCHEMA)
 # A fixed date keeps generated specs' warnings (image end of availability) reproducible.
 TODAY = datetime.date(2026, 1, 15)

@@ -17,6 +17,8 @@ from ..model import Container, Job, Pool, PythonPackage
 from ..schemas import did_you_mean
 from . import compact
 
+# The create request's discovery document and schema (ml v1 projects.jobs.create).
+API, SCHEMA = "ml", "GoogleCloudMlV1__Job"
 # role → (TrainingInput type field, count field, config field)
 FIELDS = {
     "chief": ("masterType", None, "masterConfig"),

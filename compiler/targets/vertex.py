@@ -17,6 +17,8 @@ from ..model import Container, Job, Pool, PythonPackage
 from ..schemas import did_you_mean
 from . import compact
 
+# The create request's discovery document and schema (aiplatform v1 customJobs.create).
+API, SCHEMA = "aiplatform", "GoogleCloudAiplatformV1CustomJob"
 POOL_INDEX = {"chief": 0, "worker": 1, "parameterServer": 2, "evaluator": 3}
 SEVEN_DAYS = Decimal(7 * 86400)
 # [DWS] GPUs that Dynamic Workload Scheduler (FLEX_START) can provision.
