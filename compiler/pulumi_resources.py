@@ -52,7 +52,6 @@ INPUT_KEYS = ("request", "platform", "project", "region", "specFile", "specHash"
 OUTPUT_KEYS = ("name", "state", "createTime", "consoleUrl")
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
 LOCAL_KEYS = ("specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
-REPLACE_KEYS = ("platform", "project", "region")
 # Cancelling a real job takes seconds to minutes; destroy waits at most this long.
 CANCEL_TIMEOUT_SECONDS = 900.0
 _UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
@@ -269,17 +268,23 @@ class _JobProvider(dynamic.ResourceProvider):
     def _plan(self, olds: dict, news: dict) -> plan.Plan:
         old = olds.get("request")
         old = restore_ints(self.api, self.schema, old) if isinstance(old, dict) else None
-        return plan.classify(self.platform, old, restore_ints(self.api, self.schema,
-                                                               news.get("request")))
+        new = restore_ints(self.api, self.schema, news.get("request"))
+        # Where the job lives (platform, project, region) is part of the plan, as in `diff`.
+        return plan.classify(self.platform, old, new, olds.get("platform"),
+                             old_location=(olds.get("project"), olds.get("region")),
+                             new_location=(news.get("project"), news.get("region")))
 
     def diff(self, _id: str, olds: dict, news: dict) -> dynamic.DiffResult:
         # olds are the previous *outputs*; news the checked inputs.
         if any(_has_unknown(news.get(k)) for k in INPUT_KEYS):
             return dynamic.DiffResult(changes=None)
-        replaces = [k for k in REPLACE_KEYS if olds.get(k) != news.get(k)]
-        action = self._plan(olds, news).action
+        planned = self._plan(olds, news)
+        action, replaces = planned.action, []
         if action in (plan.REPLACE, plan.CREATE):
-            replaces.append("request")
+            moved = {c.path for c in planned.changes}
+            replaces = [k for k in plan.LOCATION_PATHS if k in moved]
+            if action == plan.CREATE or moved - set(plan.LOCATION_PATHS):
+                replaces.append("request")
         if (olds.get("secretEnv") or {}) != (news.get("secretEnv") or {}):
             replaces.append("secretEnv")  # the job would run with the old value
         if replaces:

@@ -523,3 +523,15 @@ def test_create_that_took_effect_behind_a_500_is_adopted(tmp_path, monkeypatch):
         assert lost and len(jobs) == 1 and created.id == jobs[0]["name"]
     finally:
         server.shutdown()
+
+
+def test_moving_a_job_to_another_region_replaces_it(world, tmp_path):
+    server, engine, _ = world
+    u = urn("VertexCustomJob", "mover")
+    old_news = inputs_for(vertex_spec(tmp_path, "mover"))
+    _, old_id, old_outs, old_inputs = engine.up(u, old_news)
+    news = {**old_news, "region": "europe-west4"}
+    d = engine.diff(u, old_id, old_outs, news)
+    assert d.changes == provider_pb2.DiffResponse.DIFF_SOME
+    assert list(d.replaces) == ["region"]
+    engine.delete(u, old_id, old_outs)
