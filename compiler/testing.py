@@ -42,6 +42,7 @@ from __future__ import annotations
 import copy
 import datetime
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -540,6 +541,18 @@ class Mutation:
 
 def _pools(spec: dict) -> dict:
     return spec["spec"].get("pools") or {}
+
+
+def value_paths(value: Any, prefix: tuple = ()) -> Iterator[tuple]:
+    """Every path into a JSON-like value (keys and list indexes), the value's own `()` first:
+    the places a property test may put a random subtree."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from value_paths(v, prefix + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from value_paths(v, prefix + (i,))
 
 
 def _get(spec: dict, path: list) -> Any:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from compiler import discovery
 from compiler.cloud.emulator import Emulator, serve
 from compiler.cloud.rest import ApiError, Client
+from compiler.testing import value_paths
 
 TOKEN = "ya29.emulator-test-token"
 STEP = 10.0
@@ -377,15 +378,6 @@ JSON = st.recursive(
     max_leaves=8)
 
 
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, prefix + (i,))
-
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(data=st.data())
@@ -393,7 +385,7 @@ def test_mutated_bodies_are_refused_never_crash(data):
     emulator = Emulator(progress_seconds=0)
     for target, good in [("/v1/projects/p/locations/r/customJobs", vertex_body()),
                          ("/v1/projects/p/jobs", ml_body())]:
-        path = data.draw(st.sampled_from(list(_paths(good))[1:]))
+        path = data.draw(st.sampled_from(list(value_paths(good))[1:]))
         body = json.loads(json.dumps(good))
         holder = body
         for key in path[:-1]:

@@ -128,7 +128,7 @@ def test_random_yaml_documents_never_crash(tree):
 @given(testing.valid_specs(), st.data())
 def test_random_subtrees_in_valid_specs_never_crash(spec, data):
     """Graft a random value anywhere in a valid spec: refused or accepted, never a traceback."""
-    paths = [p for p in _paths(spec) if p]
+    paths = [p for p in testing.value_paths(spec) if p]
     path = data.draw(st.sampled_from(paths))
     target = spec
     for key in path[:-1]:
@@ -139,15 +139,6 @@ def test_random_subtrees_in_valid_specs_never_crash(spec, data):
     target[path[-1]] = value
     _no_crash(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
 
-
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, prefix + (i,))
 
 
 # -- import ∘ compile ---------------------------------------------------------------------------
