@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .sources import Source
-from .spec import Draft, as_int, is_zero_accel
+from .spec import Draft, as_int, is_zero_accel, set_disk
 
 # role → (type field, count field, config field), as targets/aiplatform.FIELDS.
 ROLES = {
@@ -161,12 +161,7 @@ def _pools(src: Source, tin: dict, d: Draft) -> None:
                 d.set(f"{p}.accelerator.count", as_int(accel["count"]))
         elif isinstance(accel, dict):
             d.comment(p, f"{cfg_key}.acceleratorConfig {_show(accel)} means no accelerator")
-        disk = cfg.get("diskConfig")
-        if isinstance(disk, dict):
-            for key, spec_key in (("bootDiskType", "type"), ("bootDiskSizeGb", "sizeGb")):
-                if key in disk:
-                    value = as_int(disk[key]) if spec_key == "sizeGb" else disk[key]
-                    d.set(f"{p}.disk.{spec_key}", value)
+        set_disk(d, p, cfg.get("diskConfig"))
         if "tpuTfVersion" in cfg:
             d.set(f"{p}.tpuTfVersion", cfg["tpuTfVersion"],
                   src.notes.get(f"{at}.{cfg_key}.tpuTfVersion"))

@@ -38,6 +38,16 @@ def as_int(value: Any) -> Any:
     return value
 
 
+def set_disk(d: Draft, pool_path: str, disk: Any) -> None:
+    """A pool's `disk` from ml DiskConfig or Vertex DiskSpec (the two share their fields)."""
+    if not isinstance(disk, dict):
+        return
+    for key, spec_key in (("bootDiskType", "type"), ("bootDiskSizeGb", "sizeGb")):
+        if key in disk:
+            value = as_int(disk[key]) if spec_key == "sizeGb" else disk[key]
+            d.set(f"{pool_path}.disk.{spec_key}", value)
+
+
 def is_zero_accel(kind: Any, count: Any) -> bool:
     """An accelerator block that means none: unspecified type or count 0."""
     return kind in (None, "", "ACCELERATOR_TYPE_UNSPECIFIED", 0) or as_int(count) == 0

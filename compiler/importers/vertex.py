@@ -6,7 +6,7 @@ from typing import Any
 
 from ..catalog import accelerators
 from .sources import Source
-from .spec import Draft, as_int, is_zero_accel
+from .spec import Draft, as_int, is_zero_accel, set_disk
 
 ROLES = ("chief", "worker", "parameterServer", "evaluator")  # pools 0..3
 JOB_KNOWN = {"displayName", "labels", "jobSpec", "encryptionSpec"}
@@ -151,12 +151,7 @@ def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
             if key in aff:
                 res[key] = aff[key]
         d.set(f"{p}.reservation", res)
-    disk = pool.get("diskSpec")
-    if isinstance(disk, dict):
-        for key, spec_key in (("bootDiskType", "type"), ("bootDiskSizeGb", "sizeGb")):
-            if key in disk:
-                value = as_int(disk[key]) if spec_key == "sizeGb" else disk[key]
-                d.set(f"{p}.disk.{spec_key}", value)
+    set_disk(d, p, pool.get("diskSpec"))
     for key in ("nfsMounts", "lustreMounts"):
         if pool.get(key):
             d.set(f"{p}.{key}", pool[key])
