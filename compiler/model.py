@@ -13,6 +13,19 @@ ROLES = ("chief", "worker", "parameterServer", "evaluator")
 PLATFORMS = ("vertex", "ai-platform")
 
 
+# The only stack config namespace a spec's `{secret: KEY}` may read. Another one (gcp:credentials,
+# aws:secretKey) would put another provider's credentials into a job's environment; the schema
+# refuses it with a located error (schemas/v1, $defs.env).
+CONFIG_NAMESPACE = "trainspec"
+
+
+def secret_config_key(key: str) -> str | None:
+    """The stack config key `{secret: key}` reads: ``trainspec:NAME`` for ``NAME`` or
+    ``trainspec:NAME``; None for an empty name or another namespace, which are never read."""
+    namespace, _, name = key.rpartition(":")
+    return f"{CONFIG_NAMESPACE}:{name}" if name and namespace in ("", CONFIG_NAMESPACE) else None
+
+
 def secret_placeholder(key: str) -> str:
     """What a secret env value compiles to outside Pulumi: a marker, never the value."""
     return f"<secret:{key}>"
@@ -22,7 +35,7 @@ def secret_placeholder(key: str) -> str:
 class EnvVar:
     name: str
     value: str | None = None
-    secret: str | None = None  # Pulumi config key holding the value
+    secret: str | None = None  # trainspec:KEY, the stack config key holding the value
 
     @property
     def payload_value(self) -> str:

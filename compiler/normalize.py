@@ -12,7 +12,8 @@ from typing import Any
 from . import durations
 from .catalog import accelerators, machines
 from .diagnostics import Collector
-from .model import PLATFORMS, ROLES, Container, EnvVar, Job, Pool, PythonPackage, Scheduling
+from .model import (PLATFORMS, ROLES, Container, EnvVar, Job, Pool, PythonPackage, Scheduling,
+                    secret_config_key)
 from .source import Document, child
 
 MAX_ARGS_CHARS = 100_000  # total of command + args per replica
@@ -171,9 +172,9 @@ class Normalizer:
         for name, value in raw.items():
             p = child(path, name)
             if isinstance(value, dict):
-                key = _s(value.get("secret"))
+                key = secret_config_key(_s(value.get("secret")) or "")
                 if key:
-                    merged[name] = EnvVar(name, secret=key if ":" in key else f"trainspec:{key}")
+                    merged[name] = EnvVar(name, secret=key)
             elif isinstance(value, (str, int, float, bool)):
                 text = value if isinstance(value, str) else self.doc.raw.get(p, str(value))
                 merged[name] = EnvVar(name, value=text)

@@ -142,8 +142,11 @@ def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str 
     elif kind == "const":
         yield path, f"expected {error.validator_value!r}, got {inst!r}", None, False
     elif kind == "pattern":
-        desc = sch.get("description")
-        yield path, f"{inst!r} is not valid here", desc, False
+        # patternErrorMessage: the editors' (VS Code, yaml-language-server) schema extension
+        # for saying why a pattern refuses a value.
+        why = sch.get("patternErrorMessage")
+        yield path, f"{inst!r}: {why}" if why else f"{inst!r} is not valid here", \
+            sch.get("description"), False
     elif kind in ("maxProperties", "minItems", "maxLength", "minLength", "minimum", "maximum"):
         yield path, error.message.replace(repr(inst), _short(inst)), None, False
     else:

@@ -657,7 +657,8 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
                                                    {**(s.get("scheduling") or {}),
                                                     "priority": 5})),
                 ("bad env name", put(["spec", "env"], {"1BAD-NAME": "x"})),
-                ("bad secret", put(["spec", "env"], {"TOKEN": {"secret": "x", "value": "y"}}))]
+                ("bad secret", put(["spec", "env"], {"TOKEN": {"secret": "x", "value": "y"}})),
+                ("foreign secret", put(["spec", "env"], {"TOKEN": {"secret": "gcp:credentials"}}))]
     return out
 
 

@@ -121,6 +121,35 @@ def test_secret_env_values_never_reach_the_body() -> None:
     assert result.job.secrets == ["trainspec:apiToken"]
 
 
+@pytest.mark.parametrize("key", ["apiToken", "trainspec:apiToken"])
+def test_a_secret_is_a_trainspec_config_key(key: str) -> None:
+    text = spec(f"  container: {{image: gcr.io/p/t:1}}\n  env: {{TOKEN: {{secret: '{key}'}}}}\n")
+    result = pipeline.compile_text(text, "s.yaml", today=TODAY)
+    assert result.ok and result.job.secrets == ["trainspec:apiToken"]
+
+
+# Another namespace would read another provider's stack config (gcp:credentials) into the job;
+# an empty key or one with characters a Pulumi config key cannot hold names no config at all.
+@pytest.mark.parametrize("key", ["gcp:credentials", "aws:secretKey", "foo:bar", "Trainspec:tok",
+                                 "trainspec:config:tok", ":tok", "trainspec:", "", "my key",
+                                 "tok/en", "1tok"])
+@pytest.mark.parametrize("platform", ["vertex", "ai-platform"])
+@pytest.mark.parametrize("where,line,path", [
+    pytest.param("  env: {TOKEN: {secret: '%s'}}\n", 7, "$.spec.env.TOKEN.secret", id="spec"),
+    pytest.param("  pools:\n    chief:\n      env: {TOKEN: {secret: '%s'}}\n", 9,
+                 "$.spec.pools.chief.env.TOKEN.secret", id="pool")])
+def test_a_secret_from_another_namespace_is_a_located_error(
+        key: str, platform: str, where: str, line: int, path: str) -> None:
+    text = spec("  region: us-central1\n  container: {image: gcr.io/p/t:1}\n" + where % key)
+    result = pipeline.compile_text(text, "s.yaml", Options(platform=platform), today=TODAY)
+    found = [d for d in result.errors if d.path == path]
+    assert len(found) == 1 and not result.ok, [d.format() for d in result.errors]
+    assert found[0].position.line == line and "not a trainspec config key" in found[0].message
+    assert "pulumi config set --secret trainspec:KEY VALUE" in found[0].hint
+    # The model never names a foreign key either (the Pulumi program reads what it lists).
+    assert all(s.startswith("trainspec:") for s in result.job.secrets)
+
+
 @pytest.mark.parametrize("written,message", [
     ("99999999999999999999s", "longer than the APIs' maximum duration"),
     ("1.0e+20", "longer than the APIs' maximum duration"),
