@@ -26,3 +26,12 @@ def test_installed_wheel_validates_specs(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip().endswith("0 with errors")
+
+
+def test_python_sdk_pin_matches_the_cli_that_is_installed() -> None:
+    """The engine runs the Python SDK against the CLI of scripts/install-pulumi-cli: one version."""
+    import re
+    script = (ROOT / "scripts" / "install-pulumi-cli").read_text()
+    cli = re.search(r"^VERSION=(\S+)$", script, re.M)
+    pin = re.search(r'"pulumi==([^"]+)"', (ROOT / "pyproject.toml").read_text())
+    assert cli and pin and cli[1] == pin[1]
