@@ -2,11 +2,13 @@
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
 import pytest
 import requests
+from faultproxy import FaultProxy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -304,14 +306,88 @@ def test_environment_selects_endpoint_and_token(start, monkeypatch):
 def test_raw_http_shapes(start):
     server, _ = start()
     headers = {"Authorization": f"Bearer {TOKEN}"}
-    missing = requests.get(f"{server.url}/v1/projects/p/nothing", headers=headers, timeout=5)
-    assert missing.status_code == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
+    # A path no API serves: Google's front end answers with an HTML page, not a Status.
+    for method in ("GET", "POST", "PUT"):
+        wrong = requests.request(method, f"{server.url}/v1/projects/p/nothing?x=<b>",
+                                 headers=headers, timeout=5)
+        assert wrong.status_code == 404, method
+        assert wrong.headers["Content-Type"].startswith("text/html")
+        assert wrong.text.startswith("<!DOCTYPE html>") and "Error 404 (Not Found)!!1" in wrong.text
+        assert "<code>/v1/projects/p/nothing</code>" in wrong.text
+    # A missing resource on a real route: the API's own google.rpc.Status.
+    for path in ("projects/p/locations/r/customJobs/1", "projects/p/jobs/j",
+                 "projects/p/locations/r/operations/1"):
+        missing = requests.get(f"{server.url}/v1/{path}", headers=headers, timeout=5)
+        assert missing.status_code == 404
+        assert missing.headers["Content-Type"].startswith("application/json")
+        assert missing.json()["error"]["code"] == 404
+        assert missing.json()["error"]["status"] == "NOT_FOUND"
     bad = requests.post(f"{server.url}/v1/projects/p/jobs", data=b"{not json", headers=headers,
                         timeout=5)
     assert bad.status_code == 400 and bad.json()["error"]["status"] == "INVALID_ARGUMENT"
     assert bad.headers["Content-Type"].startswith("application/json")
     not_object = requests.post(f"{server.url}/v1/projects/p/jobs", json=[1], timeout=5)
     assert not_object.status_code == 400
+
+
+def test_not_found_only_when_the_api_says_so(start):
+    server, c = start()
+    for call in (lambda c: c.vertex_get("projects/p/locations/r/customJobs/404"),
+                 lambda c: c.vertex_delete("projects/p/locations/r/customJobs/404"),
+                 lambda c: c.ml_get("projects/p/jobs/missing")):
+        with pytest.raises(ApiError) as info:
+            call(c)
+        assert (info.value.status, info.value.not_found) == (404, True)
+    # A client pointed at a wrong prefix reaches no API: its 404 must not read as "job gone".
+    _, wrong = start(client_options={"endpoint": server.url + "/wrongprefix"})
+    name = c.vertex_create("p", "r", vertex_body())["name"]
+    with pytest.raises(ApiError) as info:
+        wrong.vertex_get(name)
+    assert (info.value.status, info.value.status_name) == (404, "NOT_FOUND")
+    assert info.value.not_found is False and "HTML" in info.value.message
+    assert c.vertex_get(name)["name"] == name
+
+
+@pytest.mark.parametrize("drop", ["first", "every"])
+@pytest.mark.parametrize("api", ["vertex", "ml"])
+def test_a_create_answered_by_a_closed_connection_is_not_repeated(start, api, drop):
+    server, _ = start(progress_seconds=0)
+    with FaultProxy(server.url, drop=drop) as proxy:
+        _, c = start(client_options={"endpoint": proxy.url})
+        with pytest.raises(ApiError) as info:
+            if api == "vertex":
+                c.vertex_create("p", "us-central1", vertex_body())
+            else:
+                c.ml_create("p", ml_body())
+        assert (info.value.status, info.value.ambiguous) == (None, True)
+        assert (proxy.forwarded, proxy.matched, proxy.dropped) == (1, 1, 1)
+        # The job exists exactly once; the caller finds it by its labels.
+        if api == "vertex":
+            assert len(c.vertex_list("p", "us-central1")["customJobs"]) == 1
+        else:
+            assert len(c.ml_list("p")["jobs"]) == 1
+    assert len(server.emulator.state[api]) == 1
+
+
+def test_a_read_answered_by_a_closed_connection_is_retried(start):
+    server, c = start(progress_seconds=0)
+    c.vertex_create("p", "r", vertex_body())
+    with FaultProxy(server.url, match=lambda method, path: method == "GET") as proxy:
+        _, through = start(client_options={"endpoint": proxy.url})
+        assert len(through.vertex_list("p", "r")["customJobs"]) == 1
+        assert (proxy.forwarded, proxy.matched, proxy.dropped) == (2, 2, 1)
+
+
+def test_a_create_that_cannot_connect_is_retried_and_not_ambiguous(start):
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sleeps = []
+    c = Client(f"http://127.0.0.1:{port}", sleep=sleeps.append, max_attempts=3, timeout=5)
+    with pytest.raises(ApiError) as info:
+        c.vertex_create("p", "r", vertex_body())
+    assert (info.value.status_name, info.value.ambiguous) == ("UNAVAILABLE", False)
+    assert len(sleeps) == 2
 
 
 def test_list_pages_and_filters(start):

@@ -4,6 +4,8 @@
 It speaks the real paths and JSON shapes and refuses what the real APIs refuse: bodies are checked
 against the discovery documents (`compiler.discovery`) plus the server-side rules a body schema
 cannot express; refusals are google.rpc.Status bodies with snake_case BadRequest field paths.
+A path no route matches gets what Google's front end sends for a wrong URL: an HTML 404 page,
+not the API's JSON NOT_FOUND (which means a missing resource).
 
 Jobs advance with the clock, computed lazily on every read (no background thread):
 Vertex QUEUED → PENDING → RUNNING → SUCCEEDED and ml QUEUED → PREPARING → RUNNING → SUCCEEDED,
@@ -22,6 +24,7 @@ import base64
 import copy
 import datetime
 import hashlib
+import html
 import json
 import os
 import random
@@ -106,8 +109,8 @@ class Emulator:
             with open(state_file, encoding="utf-8") as f:
                 self.state.update(json.load(f))
 
-    def handle(self, method: str, target: str, body: bytes = b"") -> tuple[int, dict]:
-        """Answer one request: (HTTP status, JSON body)."""
+    def handle(self, method: str, target: str, body: bytes = b"") -> tuple[int, dict | str]:
+        """Answer one request: (HTTP status, JSON body), or (404, HTML page) for no route."""
         url = urlsplit(target)
         path, query = unquote(url.path), parse_qs(url.query)
         try:
@@ -117,7 +120,7 @@ class Emulator:
                     match = re.match(pattern, path)
                     if match and verb == method:
                         return 200, getattr(self, "_" + name)(match, query, body)
-            raise Refusal(404, "NOT_FOUND", f"No route for {method} {path}.")
+            return 404, _NOT_FOUND_PAGE.format(path=html.escape(url.path))
         except Refusal as refusal:
             return refusal.code, refusal.body()
         except Exception as exc:  # noqa: BLE001 - a bug must still answer, not drop the socket
@@ -337,6 +340,15 @@ class Emulator:
 
 _TERMINAL = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"})
 
+# What *.googleapis.com answers for a path no API serves (trimmed: no style or logo).
+_NOT_FOUND_PAGE = """<!DOCTYPE html>
+<html lang=en>
+  <meta charset=utf-8>
+  <title>Error 404 (Not Found)!!1</title>
+  <p><b>404.</b> <ins>That’s an error.</ins>
+  <p>The requested URL <code>{path}</code> was not found on this server.  <ins>That’s all we know.</ins>
+"""
+
 
 MAX_JSON_DEPTH = 64  # deeper than any request body; like Google's frontends, refuse, don't recurse
 
@@ -538,9 +550,12 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             body = self.rfile.read(length) if length else b""
             status, payload = self.server.emulator.handle(self.command, self.path, body)
-        data = json.dumps(payload, indent=2).encode()
+        if isinstance(payload, str):
+            data, kind = payload.encode(), "text/html; charset=UTF-8"
+        else:
+            data, kind = json.dumps(payload, indent=2).encode(), "application/json; charset=UTF-8"
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
