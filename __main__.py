@@ -78,7 +78,32 @@ def secret_env(keys: list[str]) -> pulumi.Output | dict:
     return pulumi.Output.secret(pulumi.Output.all(**values))
 
 
-def declare(result: pipeline.Result, keep_records: bool) -> pulumi.CustomResource:
+def job_options(config: pulumi.Config, names: set[str]) -> tuple[dict, list[Diagnostic]]:
+    """{job name: ResourceOptions} from `trainspec:protect` / `trainspec:retainOnDelete`.
+
+    Each is a list of job names (metadata.name), or ["*"] for every job: `protect` makes Pulumi
+    refuse to delete or replace the job; `retainOnDelete` leaves the job running when its spec
+    is removed or the stack destroyed (Pulumi forgets it instead of cancelling it).
+    """
+    chosen: dict[str, dict[str, bool]] = {}
+    problems: list[Diagnostic] = []
+    for key, option in (("protect", "protect"), ("retainOnDelete", "retain_on_delete")):
+        value = config.get_object(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(Diagnostic("$", f"trainspec:{key} must be a list of job names or "
+                                       '["*"]', file="Pulumi stack config"))
+            continue
+        for name in value:
+            if name != "*" and name not in names:
+                problems.append(Diagnostic("$", f"trainspec:{key}: no spec has metadata.name "
+                                           f"{name!r}", file="Pulumi stack config"))
+        for name in names if "*" in value else set(value) & names:
+            chosen.setdefault(name, {})[option] = True
+    return {n: pulumi.ResourceOptions(**o) for n, o in chosen.items()}, problems
+
+
+def declare(result: pipeline.Result, keep_records: bool,
+            opts: pulumi.ResourceOptions | None = None) -> pulumi.CustomResource:
     job = result.job
     resource = jobs.RESOURCES[job.platform](
         job.name,
@@ -86,13 +111,14 @@ def declare(result: pipeline.Result, keep_records: bool) -> pulumi.CustomResourc
         project=job.project,
         region=job.region,
         spec_file=result.file,
-        spec_hash=jobs.spec_hash(pulumi.get_stack(), job.name, result.body),
         source_map=jobs.source_map(result),
         keep_job_records=keep_records,
         secret_env=secret_env(job.secrets),
+        opts=opts,
     )
     pulumi.export(job.name, {"name": resource.name, "state": resource.state,
-                             "consoleUrl": resource.consoleUrl})
+                             "error": resource.error, "consoleUrl": resource.consoleUrl,
+                             "logsUrl": resource.logsUrl})
     return resource
 
 
@@ -130,6 +156,8 @@ def main() -> dict[str, pulumi.CustomResource]:
     config, gcp = pulumi.Config("trainspec"), pulumi.Config("gcp")
     options = Options(project=gcp.get("project"), region=gcp.get("region"))
     results, problems = compile_specs(config.get("specs") or "specs", options)
+    options_by_job, config_problems = job_options(config, {r.job.name for r in results if r.ok})
+    problems += config_problems
     if problems:
         raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
                               + format_text(problems))
@@ -137,8 +165,9 @@ def main() -> dict[str, pulumi.CustomResource]:
         else None
     if config.get("outputBucket"):
         output_bucket(config.get("outputBucket"), gcp.get("project"), gcp.get("region"), runner)
-    keep = bool(config.get_bool("keepJobRecords"))
-    return {r.job.name: declare(r, keep) for r in results}
+    keep = config.get_bool("keepJobRecords")
+    keep = True if keep is None else keep  # run history is what users look at afterwards
+    return {r.job.name: declare(r, keep, options_by_job.get(r.job.name)) for r in results}
 
 
 if __name__ == "__main__":

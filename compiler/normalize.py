@@ -12,8 +12,17 @@ from typing import Any
 from . import durations
 from .catalog import accelerators, machines
 from .diagnostics import Collector
-from .model import (PLATFORMS, ROLES, Container, EnvVar, Job, Pool, PythonPackage, Scheduling,
-                    secret_config_key)
+from .model import (
+    PLATFORMS,
+    ROLES,
+    Container,
+    EnvVar,
+    Job,
+    Pool,
+    PythonPackage,
+    Scheduling,
+    secret_config_key,
+)
 from .source import Document, child
 
 MAX_ARGS_CHARS = 100_000  # total of command + args per replica

@@ -3,8 +3,19 @@
 The only compiler module that imports `pulumi`. It has no import-time side effects, so dill
 pickles the providers *by reference* (module + class name) into Pulumi state and the provider
 process (`python -m pulumi.dynamic`, run in the project directory) re-imports this module.
-Providers hold no attributes: every call builds its own `compiler.cloud.rest.Client`, which reads
-TRAINSPEC_API_ENDPOINT / TRAINSPEC_ACCESS_TOKEN (else Application Default Credentials).
+Providers pickle no attributes: every call builds its own `compiler.cloud.rest.Client`, which reads
+TRAINSPEC_API_ENDPOINT / TRAINSPEC_ACCESS_TOKEN (else Application Default Credentials), and
+`configure()` (run in the provider process, never pickled) takes `gcp:impersonateServiceAccount`.
+
+Lifecycle rules (docs/pulumi.md):
+  * every job carries two labels: ``trainspec-resource`` = `identity` (Pulumi organization +
+    project + stack + resource name) and ``trainspec-spec-hash`` = `specHash` (identity + request).
+    A create looks for its own job by both before it POSTs, and again after any failure whose
+    outcome is unknown, so one resource never starts two jobs;
+  * a job is cancelled only if its ``trainspec-resource`` label is this resource's: another
+    stack's or project's job is never touched;
+  * a replacement deletes (cancels) the old job before it creates the new one;
+  * only the API's own NOT_FOUND means a job is gone.
 
 Neither API can change a job's definition, so any change to the compiled request is a new job;
 AI Platform labels are the one in-place change (jobs.patch with etag). `compiler.plan.classify`
@@ -32,6 +43,7 @@ import json
 import os
 import time
 from typing import Any
+from urllib.parse import quote
 
 import pulumi
 from pulumi import dynamic
@@ -45,13 +57,17 @@ from .normalize import Options
 from .targets import aiplatform as aiplatform_target
 from .targets import vertex as vertex_target
 
+IDENTITY_LABEL = "trainspec-resource"
 SPEC_HASH_LABEL = "trainspec-spec-hash"
 ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
-INPUT_KEYS = ("request", "platform", "project", "region", "specFile", "specHash", "sourceMap",
-              "keepJobRecords", "secretEnv")
-OUTPUT_KEYS = ("name", "state", "createTime", "consoleUrl")
+INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
+              "sourceMap", "keepJobRecords", "secretEnv")
+# `owner` is the identity label the job was created with; `error` the failure message.
+OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
+               "consoleUrl", "logsUrl")
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
-LOCAL_KEYS = ("specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
+LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
+CREATE_ATTEMPTS = 3  # POSTs of one create, each after a look-up found no job
 # Cancelling a real job takes seconds to minutes; destroy waits at most this long.
 CANCEL_TIMEOUT_SECONDS = 900.0
 _UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
@@ -70,11 +86,19 @@ class JobError(TrainspecError):
 
 # --- pure helpers, also used by the program ----------------------------------------------------
 
-def spec_hash(stack: str, resource_name: str, request: dict) -> str:
-    """A stable digest of (stack, resource, request): the Vertex adoption label value."""
-    text = json.dumps({"stack": stack, "name": resource_name, "request": request},
-                      sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]  # a valid label value (<= 63)
+
+
+def identity(organization: str, project: str, stack: str, resource_name: str) -> str:
+    """The job's owner: unique to one Pulumi resource (organization, project, stack, name)."""
+    return _digest([organization, project, stack, resource_name])
+
+
+def spec_hash(owner: str, request: dict) -> str:
+    """One generation of a resource's job: its identity and the compiled request."""
+    return _digest({"identity": owner, "request": request})
 
 
 def source_map(result: Any) -> dict[str, dict[str, str]]:
@@ -115,6 +139,13 @@ def vertex_console_url(name: str, project: str) -> str:
 def ml_console_url(name: str, project: str) -> str:
     return f"https://console.cloud.google.com/ai-platform/jobs/{name.rsplit('/', 1)[-1]}" \
            f"?project={project}"
+
+
+def logs_url(name: str, project: str) -> str:
+    """Cloud Logging for the job: both APIs log as resource.type="ml_job" with its job_id."""
+    query = quote(f'resource.type="ml_job"\nresource.labels.job_id="{name.rsplit("/", 1)[-1]}"',
+                  safe="")
+    return f"https://console.cloud.google.com/logs/query;query={query}?project={project}"
 
 
 def _has_unknown(value: Any) -> bool:
@@ -212,7 +243,7 @@ class _JobProvider(dynamic.ResourceProvider):
 
     def check(self, _olds: dict, news: dict) -> dynamic.CheckResult:
         failures: list[dynamic.CheckFailure] = []
-        for key in ("request", "project", "region", "specFile", "specHash"):
+        for key in ("request", "project", "region", "identity", "specFile", "specHash"):
             value = news.get(key)
             if _has_unknown(value):
                 continue
@@ -232,13 +263,13 @@ class _JobProvider(dynamic.ResourceProvider):
                 at, spec_path = locate(path, smap)
                 where = f"{at}: {spec_path}: " if at else ""
                 failures.append(dynamic.CheckFailure(
-                    "request", f"{where}{path or '(body)'}: {message}"))
+                    "specFile", f"{where}{path or '(body)'}: {message}"))
             secrets = news.get("secretEnv")
             if not _has_unknown(secrets):
                 missing = [k for k in secret_keys(request) if k not in (secrets or {})]
                 if missing:
                     failures.append(dynamic.CheckFailure(
-                        "secretEnv", "no value for secret config key(s) " + ", ".join(missing)))
+                        "specFile", "no value for secret config key(s) " + ", ".join(missing)))
             failures += self._check_change(_olds, news)
         failures += self._check_spec(news)
         return dynamic.CheckResult(news, failures)
@@ -260,7 +291,8 @@ class _JobProvider(dynamic.ResourceProvider):
                           project=project if isinstance(project, str) and project else None,
                           region=region if isinstance(region, str) and region else None)
         result = pipeline.compile_file(spec_file, options)
-        return [dynamic.CheckFailure("request", d.format()) for d in result.errors]
+        # Failures name `specFile`: the engine prints the named property's value with each.
+        return [dynamic.CheckFailure("specFile", d.format()) for d in result.errors]
 
     def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
         return []
@@ -288,14 +320,21 @@ class _JobProvider(dynamic.ResourceProvider):
         if (olds.get("secretEnv") or {}) != (news.get("secretEnv") or {}):
             replaces.append("secretEnv")  # the job would run with the old value
         if replaces:
-            # Same spec hash: the old Vertex job would be adopted by the new resource's create,
-            # so it must go first.
-            same = olds.get("specHash") == news.get("specHash")
-            return dynamic.DiffResult(changes=True, replaces=replaces, delete_before_replace=same)
+            # Cancel the old job before creating the new one: two generations never run at once
+            # (create-before-delete would cancel the old job only at the end of `up`, or never
+            # if `up` fails, while it keeps burning accelerators).
+            return dynamic.DiffResult(changes=True, replaces=replaces, delete_before_replace=True)
         local = any(olds.get(k) != news.get(k) for k in LOCAL_KEYS)
         return dynamic.DiffResult(changes=action == plan.UPDATE or local)
 
     # -- helpers for CRUD --
+
+    def configure(self, req: dynamic.ConfigureRequest) -> None:
+        # Runs in the provider process after unpickling: nothing set here reaches the state.
+        self._impersonate = req.config.get("gcp:impersonateServiceAccount") or None
+
+    def _client(self) -> Client:
+        return Client(impersonate_service_account=getattr(self, "_impersonate", None))
 
     def _body(self, props: dict) -> dict:
         body = restore_ints(self.api, self.schema, props["request"])
@@ -304,6 +343,8 @@ class _JobProvider(dynamic.ResourceProvider):
         if left:
             raise JobError(f"{props.get('specFile')}: no value for secret config key(s) "
                            f"{', '.join(left)}; set them with `pulumi config set --secret`")
+        body["labels"] = _owner_labels(body, props.get("owner") or props["identity"],
+                                       props["specHash"])
         return body
 
     @staticmethod
@@ -311,30 +352,46 @@ class _JobProvider(dynamic.ResourceProvider):
         return {k: props[k] for k in INPUT_KEYS if k in props}
 
     def _outs(self, props: dict, job: dict, name: str) -> dict:
-        outs = self._inputs(props)
-        outs.update(name=name, state=job.get("state", ""), consoleUrl=self._console(name, props))
-        if job.get("createTime"):
-            outs["createTime"] = job["createTime"]
+        """Inputs echoed (diff compares against outputs), then what the job says now."""
+        project = props.get("project", "")
+        outs = {**self._inputs(props),
+                "owner": props.get("owner") or props.get("identity", ""),
+                "name": name, "state": job.get("state", ""), "error": _failure(job),
+                "consoleUrl": self._console(name, project), "logsUrl": logs_url(name, project)}
+        for key in ("createTime", "startTime", "endTime"):
+            if job.get(key):
+                outs[key] = job[key]
         return outs
 
     def _kept_outs(self, olds: dict, news: dict) -> dict:
         """The new inputs with the job's outputs kept: an update never wipes outputs."""
         return {**self._inputs(news), **{k: olds[k] for k in OUTPUT_KEYS if k in olds}}
 
-    def _console(self, name: str, props: dict) -> str:
+    def _console(self, name: str, project: str) -> str:
+        raise NotImplementedError
+
+    def _get(self, client: Client, name: str) -> dict:
         raise NotImplementedError
 
     def read(self, id_: str, props: dict) -> dynamic.ReadResult:
         try:
-            job = self._get(Client(), id_)
+            job = self._get(self._client(), id_)
         except ApiError as exc:
-            if exc.status == 404:
+            if exc.not_found:  # only the API's own NOT_FOUND: never a wrong endpoint's 404
                 return dynamic.ReadResult(None, {})
             raise JobError(describe(exc, f"reading {id_}")) from None
         return dynamic.ReadResult(id_, self._outs(props, job, id_))
 
-    def _get(self, client: Client, name: str) -> dict:
-        raise NotImplementedError
+    def _owned(self, job: dict, props: dict) -> dict:
+        """`job`, if this resource owns it; else refuse (another stack's or project's job)."""
+        label = (job.get("labels") or {}).get(IDENTITY_LABEL)
+        mine = props.get("owner") or props.get("identity")
+        if label is not None and label != mine:
+            raise JobError(
+                f"{job.get('name')} belongs to another Pulumi stack or project (its "
+                f"{IDENTITY_LABEL} label is {label!r}, this resource's is {mine!r}); it was not "
+                "touched. Remove it from this stack with `pulumi state delete URN`")
+        return job
 
 
 class VertexCustomJobProvider(_JobProvider):
@@ -342,63 +399,72 @@ class VertexCustomJobProvider(_JobProvider):
 
     platform, api, schema = "vertex", vertex_target.API, vertex_target.SCHEMA
 
-    def _console(self, name: str, props: dict) -> str:
-        return vertex_console_url(name, props.get("project", ""))
+    def _console(self, name: str, project: str) -> str:
+        return vertex_console_url(name, project)
 
     def _get(self, client: Client, name: str) -> dict:
         return client.vertex_get(name)
 
     def create(self, props: dict) -> dynamic.CreateResult:
-        body = self._body(props)
-        digest = props["specHash"]
-        body["labels"] = {**(body.get("labels") or {}), SPEC_HASH_LABEL: digest}
-        project, region, client = props["project"], props["region"], Client()
+        body, client = self._body(props), self._client()
+        project, region = props["project"], props["region"]
         where = f"projects/{project}/locations/{region}"
         try:
-            # Idempotent create: a job this resource already submitted (an interrupted or
-            # retried `up`) carries the same spec hash; adopt it instead of starting a second.
-            job = self._adoptable(client, project, region, digest)
-            if job is None:
-                try:
-                    job = client.vertex_create(project, region, body)
-                except ApiError as exc:
-                    # No response, or a 5xx the client does not retry for a create: the job may
-                    # exist anyway. Look once more before reporting the failure.
-                    ambiguous = exc.status is None or exc.status >= 500
-                    job = self._adoptable(client, project, region, digest) if ambiguous else None
-                    if job is None:
-                        raise
+            job = self._create(client, project, region, body)
         except ApiError as exc:
             raise JobError(describe(exc, f"creating a CustomJob in {where}",
                                     props.get("sourceMap"))) from None
         return dynamic.CreateResult(job["name"], self._outs(props, job, job["name"]))
 
+    def _create(self, client: Client, project: str, region: str, body: dict) -> dict:
+        """Adopt this generation's live job, else POST; after an unknown outcome, look first."""
+        labels = body["labels"]
+        seen = self._mine(client, project, region, labels)
+        # A job of this generation from an interrupted `up` (killed after the POST): adopt it.
+        # A failed or cancelled one is history, not a job to resume.
+        alive = [j for j in seen if j.get("state") not in VERTEX_NOT_ADOPTABLE]
+        if alive:
+            return alive[0]
+        known = {j.get("name") for j in seen}
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
+            try:
+                return client.vertex_create(project, region, body)
+            except ApiError as exc:
+                if not exc.ambiguous:
+                    raise
+                # The POST may have taken effect: a job we had not seen before is ours.
+                new = [j for j in self._mine(client, project, region, labels)
+                       if j.get("name") not in known]
+                if new:
+                    return new[0]
+                if attempt == CREATE_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
     @staticmethod
-    def _adoptable(client: Client, project: str, region: str, digest: str) -> dict | None:
-        """The oldest live job labelled with this spec hash, if any."""
-        found = client.vertex_list(project, region,
-                                   f'labels.{SPEC_HASH_LABEL}="{digest}"')["customJobs"]
-        alive = sorted((j for j in found if j.get("state") not in VERTEX_NOT_ADOPTABLE),
-                       key=lambda j: (j.get("createTime", ""), j.get("name", "")))
-        return alive[0] if alive else None
+    def _mine(client: Client, project: str, region: str, labels: dict) -> list[dict]:
+        """This generation's jobs (both owner labels), oldest first."""
+        found = client.vertex_list(project, region, " AND ".join(
+            f'labels.{k}="{labels[k]}"' for k in (IDENTITY_LABEL, SPEC_HASH_LABEL)))
+        return sorted(found["customJobs"], key=lambda j: (j.get("createTime", ""), j["name"]))
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         # Only bookkeeping changed (diff replaces on any request change): no API call.
         return dynamic.UpdateResult(self._kept_outs(olds, news))
 
     def delete(self, id_: str, props: dict) -> None:
-        client = Client()
+        client = self._client()
         try:
-            job = client.vertex_get(id_)
+            job = self._owned(client.vertex_get(id_), props)
             if job.get("state") not in VERTEX_TERMINAL:
                 _ignore_precondition(lambda: client.vertex_cancel(id_))
                 _wait(lambda: client.vertex_get(id_).get("state"), VERTEX_TERMINAL, id_)
-            if not props.get("keepJobRecords"):
+            if props.get("keepJobRecords") is False:
                 client.vertex_delete(id_)
         except ApiError as exc:
-            if exc.status == 404:
+            if exc.not_found:
                 return  # already gone
-            raise JobError(describe(exc, f"deleting {id_}")) from None
+            raise JobError(describe(exc, f"cancelling {id_}")) from None
 
 
 class AiPlatformJobProvider(_JobProvider):
@@ -406,8 +472,8 @@ class AiPlatformJobProvider(_JobProvider):
 
     platform, api, schema = "ai-platform", aiplatform_target.API, aiplatform_target.SCHEMA
 
-    def _console(self, name: str, props: dict) -> str:
-        return ml_console_url(name, props.get("project", ""))
+    def _console(self, name: str, project: str) -> str:
+        return ml_console_url(name, project)
 
     def _get(self, client: Client, name: str) -> dict:
         return client.ml_get(name)
@@ -420,68 +486,98 @@ class AiPlatformJobProvider(_JobProvider):
                 "project"):
             return []
         at, _ = locate("jobId", news.get("sourceMap"))
-        return [dynamic.CheckFailure("request", (
+        return [dynamic.CheckFailure("specFile", (
             f"{at + ': ' if at else ''}AI Platform job {old.get('jobId')!r} cannot be changed "
             "and its jobId can never be reused: rename metadata.name to submit the changed job "
             "(only labels can be updated in place)"))]
 
     def create(self, props: dict) -> dynamic.CreateResult:
-        body, project, client = self._body(props), props["project"], Client()
+        body, project, client = self._body(props), props["project"], self._client()
         name = f"projects/{project}/jobs/{body['jobId']}"
         try:
-            job = client.ml_create(project, body)
+            job = self._create(client, project, name, body)
         except ApiError as exc:
-            if exc.status != 409:
-                raise JobError(describe(exc, f"creating {name}", props.get("sourceMap"))) from None
-            job = self._adopt(client, name, body)
+            raise JobError(describe(exc, f"creating {name}", props.get("sourceMap"))) from None
         return dynamic.CreateResult(name, self._outs(props, job, name))
 
+    def _create(self, client: Client, project: str, name: str, body: dict) -> dict:
+        """POST the deterministic jobId; if it exists (409, or an unknown outcome), adopt it."""
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
+            try:
+                return client.ml_create(project, body)
+            except ApiError as exc:
+                if exc.status != 409 and not exc.ambiguous:
+                    raise
+                try:
+                    return self._adopt(client, name, body)
+                except ApiError as missing:
+                    if not (exc.ambiguous and missing.not_found) or attempt == CREATE_ATTEMPTS:
+                        raise
+        raise AssertionError("unreachable")
+
     def _adopt(self, client: Client, name: str, body: dict) -> dict:
-        """The deterministic jobId exists: adopt it if it is this job, else refuse clearly."""
-        try:
-            job = client.ml_get(name)
-            if not _contains(job.get("trainingInput") or {}, body.get("trainingInput") or {}):
-                raise JobError(
-                    f"the AI Platform jobId {body['jobId']!r} is taken by another job "
-                    f"({name}, state {job.get('state', '?')}) with a different trainingInput; "
-                    "ml v1 job ids can never be reused: rename metadata.name")
-            if (job.get("labels") or {}) != (body.get("labels") or {}):
-                job = client.ml_patch(name, {"labels": body.get("labels") or {},
-                                             "etag": job.get("etag", "")})
-        except ApiError as exc:
-            raise JobError(describe(exc, f"adopting existing {name}")) from None
+        """The jobId exists: adopt it if it is this resource's job, else refuse clearly."""
+        job = client.ml_get(name)
+        owner = (job.get("labels") or {}).get(IDENTITY_LABEL)
+        if owner != body["labels"][IDENTITY_LABEL] or not _contains(
+                job.get("trainingInput") or {}, body.get("trainingInput") or {}):
+            why = ("an earlier, different version of this job" if owner == body["labels"][
+                IDENTITY_LABEL] else "another Pulumi stack or project" if owner
+                else "a job trainspec did not start")
+            raise JobError(
+                f"the AI Platform jobId {body['jobId']!r} is taken by {why} ({name}, state "
+                f"{job.get('state', '?')}); ml v1 job ids are unique per project and never "
+                "reused: rename metadata.name")
+        if (job.get("labels") or {}) != body["labels"]:
+            job = client.ml_patch(name, {"labels": body["labels"], "etag": job.get("etag", "")})
         return job
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         outs = self._kept_outs(olds, news)
         if self._plan(olds, news).action != plan.UPDATE:
             return dynamic.UpdateResult(outs)  # bookkeeping only
-        labels = restore_ints(self.api, self.schema, news["request"]).get("labels") or {}
-        client = Client()
+        labels = _owner_labels(restore_ints(self.api, self.schema, news["request"]),
+                               olds.get("owner") or news["identity"], news["specHash"])
+        client = self._client()
         try:
             for attempt in range(2):  # one retry if the job changed between GET and PATCH
-                etag = client.ml_get(id_).get("etag", "")
+                job = self._owned(client.ml_get(id_), olds)
                 try:
-                    job = client.ml_patch(id_, {"labels": labels, "etag": etag})
+                    job = client.ml_patch(id_, {"labels": labels, "etag": job.get("etag", "")})
                     break
                 except ApiError as exc:
                     if exc.status != 409 or attempt:
                         raise
         except ApiError as exc:
             raise JobError(describe(exc, f"updating the labels of {id_}")) from None
-        outs["state"] = job.get("state", outs.get("state", ""))
+        outs.update(state=job.get("state", outs.get("state", "")), error=_failure(job))
         return dynamic.UpdateResult(outs)
 
     def delete(self, id_: str, props: dict) -> None:
-        # ml v1 has no delete: cancel a job that is still running, then forget it.
-        client = Client()
+        # ml v1 has no delete: cancel a job that is still running; its record always stays.
+        client = self._client()
         try:
-            if client.ml_get(id_).get("state") not in ML_NOT_CANCELLABLE:
+            if self._owned(client.ml_get(id_), props).get("state") not in ML_NOT_CANCELLABLE:
                 _ignore_precondition(lambda: client.ml_cancel(id_))
         except ApiError as exc:
-            if exc.status == 404:
+            if exc.not_found:
                 return
             raise JobError(describe(exc, f"cancelling {id_}")) from None
+
+
+def _owner_labels(body: dict, owner: str, generation: str) -> dict:
+    """The request's labels plus the two that say whose job it is (see the module docstring)."""
+    return {**(body.get("labels") or {}), IDENTITY_LABEL: owner, SPEC_HASH_LABEL: generation}
+
+
+def _failure(job: dict) -> str:
+    """The failure message of a failed job ("" otherwise): Vertex `error`, ml `errorMessage`."""
+    if not str(job.get("state", "")).endswith("FAILED"):
+        return ""
+    error = job.get("error")
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    return str(job.get("errorMessage") or "unknown failure")
 
 
 def _contains(live: Any, wanted: Any) -> bool:
@@ -526,18 +622,23 @@ def _wait(get_state, done: frozenset, name: str) -> str:
 class _JobResource(dynamic.Resource):
     name: pulumi.Output[str]
     state: pulumi.Output[str]
+    error: pulumi.Output[str]
     createTime: pulumi.Output[str]
     consoleUrl: pulumi.Output[str]
+    logsUrl: pulumi.Output[str]
     request: pulumi.Output[dict]
 
     def __init__(self, provider: _JobProvider, resource_name: str, *, request: dict,
-                 project: str, region: str, spec_file: str, spec_hash: str,
-                 source_map: dict | None = None, keep_job_records: bool = False,
-                 secret_env: Any = None, opts: pulumi.ResourceOptions | None = None):
+                 project: str, region: str, spec_file: str, source_map: dict | None = None,
+                 keep_job_records: bool = True, secret_env: Any = None,
+                 opts: pulumi.ResourceOptions | None = None):
+        owner = identity(pulumi.get_organization(), pulumi.get_project(), pulumi.get_stack(),
+                         resource_name)
         props = {
             "request": request, "platform": provider.platform, "project": project,
-            "region": region, "specFile": spec_file, "specHash": spec_hash,
-            "sourceMap": source_map or {}, "keepJobRecords": bool(keep_job_records),
+            "region": region, "identity": owner, "specFile": spec_file,
+            "specHash": spec_hash(owner, request), "sourceMap": source_map or {},
+            "keepJobRecords": bool(keep_job_records),
             "secretEnv": secret_env if secret_env is not None else {},
             **{k: None for k in OUTPUT_KEYS},
         }

@@ -1,18 +1,21 @@
-"""The providers driven the way the Pulumi engine drives them, against the local emulator.
+"""The providers driven over gRPC where the real engine cannot reach (tests/engine has the rest).
+
+What only this harness can do: faults at the HTTP layer (429/503 storms, a create answered 500
+after it took effect), unknown inputs as a preview sends them, request bodies the program would
+never register (a 400 from the API), a spec edited between the program's compile and the
+provider's check, and a job id that belongs to another stack.
 
 `python -u -m pulumi.dynamic` runs as a subprocess in the project directory (what the CLI's
-pulumi-resource-pulumi-python shim does), and these tests call Configure → Check → Diff →
-Create → Read → Update → Delete over gRPC with the SDK's own stubs, mirroring the engine's
-argument choices (Check olds = old inputs; Diff/Delete olds = old outputs; Read = outputs and
-inputs; every number a float64). The `__provider` string is the one the program registers
-(tests/test_pulumi_program.py checks that they are the same).
+pulumi-resource-pulumi-python shim does), and `Engine` calls it as the engine does: Check olds =
+old inputs; Diff/Delete olds = old outputs; Read = outputs and inputs; every number a float64;
+a replacement is delete-before-replace (the provider always asks for it) with Check re-run
+without olds, as pkg/resource/deploy does.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -110,12 +113,11 @@ class Engine:
         if d.changes == provider_pb2.DiffResponse.DIFF_NONE:
             return "same", id_, old_outs, inputs
         if d.replaces:
-            if d.deleteBeforeReplace:
-                self.delete(urn, id_, old_outs)
-                new_id, outs = self.create(urn, inputs)
-            else:
-                new_id, outs = self.create(urn, inputs)
-                self.delete(urn, id_, old_outs)
+            assert d.deleteBeforeReplace  # else the engine deletes only at the end of `up`
+            self.delete(urn, id_, old_outs)
+            inputs, failures = self.check(urn, {}, news)  # a replacement re-checks without olds
+            assert not failures, failures
+            new_id, outs = self.create(urn, inputs)
             return "replace", new_id, outs, inputs
         return "update", id_, self.update(urn, id_, old_outs, inputs), inputs
 
@@ -138,15 +140,17 @@ def urn(kind: str, name: str) -> str:
     return f"urn:pulumi:dev::trainspec::pulumi-python:dynamic/trainspec:{kind}::{name}"
 
 
-def inputs_for(path: Path, *, keep: bool = False, secrets: dict | None = None) -> dict:
-    """The inputs the program registers for one spec (see __main__.declare)."""
+def inputs_for(path: Path, *, keep: bool = False, secrets: dict | None = None,
+               stack: str = "dev") -> dict:
+    """The inputs the program registers for one spec (see _JobResource)."""
     result = pipeline.compile_file(str(path))
     assert result.ok, [d.format() for d in result.diagnostics]
     job = result.job
+    owner = pr.identity("organization", "trainspec", stack, job.name)
     return {
         "request": result.body, "platform": job.platform, "project": job.project,
-        "region": job.region, "specFile": result.file,
-        "specHash": pr.spec_hash("dev", job.name, result.body),
+        "region": job.region, "identity": owner, "specFile": result.file,
+        "specHash": pr.spec_hash(owner, result.body),
         "sourceMap": pr.source_map(result), "keepJobRecords": keep,
         "secretEnv": secrets or {},
         "__provider": VERTEX_PROVIDER if job.platform == "vertex" else ML_PROVIDER,
@@ -223,144 +227,9 @@ def _wait_state(server, name: str, states: set[str], limit: float = 10) -> str:
 
 # --- scenarios -----------------------------------------------------------------------------------
 
-def test_first_apply_and_reapply_without_change(world, tmp_path):
-    server, engine, log = world
-    news = inputs_for(vertex_spec(tmp_path, "first-apply", secret=True),
-                      secrets={"trainspec:wandbApiKey": SECRET})
-    u = urn("VertexCustomJob", "first-apply")
-    action, id_, outs, inputs = engine.up(u, news)
-    assert action == "create"
-    assert re.fullmatch(r"projects/acme-test/locations/us-central1/customJobs/\d+", id_)
-    assert outs["name"] == id_ and outs["state"] == "JOB_STATE_QUEUED"
-    assert outs["createTime"].endswith("Z")
-    assert outs["consoleUrl"] == (
-        "https://console.cloud.google.com/vertex-ai/locations/us-central1/training/"
-        f"{id_.rsplit('/', 1)[1]}/cpu?project=acme-test")
-    assert outs["request"] == news["request"] and outs["specHash"] == news["specHash"]
-    job = _stored(server, id_)
-    # The job got the real secret and the adoption label; outputs hold the value only in
-    # secretEnv (which the engine keeps secret), never in the echoed request.
-    env = job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"]
-    assert env == [{"name": "WANDB_API_KEY", "value": SECRET}]
-    assert job["labels"][pr.SPEC_HASH_LABEL] == news["specHash"]
-    assert job["jobSpec"]["workerPoolSpecs"][0]["diskSpec"]["bootDiskSizeGb"] == 200
-    assert SECRET not in json.dumps({k: v for k, v in outs.items() if k != "secretEnv"})
-    assert outs["secretEnv"] == {"trainspec:wandbApiKey": SECRET}
-
-    # Re-apply, nothing changed: DIFF_NONE, no API call.
-    before = len(log)
-    action, id2, _, _ = engine.up(u, news, (id_, outs, inputs))
-    assert (action, id2) == ("same", id_)
-    assert len(log) == before
-
-    # A new provider build (different __provider) alone: in-place update without an API call.
-    moved = {**news, "__provider": serialize_provider(pr.VertexCustomJobProvider()) + "\n",
-             "specFile": "elsewhere/first-apply.yaml"}
-    d = engine.diff(u, id_, outs, moved)
-    assert d.changes == provider_pb2.DiffResponse.DIFF_SOME and not d.replaces
-    updated = engine.update(u, id_, outs, {**moved, "__provider": news["__provider"]})
-    assert len(log) == before
-    assert updated["state"] == outs["state"] and updated["specFile"] == "elsewhere/first-apply.yaml"
-
-    # A rotated secret: the job would keep the old value, so it is replaced; the spec hash is
-    # unchanged, so the old job goes first (else the new create would adopt it).
-    rotated = {**news, "secretEnv": {"trainspec:wandbApiKey": SECRET + "-2"}}
-    d = engine.diff(u, id_, updated, rotated)
-    assert list(d.replaces) == ["secretEnv"] and d.deleteBeforeReplace
-    engine.delete(u, id_, updated)
 
 
-def test_spec_change_replaces_and_the_old_job_is_cancelled(world, tmp_path):
-    server, engine, _ = world
-    u = urn("VertexCustomJob", "replace-me")
-    old_news = inputs_for(vertex_spec(tmp_path, "replace-me"))
-    _, old_id, old_outs, old_inputs = engine.up(u, old_news)
-    assert _wait_state(server, old_id, {"JOB_STATE_RUNNING"}) == "JOB_STATE_RUNNING"
 
-    news = inputs_for(vertex_spec(tmp_path, "replace-me", machine="n1-standard-8"))
-    d = engine.diff(u, old_id, old_outs, engine.check(u, old_inputs, news)[0])
-    assert d.changes == provider_pb2.DiffResponse.DIFF_SOME
-    assert list(d.replaces) == ["request"] and not d.deleteBeforeReplace
-    action, new_id, outs, _ = engine.up(u, news, (old_id, old_outs, old_inputs))
-    assert action == "replace" and new_id != old_id
-    assert outs["request"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"] == \
-        "n1-standard-8"
-    assert _stored(server, old_id) is None  # cancelled, then deleted (keepJobRecords false)
-    assert _stored(server, new_id)["state"] != "JOB_STATE_CANCELLED"
-    engine.delete(u, new_id, outs)
-
-
-def test_label_only_change_on_ai_platform_patches_in_place(world, tmp_path):
-    server, engine, log = world
-    u = urn("AiPlatformJob", "census-labels")
-    news = inputs_for(ml_spec(tmp_path, "census-labels"))
-    action, id_, outs, inputs = engine.up(u, news)
-    assert action == "create" and id_ == "projects/acme-test/jobs/census_labels"
-    assert outs["consoleUrl"] == ("https://console.cloud.google.com/ai-platform/jobs/"
-                                  "census_labels?project=acme-test")
-    # int32 priority crossed the engine as 10.0 and reached the API as 10.
-    assert _stored(server, id_)["trainingInput"]["scheduling"]["priority"] == 10
-    etag = _stored(server, id_)["etag"]
-
-    relabelled = inputs_for(ml_spec(tmp_path, "census-labels", team="census"))
-    log.clear()
-    action, id2, outs2, _ = engine.up(u, relabelled, (id_, outs, inputs))
-    assert (action, id2) == ("update", id_)
-    assert any(line.startswith("PATCH") or '"PATCH /v1/projects/acme-test/jobs/census_labels'
-               in line for line in log), log
-    live = _stored(server, id_)
-    assert live["labels"]["team"] == "census" and live["etag"] != etag
-    assert outs2["request"]["labels"]["team"] == "census" and outs2["name"] == id_
-
-    # Any other change cannot be applied: ml v1 jobIds are never reusable. Refused at check.
-    changed = inputs_for(ml_spec(tmp_path, "census-labels", team="census", epochs=30))
-    _, failures = engine.check(u, relabelled, changed)
-    assert failures and failures[0][0] == "request"
-    assert "rename metadata.name" in failures[0][1]
-    assert failures[0][1].startswith(f"{tmp_path}/census-labels.yaml:4:9: ")
-
-    # Destroy: cancelled (ml jobs cannot be deleted), then forgotten.
-    engine.delete(u, id_, outs2)
-    assert _wait_state(server, id_, {"CANCELLED"}) == "CANCELLED"
-
-
-def test_refresh_of_a_finished_job_and_of_a_deleted_one(world, tmp_path):
-    server, engine, _ = world
-    u = urn("VertexCustomJob", "finishes")
-    _, id_, outs, inputs = engine.up(u, inputs_for(vertex_spec(tmp_path, "finishes", hold=False)))
-    assert _wait_state(server, id_, {"JOB_STATE_SUCCEEDED"}) == "JOB_STATE_SUCCEEDED"
-    read_id, refreshed = engine.read(u, id_, outs, inputs)
-    assert read_id == id_ and refreshed["state"] == "JOB_STATE_SUCCEEDED"
-    assert refreshed["request"] == outs["request"] and refreshed["createTime"] == outs["createTime"]
-    # A refreshed, finished job is still no change.
-    d = engine.diff(u, id_, refreshed, engine.check(u, inputs, inputs)[0])
-    assert d.changes == provider_pb2.DiffResponse.DIFF_NONE
-    # Destroy of a finished job: no cancel, record deleted; a later refresh sees it gone.
-    engine.delete(u, id_, refreshed)
-    assert _stored(server, id_) is None
-    gone_id, _ = engine.read(u, id_, refreshed, inputs)
-    assert gone_id == ""
-    engine.delete(u, id_, refreshed)  # deleting twice is fine: 404 = already gone
-
-
-def test_destroy_of_a_running_job_cancels_it(world, tmp_path):
-    server, engine, log = world
-    u = urn("VertexCustomJob", "runs-forever")
-    _, id_, outs, _ = engine.up(u, inputs_for(vertex_spec(tmp_path, "runs-forever")))
-    assert _wait_state(server, id_, {"JOB_STATE_RUNNING"}) == "JOB_STATE_RUNNING"
-    log.clear()
-    engine.delete(u, id_, outs)
-    calls = [re.sub(r"HTTP/1.1.*", "", line.split('"')[1]).strip() for line in log]
-    number = id_.rsplit("/", 1)[1]
-    assert f"POST /v1/{id_}:cancel" in calls and f"DELETE /v1/{id_}" in calls
-    assert calls.index(f"POST /v1/{id_}:cancel") < calls.index(f"DELETE /v1/{id_}")
-    assert _stored(server, id_) is None, number
-
-    # keepJobRecords: cancelled and kept.
-    u2 = urn("VertexCustomJob", "kept")
-    _, id2, outs2, _ = engine.up(u2, inputs_for(vertex_spec(tmp_path, "kept"), keep=True))
-    engine.delete(u2, id2, outs2)
-    assert _stored(server, id2)["state"] == "JOB_STATE_CANCELLED"
 
 
 def test_retried_create_adopts_instead_of_starting_a_second_job(world, tmp_path):
@@ -383,11 +252,31 @@ def test_retried_create_adopts_instead_of_starting_a_second_job(world, tmp_path)
     again, _ = engine.create(mu, ml)  # 409 on the deterministic jobId, same trainingInput
     assert again == first == "projects/acme-test/jobs/adopt_ml"
     engine.delete(mu, first, outs)
-    # Another job holding the jobId is not adopted.
-    other = inputs_for(ml_spec(tmp_path, "adopt_ml", epochs=99))
+    # A jobId held by another stack's job is not adopted, nor one with another trainingInput.
+    theirs = inputs_for(ml_spec(tmp_path, "adopt_ml"), stack="prod")
     with pytest.raises(grpc.RpcError) as info:
-        engine.create(mu, other)
-    assert "the AI Platform jobId 'adopt_ml' is taken by another job" in info.value.details()
+        engine.create(mu, theirs)
+    assert "the AI Platform jobId 'adopt_ml' is taken by another Pulumi stack or project" \
+        in info.value.details()
+    changed = inputs_for(ml_spec(tmp_path, "adopt_ml", epochs=99))
+    with pytest.raises(grpc.RpcError) as info:
+        engine.create(mu, changed)
+    assert "is taken by an earlier, different version of this job" in info.value.details()
+
+
+def test_a_job_of_another_stack_is_never_cancelled(world, tmp_path):
+    """A state that points at another stack's job (copied state, a shared id): refuse, touch nothing."""
+    server, engine, _ = world
+    spec = vertex_spec(tmp_path, "shared")
+    ours, theirs = inputs_for(spec), inputs_for(spec, stack="prod")
+    u = urn("VertexCustomJob", "shared")
+    their_id, their_outs = engine.create(u, theirs)
+    with pytest.raises(grpc.RpcError) as info:
+        engine.delete(u, their_id, {**their_outs, "owner": ours["identity"]})
+    assert "belongs to another Pulumi stack or project" in info.value.details()
+    assert "CANCEL" not in _stored(server, their_id)["state"]  # untouched
+    engine.delete(u, their_id, their_outs)
+    assert _stored(server, their_id) is None
 
 
 def test_a_400_is_mapped_to_the_spec_file_and_line(world, tmp_path):
@@ -400,8 +289,9 @@ def test_a_400_is_mapped_to_the_spec_file_and_line(world, tmp_path):
         engine.create(urn("VertexCustomJob", "refused"), news)
     details = info.value.details()
     last = details.strip().splitlines()[-1]
-    assert last.startswith("compiler.pulumi_resources.JobError: creating a CustomJob in "
-                           "projects/acme-test/locations/us-central1: HTTP 400 INVALID_ARGUMENT")
+    assert "Traceback" not in details
+    assert "creating a CustomJob in projects/acme-test/locations/us-central1: HTTP 400 " \
+        "INVALID_ARGUMENT" in last
     assert (f"{spec}:13:20: $.spec.pools.chief.machineType "
             "(job_spec.worker_pool_specs[0].machine_spec.machine_type): Required in a non-empty "
             "pool.") in last
@@ -411,7 +301,7 @@ def test_a_400_is_mapped_to_the_spec_file_and_line(world, tmp_path):
     bad = inputs_for(spec)
     bad["request"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineTyp"] = "x"
     _, failures = engine.check(urn("VertexCustomJob", "refused"), {}, bad)
-    assert failures == [("request", f"{spec}:12:5: $.spec.pools.chief: "
+    assert failures == [("specFile", f"{spec}:12:5: $.spec.pools.chief: "
                          "jobSpec.workerPoolSpecs[0].machineSpec.machineTyp: unknown field "
                          "'machineTyp' (did you mean 'machineType'?)")]
 
@@ -446,7 +336,7 @@ def test_check_recompiles_the_spec_file_with_the_compiler(world, tmp_path):
     _, failures = engine.check(u, {}, news)
     expected = pipeline.compile_file(news["specFile"], Options(
         platform="vertex", project="acme-test", region="us-central1")).errors
-    assert expected and failures == [("request", d.format()) for d in expected]
+    assert expected and failures == [("specFile", d.format()) for d in expected]
     assert failures[0][1] == (f"{news['specFile']}:14:27: error: $.spec.pools.chief.disk.typ: "
                               "unknown key 'typ' (did you mean 'type'?)")
 
@@ -467,7 +357,7 @@ def test_check_compiles_for_the_resource_platform(world, tmp_path):
     with spec.open("a") as f:
         f.write("  env: {MODE: fast}\n")
     _, failures = engine.check(u, {}, news)
-    assert failures == [("request", f"{spec}:17:8: error: $.spec.env: ai-platform has no "
+    assert failures == [("specFile", f"{spec}:17:8: error: $.spec.env: ai-platform has no "
                          "environment variables (env is vertex only; pass settings as args)")]
 
 

@@ -65,6 +65,7 @@ def program(monkeypatch):
     recorder = Recorder()
     monitor = Monitor(recorder)
     pulumi.runtime.set_mocks(recorder, project="trainspec", stack="dev", preview=False,
+                             organization="acme-org",
                              monitor=monitor)
     main = runpy.run_path(str(ROOT / "__main__.py"), run_name="trainspec_program")["main"]
 
@@ -123,8 +124,11 @@ def test_one_resource_per_spec_with_the_compiled_request(program):
         assert inputs["project"] == result.job.project
         assert inputs["region"] == result.job.region
         assert inputs["specFile"] == result.file
-        assert inputs["specHash"] == pr.spec_hash("dev", name, result.body)
-        assert inputs["keepJobRecords"] is False
+        # The owner is this organization + project + stack + resource; a job generation adds
+        # the request (docs/pulumi.md "Lifecycle").
+        assert inputs["identity"] == pr.identity("acme-org", "trainspec", "dev", name)
+        assert inputs["specHash"] == pr.spec_hash(inputs["identity"], result.body)
+        assert inputs["keepJobRecords"] is True  # records are kept unless the stack says not
         assert inputs["sourceMap"] == pr.source_map(result)
         provider = _unwrap(inputs["__provider"])
         # Pickled by reference (module + class), not by value: small and importable.
@@ -306,10 +310,10 @@ def test_ai_platform_specs_with_the_same_job_id_are_duplicates(program, tmp_path
 def test_keep_job_records_and_service_account_from_config(program, tmp_path):
     run, recorder, _ = program
     _write(tmp_path, "a-good.yaml", GOOD)
-    run({"trainspec:specs": str(tmp_path), "trainspec:keepJobRecords": "true",
+    run({"trainspec:specs": str(tmp_path), "trainspec:keepJobRecords": "false",
          "trainspec:createServiceAccount": "true"})
     got = {r.typ: r for r in recorder.registered}
-    assert got[VERTEX_TYPE].inputs["keepJobRecords"] is True
+    assert got[VERTEX_TYPE].inputs["keepJobRecords"] is False
     assert got[VERTEX_TYPE].inputs["project"] == "acme-default"
     assert got["gcp:serviceaccount/account:Account"].inputs["accountId"] == "trainspec-dev"
     binding = got["gcp:projects/iAMMember:IAMMember"]

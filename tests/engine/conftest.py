@@ -1,0 +1,166 @@
+"""The real Pulumi engine against the bundled emulator.
+
+Each test gets a temporary copy of a specs repository (this repo's Pulumi.yaml and __main__.py, the
+specs it writes), a local file backend, and an emulator served from this process so that tests can
+see every API call. The CLI comes from PATH (`scripts/install-pulumi-cli` prints where it is); the
+program and the provider run with this interpreter's environment (the repo's virtualenv).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from compiler.cloud import emulator as emulator_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: faultproxy
+
+ROOT = Path(__file__).resolve().parents[2]
+HOW = ("engine tests need the Pulumi CLI v{v}: "
+       'export PATH="$(scripts/install-pulumi-cli | tail -n 1):$PATH"')
+
+
+def _cli_version() -> str:
+    script = (ROOT / "scripts" / "install-pulumi-cli").read_text()
+    return next(line.split("=", 1)[1] for line in script.splitlines()
+                if line.startswith("VERSION="))
+
+
+def _find_cli() -> str | None:
+    found = shutil.which("pulumi")
+    if not found or not shutil.which("pulumi-language-python"):
+        return None
+    out = subprocess.run([found, "version"], capture_output=True, text=True, timeout=60)
+    return found if out.stdout.strip() == f"v{_cli_version()}" else None
+
+
+@pytest.fixture(scope="session")
+def pulumi_cli() -> str:
+    found = _find_cli()
+    if found:
+        return found
+    message = HOW.format(v=_cli_version())
+    if os.environ.get("TRAINSPEC_REQUIRE_ENGINE"):
+        pytest.fail(message + " (TRAINSPEC_REQUIRE_ENGINE is set: CI must run them)")
+    pytest.skip(message)
+
+
+class Emulator:
+    """An in-process emulator; `calls` lists every request line it answered."""
+
+    def __init__(self, **options):
+        self.calls: list[str] = []
+        self._lock = threading.Lock()
+        self.server, self.thread = emulator_module.serve(log=self._log, **options)
+        self.url = self.server.url
+        self.api = self.server.emulator
+
+    def _log(self, line: str) -> None:
+        with self._lock:
+            self.calls.append(line)
+
+    def requests(self, verb: str | None = None, contains: str = "") -> list[str]:
+        with self._lock:
+            return [c for c in self.calls
+                    if (verb is None or f'"{verb} ' in c) and contains in c]
+
+    def vertex_jobs(self) -> dict[str, dict]:
+        """name → rendered CustomJob, as GET returns it now."""
+        with self.api._lock:
+            return {n: self.api._render_vertex(n) for n in self.api.state["vertex"]}
+
+    def ml_jobs(self) -> dict[str, dict]:
+        with self.api._lock:
+            return {n: self.api._render_ml(n) for n in self.api.state["ml"]}
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def emulator():
+    emu = Emulator(progress_seconds=0.5)
+    yield emu
+    emu.close()
+
+
+class Project:
+    """A specs repository in a temporary folder, driven with the real `pulumi`."""
+
+    def __init__(self, root: Path, cli: str, endpoint: str, name: str = "trainspec",
+                 stack: str = "dev", backend: Path | None = None):
+        self.root, self.cli, self.stack = root, cli, stack
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "specs").mkdir(exist_ok=True)
+        pulumi_yaml = (ROOT / "Pulumi.yaml").read_text()
+        (root / "Pulumi.yaml").write_text(pulumi_yaml.replace("name: trainspec\n",
+                                                              f"name: {name}\n", 1))
+        shutil.copy(ROOT / "__main__.py", root / "__main__.py")
+        # The project's virtualenv is this interpreter's: it has trainspec installed editable.
+        (root / "venv").symlink_to(Path(sys.prefix))
+        backend = backend or root / ".state"
+        backend.mkdir(exist_ok=True)
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "TRAINSPEC_"))},
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PULUMI_BACKEND_URL": backend.as_uri(),
+            "PULUMI_CONFIG_PASSPHRASE": "engine-tests",
+            "PULUMI_SKIP_UPDATE_CHECK": "true",
+            "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
+            "PULUMI_HOME": str(root / ".pulumi-home"),
+            "TRAINSPEC_API_ENDPOINT": endpoint,
+            "TRAINSPEC_CANCEL_TIMEOUT": "30",
+        }
+        self.run("stack", "init", stack)
+        self.run("config", "set", "gcp:project", "acme-test")
+        self.run("config", "set", "gcp:region", "us-central1")
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+        return path
+
+    def run(self, *args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
+        proc = subprocess.run([self.cli, *args, "--non-interactive"], cwd=self.root, env=self.env,
+                              capture_output=True, text=True, timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"pulumi {' '.join(args)} exited {proc.returncode}\n"
+                                 f"{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def up(self, *args: str, **kw) -> subprocess.CompletedProcess:
+        return self.run("up", "--yes", "--skip-preview", *args, **kw)
+
+    def popen(self, *args: str) -> subprocess.Popen:
+        return subprocess.Popen([self.cli, *args, "--non-interactive"], cwd=self.root,
+                                env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, start_new_session=True)
+
+    def outputs(self) -> dict:
+        import json
+        return json.loads(self.run("stack", "output", "--json", "--show-secrets").stdout)
+
+    def state(self) -> dict:
+        """The stack's deployment as `pulumi stack export` shows it."""
+        import json
+        return json.loads(self.run("stack", "export").stdout)["deployment"]
+
+    def resources(self, type_suffix: str = "Job") -> list[dict]:
+        return [r for r in self.state().get("resources", []) if r["type"].endswith(type_suffix)]
+
+
+@pytest.fixture
+def project(tmp_path, pulumi_cli, emulator):
+    def make(name: str = "trainspec", folder: str = "repo", endpoint: str | None = None,
+             **kw) -> Project:
+        return Project(tmp_path / folder, pulumi_cli, endpoint or emulator.url, name=name, **kw)
+    return make

@@ -1,0 +1,42 @@
+"""Small specs for the engine tests (project and region come from stack config)."""
+
+VERTEX = """\
+apiVersion: trainspec/v1
+kind: TrainingJob
+metadata:
+  name: {name}
+  labels: {{team: nlp{labels}}}
+spec:
+  container:
+    image: us-docker.pkg.dev/acme/trainers/bert:1.0
+    args: [--steps, "{steps}"]
+  pools:
+    chief: {{machineType: n1-standard-4}}
+"""
+
+ML = """\
+apiVersion: trainspec/v1
+kind: TrainingJob
+metadata:
+  name: {name}
+  labels: {{team: tabular{labels}}}
+spec:
+  platform: ai-platform
+  container:
+    image: gcr.io/acme/census:1.0
+    args: [--epochs, "{steps}"]
+  pools:
+    chief: {{machineType: n1-standard-8}}
+"""
+
+
+def vertex(name: str = "bert", steps: int = 10, labels: str = "") -> str:
+    return VERTEX.format(name=name, steps=steps, labels=labels)
+
+
+def ml(name: str = "census", steps: int = 10, labels: str = "") -> str:
+    return ML.format(name=name, steps=steps, labels=labels)
+
+
+HOLD = ", emulator-hold: running"  # the emulator keeps the job RUNNING until cancelled
+FAIL = ", emulator-result: failed"  # the emulator ends the job FAILED

@@ -1,0 +1,253 @@
+"""`pulumi preview / up / refresh / destroy` with the real engine, against the emulator.
+
+Every rule of docs/pulumi.md "Lifecycle" that the engine decides together with the provider.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+from engine_specs import FAIL, HOLD, ml, vertex
+from faultproxy import FaultProxy
+
+BERT, CENSUS = "specs/bert.yaml", "specs/census.yaml"
+
+
+def states(jobs: dict) -> list[str]:
+    return sorted(j["state"] for j in jobs.values())
+
+
+def test_preview_calls_no_api_up_creates_each_job_once_and_a_second_up_is_a_no_op(
+        project, emulator):
+    p = project()
+    p.write(BERT, vertex(labels=HOLD))
+    p.write(CENSUS, ml(labels=HOLD))
+
+    preview = p.run("preview")
+    assert "+ 3 to create" in preview.stdout
+    assert emulator.calls == []  # a preview never submits, nor even reads
+
+    p.up()
+    assert len(emulator.requests("POST", "/customJobs HTTP")) == 1
+    assert len(emulator.requests("POST", "/jobs HTTP")) == 1
+    assert states(emulator.vertex_jobs()) == ["JOB_STATE_RUNNING"] or \
+        len(emulator.vertex_jobs()) == 1
+    out = p.outputs()
+    assert out["bert"]["name"].startswith("projects/acme-test/locations/us-central1/customJobs/")
+    assert out["census"]["name"] == "projects/acme-test/jobs/census"
+    assert "resource.type%3D%22ml_job%22" in out["bert"]["logsUrl"]
+
+    before = len(emulator.calls)
+    again = p.up()
+    assert "3 unchanged" in again.stdout
+    assert emulator.calls[before:] == []
+
+
+def test_an_edited_spec_cancels_the_old_job_before_creating_the_new_one(project, emulator):
+    p = project()
+    p.write(BERT, vertex(labels=HOLD))
+    p.up()
+    (old,) = emulator.vertex_jobs()
+
+    p.write(BERT, vertex(labels=HOLD, steps=20))
+    preview = p.run("preview", "--diff")
+    assert "+-1 to replace" in preview.stdout
+    p.up()
+
+    jobs = emulator.vertex_jobs()
+    assert len(jobs) == 2
+    new = next(n for n in jobs if n != old)
+    assert jobs[old]["state"] == "JOB_STATE_CANCELLED"
+    assert jobs[new]["state"] in ("JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING")
+    calls = emulator.requests("POST")
+    cancel = next(i for i, c in enumerate(calls) if ":cancel" in c)
+    second_create = [i for i, c in enumerate(calls) if c.endswith('/customJobs HTTP/1.1" 200 -')][1]
+    assert cancel < second_create  # delete before replace: never two generations at once
+    assert p.outputs()["bert"]["name"] == new
+
+
+def test_a_label_change_replaces_a_vertex_job_and_patches_an_ai_platform_job(project, emulator):
+    p = project()
+    p.write(BERT, vertex(labels=HOLD))
+    p.write(CENSUS, ml(labels=HOLD))
+    p.up()
+    (vertex_old,) = emulator.vertex_jobs()
+
+    p.write(BERT, vertex(labels=HOLD + ", owner: ana"))
+    p.write(CENSUS, ml(labels=HOLD + ", owner: ana"))
+    p.up()
+
+    vertex_jobs, ml_jobs = emulator.vertex_jobs(), emulator.ml_jobs()
+    assert len(vertex_jobs) == 2 and vertex_jobs[vertex_old]["state"] == "JOB_STATE_CANCELLED"
+    assert list(ml_jobs) == ["projects/acme-test/jobs/census"]  # same job, updated in place
+    census = ml_jobs["projects/acme-test/jobs/census"]
+    assert census["labels"]["owner"] == "ana" and census["state"] == "RUNNING"
+    assert emulator.requests("PATCH", "/jobs/census")
+
+
+def test_refresh_records_success_and_failure_with_the_failure_message(project, emulator):
+    p = project()
+    p.write(BERT, vertex())
+    p.write(CENSUS, ml(labels=FAIL))
+    p.up()
+    assert p.outputs()["bert"]["state"] != "JOB_STATE_SUCCEEDED"
+    time.sleep(2.5)  # the emulator moves a job one step every 0.5 s
+
+    p.run("refresh", "--yes", "--skip-preview")
+    recorded = {r["urn"].rsplit("::", 1)[1]: r["outputs"] for r in p.resources()}
+    # The stack's own outputs are the program's: they follow on the next `up`.
+    p.up()
+    for out in (recorded, p.outputs()):
+        assert out["bert"]["state"] == "JOB_STATE_SUCCEEDED" and out["bert"]["error"] == ""
+        assert out["census"]["state"] == "FAILED"
+        assert "Emulated failure" in out["census"]["error"]
+
+
+def test_destroy_cancels_running_jobs_and_keeps_their_records(project, emulator):
+    p = project()
+    p.write(BERT, vertex(labels=HOLD))
+    p.write(CENSUS, ml(labels=HOLD))
+    p.up()
+
+    p.run("destroy", "--yes", "--skip-preview")
+    assert states(emulator.vertex_jobs()) == ["JOB_STATE_CANCELLED"]
+    assert states(emulator.ml_jobs()) in (["CANCELLING"], ["CANCELLED"])
+    assert not emulator.requests("DELETE")
+    assert p.resources() == []
+
+
+def test_removing_a_spec_cancels_its_job_and_keep_job_records_false_deletes_it(project, emulator):
+    p = project()
+    p.write(BERT, vertex(labels=HOLD))
+    p.write("specs/other.yaml", vertex(name="other", labels=HOLD))
+    p.run("config", "set", "keepJobRecords", "false")
+    p.up()
+    other = p.outputs()["other"]["name"]
+
+    os.remove(p.root / "specs/other.yaml")
+    p.up()
+    assert other not in emulator.vertex_jobs()  # cancelled, then its record deleted
+    assert emulator.requests("POST", ":cancel") and emulator.requests("DELETE")
+    assert states(emulator.vertex_jobs()) == ["JOB_STATE_RUNNING"]
+
+
+def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, emulator):
+    p = project()
+    for name in ("a", "b", "c"):
+        p.write(f"specs/{name}.yaml", vertex(name=name, labels=HOLD))
+    p.write(CENSUS, ml(labels=HOLD))
+    created, release = threading.Event(), threading.Event()
+    handle = emulator.api.handle
+
+    def slow_answers(method, target, body=b""):
+        answer = handle(method, target, body)
+        if method == "POST" and target.endswith(("/customJobs", "/jobs")):
+            created.set()
+            release.wait(60)  # the job exists; `up` waits for an answer that never comes
+        return answer
+
+    emulator.api.handle = slow_answers
+    up = p.popen("up", "--yes", "--skip-preview")
+    try:
+        assert created.wait(120), up.stdout.read() if up.poll() is not None else "no create"
+        time.sleep(0.5)
+        os.killpg(up.pid, signal.SIGKILL)
+        up.wait(30)
+    finally:
+        emulator.api.handle = handle
+        release.set()
+    assert 1 <= len(emulator.vertex_jobs()) + len(emulator.ml_jobs()) <= 4
+
+    # The killed `up` left its lock behind: `pulumi cancel` is the documented way out.
+    for lock in (p.root / ".state").rglob("locks/**/*.json"):
+        lock.unlink()
+    again = p.up()
+    assert len(emulator.vertex_jobs()) == 3 and len(emulator.ml_jobs()) == 1, again.stdout
+    out = p.outputs()
+    assert sorted(out[n]["name"] for n in "abc") == sorted(emulator.vertex_jobs())
+
+
+def test_an_invalid_spec_fails_preview_with_its_location_and_submits_nothing(project, emulator):
+    p = project()
+    p.write(BERT, vertex())
+    p.write("specs/bad.yaml", vertex(name="bad").replace("n1-standard-4", "n1-standard-5"))
+    p.write("specs/leak.yaml", vertex(name="leak") + "  env: {TOKEN: {secret: gcp:credentials}}\n")
+
+    for command in (("preview",), ("up", "--yes", "--skip-preview")):
+        proc = p.run(*command, check=False)
+        text = proc.stdout + proc.stderr
+        assert proc.returncode != 0
+        assert "specs/bad.yaml:11:26" in text and "n1-standard-5" in text
+        assert "specs/leak.yaml:12:25" in text and "gcp:credentials" in text
+        assert "Traceback" not in text
+    assert emulator.calls == []
+
+
+def test_two_projects_with_a_dev_stack_each_get_and_keep_their_own_job(project, emulator):
+    ours, theirs = project(name="team-a", folder="a"), project(name="team-b", folder="b")
+    for p in (ours, theirs):
+        p.write(BERT, vertex(labels=HOLD))
+        p.up()
+    mine, other = ours.outputs()["bert"]["name"], theirs.outputs()["bert"]["name"]
+    assert mine != other and len(emulator.vertex_jobs()) == 2  # same spec and stack: two jobs
+
+    ours.run("destroy", "--yes", "--skip-preview")
+    jobs = emulator.vertex_jobs()
+    assert jobs[other]["state"] == "JOB_STATE_RUNNING"
+    assert jobs[mine]["state"] == "JOB_STATE_CANCELLED"
+
+
+def test_protect_refuses_destroy_and_retain_on_delete_leaves_the_job_running(project, emulator):
+    p = project()
+    p.write(BERT, vertex(labels=HOLD))
+    p.write(CENSUS, ml(labels=HOLD))
+    p.run("config", "set", "--path", "protect[0]", "bert")
+    p.run("config", "set", "--path", "retainOnDelete[0]", "census")
+    p.up()
+
+    refused = p.run("destroy", "--yes", "--skip-preview", check=False)
+    assert refused.returncode != 0 and "protected" in refused.stdout + refused.stderr
+    p.run("config", "rm", "protect")
+    p.up()
+    p.run("destroy", "--yes", "--skip-preview")
+    assert states(emulator.ml_jobs()) == ["RUNNING"]  # retained: Pulumi forgot it
+    assert states(emulator.vertex_jobs()) == ["JOB_STATE_CANCELLED"]
+
+    p.run("config", "set", "--path", "protect[0]", "nosuchjob")
+    bad = p.run("preview", check=False)
+    assert bad.returncode != 0 and "trainspec:protect: no spec has metadata.name 'nosuchjob'" \
+        in bad.stdout + bad.stderr
+
+
+def test_create_answers_lost_on_the_way_back_still_give_one_job(project, emulator):
+    for drop in ("first", "every"):
+        with FaultProxy(emulator.url, drop=drop) as proxy:
+            p = project(folder=f"repo-{drop}", endpoint=proxy.url)
+            p.write(BERT, vertex(name=f"bert-{drop}", labels=HOLD))
+            p.write(CENSUS, ml(name=f"census-{drop}", labels=HOLD))
+            p.up()
+            assert proxy.dropped == (1 if drop == "first" else 2)
+            out = p.outputs()
+        vertex_jobs = [n for n, j in emulator.vertex_jobs().items()
+                       if j["displayName"] == f"bert-{drop}"]
+        assert vertex_jobs == [out[f"bert-{drop}"]["name"]]
+        assert f"projects/acme-test/jobs/census_{drop}" in emulator.ml_jobs()
+
+
+def test_a_404_from_a_wrong_endpoint_is_an_error_never_a_deleted_job(project, emulator):
+    p = project()
+    p.write(BERT, vertex(labels=HOLD))
+    p.up()
+    name = p.outputs()["bert"]["name"]
+
+    p.env["TRAINSPEC_API_ENDPOINT"] = emulator.url + "/not-the-api"
+    for command in (("refresh", "--yes", "--skip-preview"), ("destroy", "--yes", "--skip-preview")):
+        proc = p.run(*command, check=False)
+        text = proc.stdout + proc.stderr
+        assert proc.returncode != 0, text
+        assert "HTTP 404" in text and "Traceback" not in text
+    assert [r["id"] for r in p.resources()] == [name]  # still tracked
+    assert emulator.vertex_jobs()[name]["state"] == "JOB_STATE_RUNNING"
