@@ -111,6 +111,8 @@ class Project:
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "TRAINSPEC_"))},
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            # The program and the provider import this checkout's compiler, whatever is installed.
+            "PYTHONPATH": str(ROOT),
             "PULUMI_BACKEND_URL": backend.as_uri(),
             "PULUMI_CONFIG_PASSPHRASE": "engine-tests",
             "PULUMI_SKIP_UPDATE_CHECK": "true",
