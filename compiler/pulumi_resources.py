@@ -511,8 +511,10 @@ class AiPlatformJobProvider(_JobProvider):
                 try:
                     return self._adopt(client, name, body)
                 except ApiError as missing:
-                    if not (exc.ambiguous and missing.not_found) or attempt == CREATE_ATTEMPTS:
+                    if not (exc.ambiguous and missing.not_found):
                         raise
+                if attempt == CREATE_ATTEMPTS:
+                    raise  # the create's own failure, not the look-up's NOT_FOUND
         raise AssertionError("unreachable")
 
     def _adopt(self, client: Client, name: str, body: dict) -> dict:

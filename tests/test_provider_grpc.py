@@ -425,3 +425,34 @@ def test_moving_a_job_to_another_region_replaces_it(world, tmp_path):
     assert d.changes == provider_pb2.DiffResponse.DIFF_SOME
     assert list(d.replaces) == ["region"]
     engine.delete(u, old_id, old_outs)
+
+
+def test_an_ml_create_that_keeps_failing_with_500_reports_the_500(tmp_path, monkeypatch):
+    """Each 500 is looked into (the job may exist); when it never does, the create's own error
+    is what the user reads, after a bounded number of attempts."""
+    import requests
+
+    server, _ = emu.serve(progress_seconds=STEP)
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", server.url)
+    monkeypatch.delenv("TRAINSPEC_ACCESS_TOKEN", raising=False)
+    real, posts = requests.Session.request, []
+
+    def request(self, method, url, **kwargs):
+        if method == "POST" and url.endswith("/jobs"):
+            posts.append(url)  # refused before it reaches the server
+            response = requests.Response()
+            response.status_code, response._content = 500, b'{"error": {"code": 500}}'
+            response.url, response.request = url, requests.Request(method, url).prepare()
+            return response
+        return real(self, method, url, **kwargs)
+
+    monkeypatch.setattr(requests.Session, "request", request)
+    try:
+        props = inputs_for(ml_spec(tmp_path, "never_created"))
+        with pytest.raises(pr.JobError, match=r"creating projects/acme-test/jobs/never_created: "
+                                              r"HTTP 500"):
+            pr.AiPlatformJobProvider().create(props)
+        assert len(posts) == pr.CREATE_ATTEMPTS
+        assert server.emulator.state["ml"] == {}
+    finally:
+        server.shutdown()
