@@ -456,3 +456,15 @@ def test_an_ml_create_that_keeps_failing_with_500_reports_the_500(tmp_path, monk
         assert server.emulator.state["ml"] == {}
     finally:
         server.shutdown()
+
+
+def test_the_provider_impersonates_the_stack_s_gcp_service_account():
+    """gcp:impersonateServiceAccount, as pulumi-gcp reads it, reaches every API client (set by
+    configure() in the provider process, after the provider was unpickled)."""
+    from pulumi.dynamic import Config, ConfigureRequest
+
+    provider = pr.VertexCustomJobProvider()
+    assert provider._client().impersonate_service_account is None
+    provider.configure(ConfigureRequest(Config(
+        {"gcp:impersonateServiceAccount": "runner@acme.iam.gserviceaccount.com"}, "trainspec")))
+    assert provider._client().impersonate_service_account == "runner@acme.iam.gserviceaccount.com"
