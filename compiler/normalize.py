@@ -13,6 +13,8 @@ from . import durations
 from .catalog import accelerators, machines
 from .diagnostics import Collector
 from .model import (
+    MANAGED_LABELS,
+    MAX_LABELS,
     PLATFORMS,
     ROLES,
     Container,
@@ -131,10 +133,11 @@ class Normalizer:
                     self.c.error(p, f"invalid label value {value!r}", "values hold only lower-case "
                                  "letters, digits, '_' and '-', at most 63 characters")
                 out[key] = value
-        limit = 63 if platform == "vertex" else 64
+        limit = MAX_LABELS - len(MANAGED_LABELS)
         if len(labels) > limit:
-            why = " (one of the 64 is trainspec's spec-hash label)" if platform == "vertex" else ""
-            self.c.error(path, f"{len(labels)} labels: at most {limit} allowed{why}")
+            self.c.error(path, f"{len(labels)} labels: at most {limit} allowed (the API allows "
+                         f"{MAX_LABELS}; trainspec adds {', '.join(MANAGED_LABELS)} when it "
+                         "submits the job)")
         return out
 
     # -- tasks and env ---------------------------------------------------------------------

@@ -28,7 +28,9 @@ Resource inputs (camelCase, also echoed into the outputs):
   platform, project, region, specFile, specHash, keepJobRecords
   sourceMap      {body path: {"at": "file:line:col", "path": "$.spec..."}} for mapping HTTP 400
                  field violations back to the spec, computed when the program ran
-Outputs added: name (full resource name, also the id), state, createTime, consoleUrl.
+Outputs added: name (full resource name, also the id), owner (the identity label the job was
+created with), state, error (a failed job's message), createTime, startTime, endTime,
+consoleUrl, logsUrl.
 
 The request travels as a dict, not a JSON string, so a preview shows field-level changes and
 policies can read fields. The engine turns every number into a float64; that is harmless for
@@ -52,13 +54,11 @@ from pulumi.output import Unknown
 from . import discovery, pipeline, plan
 from .cloud.rest import ApiError, Client
 from .diagnostics import TrainspecError
-from .model import secret_placeholder
+from .model import IDENTITY_LABEL, SPEC_HASH_LABEL, secret_placeholder
 from .normalize import Options
 from .targets import aiplatform as aiplatform_target
 from .targets import vertex as vertex_target
 
-IDENTITY_LABEL = "trainspec-resource"
-SPEC_HASH_LABEL = "trainspec-spec-hash"
 ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
 INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
               "sourceMap", "keepJobRecords", "secretEnv")
@@ -67,7 +67,10 @@ OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "en
                "consoleUrl", "logsUrl")
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
 LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
-CREATE_ATTEMPTS = 3  # POSTs of one create, each after a look-up found no job
+CREATE_ATTEMPTS = 3  # ml POSTs of one create (its jobId makes a second POST safe)
+# After a Vertex create with an unknown outcome, how long to watch for the job to appear before
+# giving up without a second POST (TRAINSPEC_CREATE_SETTLE_SECONDS overrides).
+CREATE_SETTLE_SECONDS = 60.0
 # Cancelling a real job takes seconds to minutes; destroy waits at most this long.
 CANCEL_TIMEOUT_SECONDS = 900.0
 _UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
@@ -77,7 +80,6 @@ VERTEX_TERMINAL = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STA
 VERTEX_NOT_ADOPTABLE = frozenset({"JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
                                   "JOB_STATE_CANCELLING", "JOB_STATE_EXPIRED"})
 ML_TERMINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
-ML_NOT_CANCELLABLE = ML_TERMINAL | {"CANCELLING"}
 
 
 class JobError(TrainspecError):
@@ -383,9 +385,13 @@ class _JobProvider(dynamic.ResourceProvider):
         return dynamic.ReadResult(id_, self._outs(props, job, id_))
 
     def _owned(self, job: dict, props: dict) -> dict:
-        """`job`, if this resource owns it; else refuse (another stack's or project's job)."""
+        """`job`, if this resource owns it; else refuse (another stack's or project's job).
+
+        Compared with the resource's identity now (not the `owner` output, which travels with a
+        state copied into another stack). A job without the label predates owner labels.
+        """
         label = (job.get("labels") or {}).get(IDENTITY_LABEL)
-        mine = props.get("owner") or props.get("identity")
+        mine = props.get("identity") or props.get("owner")
         if label is not None and label != mine:
             raise JobError(
                 f"{job.get('name')} belongs to another Pulumi stack or project (its "
@@ -426,27 +432,31 @@ class VertexCustomJobProvider(_JobProvider):
         if alive:
             return alive[0]
         known = {j.get("name") for j in seen}
-        for attempt in range(1, CREATE_ATTEMPTS + 1):
-            try:
-                return client.vertex_create(project, region, body)
-            except ApiError as exc:
-                if not exc.ambiguous:
-                    raise
-                # The POST may have taken effect: a job we had not seen before is ours.
-                new = [j for j in self._mine(client, project, region, labels)
-                       if j.get("name") not in known]
-                if new:
-                    return new[0]
-                if attempt == CREATE_ATTEMPTS:
-                    raise
-        raise AssertionError("unreachable")
+        try:
+            return client.vertex_create(project, region, body)
+        except ApiError as exc:
+            if not exc.ambiguous:
+                raise
+            # The POST may have taken effect, perhaps not yet visible: watch for a job we had not
+            # seen before. Never POST again here: a slow first create would make a second job.
+            job = _poll(lambda: next((j for j in self._mine(client, project, region, labels)
+                                      if j.get("name") not in known), None))
+            if job is None:
+                raise JobError(
+                    f"{describe(exc, f'creating a CustomJob in projects/{project}/locations/{region}')}"
+                    f"; the job may exist but did not appear within {_settle_seconds():g}s, so "
+                    "it was not submitted again: run `pulumi up` again (it adopts the job if it "
+                    "appeared, else submits it)") from None
+            return job
 
     @staticmethod
     def _mine(client: Client, project: str, region: str, labels: dict) -> list[dict]:
-        """This generation's jobs (both owner labels), oldest first."""
+        """This generation's jobs (both owner labels, checked here too), oldest first."""
+        keys = (IDENTITY_LABEL, SPEC_HASH_LABEL)
         found = client.vertex_list(project, region, " AND ".join(
-            f'labels.{k}="{labels[k]}"' for k in (IDENTITY_LABEL, SPEC_HASH_LABEL)))
-        return sorted(found["customJobs"], key=lambda j: (j.get("createTime", ""), j["name"]))
+            f'labels.{k}="{labels[k]}"' for k in keys))["customJobs"]
+        ours = [j for j in found if all((j.get("labels") or {}).get(k) == labels[k] for k in keys)]
+        return sorted(ours, key=lambda j: (j.get("createTime", ""), j["name"]))
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         # Only bookkeeping changed (diff replaces on any request change): no API call.
@@ -459,7 +469,9 @@ class VertexCustomJobProvider(_JobProvider):
             if job.get("state") not in VERTEX_TERMINAL:
                 _ignore_precondition(lambda: client.vertex_cancel(id_))
                 _wait(lambda: client.vertex_get(id_).get("state"), VERTEX_TERMINAL, id_)
-            if props.get("keepJobRecords") is False:
+            # A state written before owner labels (no identity) has keepJobRecords false by the
+            # old default, not by choice: keep its records.
+            if props.get("keepJobRecords") is False and props.get("identity"):
                 client.vertex_delete(id_)
         except ApiError as exc:
             if exc.not_found:
@@ -530,6 +542,10 @@ class AiPlatformJobProvider(_JobProvider):
                 f"the AI Platform jobId {body['jobId']!r} is taken by {why} ({name}, state "
                 f"{job.get('state', '?')}); ml v1 job ids are unique per project and never "
                 "reused: rename metadata.name")
+        if job.get("state") in ("FAILED", "CANCELLED", "CANCELLING"):
+            raise JobError(
+                f"the AI Platform jobId {body['jobId']!r} belongs to this job's earlier run, now "
+                f"{job['state']} ({name}); ml v1 never reuses a jobId: rename metadata.name")
         if (job.get("labels") or {}) != body["labels"]:
             job = client.ml_patch(name, {"labels": body["labels"], "etag": job.get("etag", "")})
         return job
@@ -559,8 +575,10 @@ class AiPlatformJobProvider(_JobProvider):
         # ml v1 has no delete: cancel a job that is still running; its record always stays.
         client = self._client()
         try:
-            if self._owned(client.ml_get(id_), props).get("state") not in ML_NOT_CANCELLABLE:
+            if self._owned(client.ml_get(id_), props).get("state") not in ML_TERMINAL:
                 _ignore_precondition(lambda: client.ml_cancel(id_))
+                # Cancelled means stopped: its replicas run until the job is terminal.
+                _wait(lambda: client.ml_get(id_).get("state"), ML_TERMINAL, id_)
         except ApiError as exc:
             if exc.not_found:
                 return
@@ -602,6 +620,26 @@ def _ignore_precondition(call) -> None:
         # The job reached a terminal state between our GET and the cancel.
         if exc.status != 400 or exc.status_name != "FAILED_PRECONDITION":
             raise
+
+
+def _settle_seconds() -> float:
+    raw = os.environ.get("TRAINSPEC_CREATE_SETTLE_SECONDS")
+    try:
+        return max(0.0, float(raw)) if raw else CREATE_SETTLE_SECONDS
+    except ValueError:
+        return CREATE_SETTLE_SECONDS
+
+
+def _poll(find, seconds: float | None = None):
+    """`find()` until it returns something, with backoff, for `seconds` (None if never)."""
+    deadline = time.monotonic() + (_settle_seconds() if seconds is None else seconds)
+    delay = 0.5
+    while True:
+        found = find()
+        if found is not None or time.monotonic() >= deadline:
+            return found
+        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+        delay = min(delay * 2, 10.0)
 
 
 def _wait(get_state, done: frozenset, name: str) -> str:

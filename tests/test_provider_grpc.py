@@ -272,7 +272,9 @@ def test_a_job_of_another_stack_is_never_cancelled(world, tmp_path):
     u = urn("VertexCustomJob", "shared")
     their_id, their_outs = engine.create(u, theirs)
     with pytest.raises(grpc.RpcError) as info:
-        engine.delete(u, their_id, {**their_outs, "owner": ours["identity"]})
+        # `stack export` of prod imported into dev, then `up` in dev: the state now says this
+        # resource (dev's identity) owns prod's job, and its `owner` output still says prod.
+        engine.delete(u, their_id, {**their_outs, "identity": ours["identity"]})
     assert "belongs to another Pulumi stack or project" in info.value.details()
     assert "CANCEL" not in _stored(server, their_id)["state"]  # untouched
     engine.delete(u, their_id, their_outs)
@@ -468,3 +470,36 @@ def test_the_provider_impersonates_the_stack_s_gcp_service_account():
     provider.configure(ConfigureRequest(Config(
         {"gcp:impersonateServiceAccount": "runner@acme.iam.gserviceaccount.com"}, "trainspec")))
     assert provider._client().impersonate_service_account == "runner@acme.iam.gserviceaccount.com"
+
+
+def test_a_create_whose_job_appears_late_is_adopted_never_posted_twice(tmp_path, monkeypatch):
+    """The server commits the POST only after the client gave up: the provider waits for the job
+    to appear instead of POSTing again (a second POST would start a second job)."""
+    server, _ = emu.serve(progress_seconds=STEP)
+    handle = server.emulator.handle
+
+    def slow_commit(method, target, body=b""):
+        if method == "POST" and target.endswith("/customJobs"):
+            time.sleep(1.5)  # still working when the client's deadline passes
+        return handle(method, target, body)
+
+    server.emulator.handle = slow_commit
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", server.url)
+    monkeypatch.setenv("TRAINSPEC_REQUEST_DEADLINE", "1")
+    monkeypatch.setenv("TRAINSPEC_CREATE_SETTLE_SECONDS", "10")
+    try:
+        props = inputs_for(vertex_spec(tmp_path, "late"))
+        created = pr.VertexCustomJobProvider().create(props)
+        jobs = list(server.emulator.state["vertex"])
+        assert jobs == [created.id]
+
+        # A job that never appears: the create fails saying so, and still POSTs only once.
+        server.emulator.handle = lambda method, target, body=b"": (
+            (time.sleep(1.5), (500, {"error": {"code": 500, "status": "INTERNAL"}}))[1]
+            if method == "POST" else handle(method, target, body))
+        monkeypatch.setenv("TRAINSPEC_CREATE_SETTLE_SECONDS", "0.5")
+        with pytest.raises(pr.JobError, match="the job may exist but did not appear within 0.5s"):
+            pr.VertexCustomJobProvider().create(inputs_for(vertex_spec(tmp_path, "lost")))
+        assert list(server.emulator.state["vertex"]) == jobs
+    finally:
+        server.shutdown()

@@ -393,6 +393,8 @@ def _vertex_rules(job: dict) -> list[tuple[str, str]]:
     elif isinstance(name, str) and len(name) > 128:
         out.append(("display_name", "Must be at most 128 characters."))
     labels = job.get("labels")
+    if isinstance(labels, dict) and len(labels) > 64:
+        out.append(("labels", "A resource can have at most 64 labels."))
     for key, value in (labels.items() if isinstance(labels, dict) else ()):
         if not _label_ok(key, 1):
             out.append((f"labels[{json.dumps(key)}]", "Label keys must be 1-64 characters of "
@@ -436,6 +438,8 @@ def _ml_rules(job: dict) -> list[tuple[str, str]]:
     elif isinstance(job_id, str) and not ML_JOB_ID.match(job_id):
         out.append(("job_id", "Must start with a letter and contain only letters, digits and "
                     "underscores (at most 128 characters)."))
+    if isinstance(job.get("labels"), dict) and len(job["labels"]) > 64:
+        out.append(("labels", "A job can have at most 64 labels."))
     ti = job.get("trainingInput")
     if not isinstance(ti, dict):
         return out + [("training_input", "Required; only training jobs are emulated.")]
