@@ -118,12 +118,21 @@ def _check_task(job: Job, c: Collector) -> None:
         if task.executor_image:
             c.warning("$.spec.python.executorImage", "not sent on ai-platform, which runs "
                       "python.runtimeVersion instead (executorImage is vertex only)")
-        if not task.runtime_version or not task.python_version:
-            c.error("$.spec.python", "ai-platform needs python.runtimeVersion and "
-                    "python.pythonVersion", "e.g. runtimeVersion: \"2.11\", pythonVersion: \"3.7\"")
+        if not task.runtime_version:
+            c.error("$.spec.python", "ai-platform needs python.runtimeVersion",
+                    "e.g. runtimeVersion: \"2.11\", pythonVersion: \"3.7\"")
+        elif not task.python_version:
+            # [DD-ML] says "must specify", yet gcloud sends none without --python-version and
+            # the service picks one: not certain enough to refuse.
+            c.warning("$.spec.python", "no python.pythonVersion: the service picks the runtime's "
+                      "default (gcloud sends none without --python-version)",
+                      "set pythonVersion, e.g. \"3.7\" for runtime 1.15 and later")
         else:
-            for message in images.check_runtime_python(task.runtime_version, task.python_version):
-                c.error("$.spec.python.pythonVersion", message)
+            known, problems = images.check_runtime_python(task.runtime_version,
+                                                          task.python_version)
+            for message in problems:
+                (c.error if known else c.warning)("$.spec.python.pythonVersion" if known
+                                                  else "$.spec.python.runtimeVersion", message)
     hp = job.ai_platform.get("hyperparameters")
     if isinstance(hp, dict):
         _check_hyperparameters(hp, c)
