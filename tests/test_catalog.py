@@ -569,3 +569,26 @@ def test_runtime_versions():
 ])
 def test_check_runtime_python(runtime, python, known, errors):
     assert images.check_runtime_python(runtime, python) == (known, errors)
+
+
+def test_documented_rules_refuse_only_on_verified_facts():
+    """catalog/documented.py: an ERROR rule cites a ✅ fact; every other rule is a WARNING."""
+    from compiler.catalog import documented
+
+    for code, rule in documented.RULES.items():
+        assert rule.severity in (documented.ERROR, documented.WARNING), code
+        assert (rule.severity == documented.ERROR) == ("✅" in rule.source), code
+    assert {c for c, r in documented.RULES.items() if r.severity == documented.ERROR} == {
+        "spot-tpu-pod", "nfs-server-ip", "gb200-reservation"}
+
+
+@pytest.mark.parametrize(("machine", "topology", "multi"), [
+    ("ct5lp-hightpu-4t", "2x2", False), ("ct5lp-hightpu-4t", "2x4", True),
+    ("ct5lp-hightpu-8t", "2x4", False), ("ct6e-standard-4t", "4x4", True),
+    ("tpu7x-standard-4t", "2x2x1", False), ("tpu7x-standard-4t", "2x2x2", True),
+    ("ct5lp-hightpu-1t", "1x1", False), ("n1-standard-4", None, False),
+])
+def test_multi_host_tpu(machine, topology, multi):
+    from compiler.catalog import documented
+
+    assert documented.multi_host_tpu(machine, topology) is multi
