@@ -654,7 +654,10 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
                                                               "maxWait": "10m"})),
                 ("vertex-only on ai-platform", put(["spec", "vertex"], {"displayName": "x"}))]
         if "python" in s:
-            out.append(("bad runtime", put(["spec", "python", "runtimeVersion"], "9.99")))
+            # An unknown runtime only warns (the runtime list is not verified); a Python version
+            # the runtime lacks is refused ([DD-ML] pythonVersion).
+            out.append(("bad runtime", put(["spec", "python"], {
+                **s["python"], "runtimeVersion": "2.11", "pythonVersion": "2.7"})))
     else:
         out += [("bad enum", put(["spec", "scheduling"], {**(s.get("scheduling") or {}),
                                                           "strategy": "CHEAP"})),
