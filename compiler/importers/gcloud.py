@@ -53,7 +53,8 @@ ML_BOOL = frozenset({"--enable-web-access", "--async", "--stream-logs"})
 REPEATABLE = frozenset({"--worker-pool-spec", "--args", "--command", "--labels",
                         "--packages", "--python-package-uris"})
 
-# --worker-pool-spec keys gcloud accepts (ArgDict spec), and those that build local code.
+# --worker-pool-spec keys gcloud accepts (ArgDict spec), and those that build local code
+# (output-image-uri without local-package-path is accepted and ignored by gcloud, so by import).
 POOL_KEYS = ("replica-count", "machine-type", "accelerator-type", "accelerator-count",
              "container-image-uri", "executor-image-uri", "output-image-uri", "python-module",
              "script", "local-package-path", "requirements", "extra-dirs", "extra-packages")
@@ -401,11 +402,11 @@ def check_pools(pools: list[dict]) -> None:
         if kind and kind not in VERTEX_ACCELERATORS:
             raise GcloudError(f"--worker-pool-spec: invalid value of [accelerator-type]: {kind}. "
                               f"Available values are [{', '.join(VERTEX_ACCELERATORS)}]")
-    for spec in pools:
-        local = sorted(LOCAL_POOL_KEYS & set(spec))
-        if local:
-            raise GcloudError(f"--worker-pool-spec: key [{local[0]}] {LOCAL_CODE}; build and "
-                              "push the image, then pass container-image-uri")
+    for i, spec in enumerate(pools):
+        if "local-package-path" in spec:
+            where = "" if i == 0 else " (and gcloud takes it only in the first pool)"
+            raise GcloudError(f"--worker-pool-spec: key [local-package-path] {LOCAL_CODE}{where}; "
+                              "build and push the image, then pass container-image-uri")
         if not spec:
             continue
         images = ("executor-image-uri" in spec) + ("container-image-uri" in spec)
@@ -417,6 +418,13 @@ def check_pools(pools: list[dict]) -> None:
                               "with key [container-image-uri]")
         if "executor-image-uri" in spec and "python-module" not in spec:
             raise GcloudError("--worker-pool-spec: key [python-module] is required")
+        only_local = sorted((LOCAL_POOL_KEYS - {"output-image-uri", "local-package-path"})
+                            & set(spec))
+        if only_local:
+            raise GcloudError(f"--worker-pool-spec: keys [{', '.join(only_local)}] are not "
+                              "allowed: gcloud takes them only with local-package-path in the "
+                              "first --worker-pool-spec (local code, which import does not "
+                              "build)")
 
 
 def _check_ml(inv: Invocation) -> None:
