@@ -203,6 +203,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None,
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["emulator"]:
         args = argparse.Namespace(run=cmd_emulator, rest=argv[1:])
+    elif argv[:1] == ["import"] and "--" in argv:
+        cut = argv.index("--")  # import [--platform P] [--name N] -- gcloud WORDS...
+        args = argparse.Namespace(run=decompile.run, own=argv[1:cut], gcloud_words=argv[cut + 1:])
     else:
         args = parser().parse_args(argv)
     try:

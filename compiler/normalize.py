@@ -27,7 +27,8 @@ from .model import (
 )
 from .source import Document, child
 
-MAX_ARGS_CHARS = 100_000  # total of command + args per replica
+# Total of command + args per replica. No limit is documented (facts §D.1, ❌): a warning.
+MAX_ARGS_CHARS = 100_000
 MAX_PACKAGES = 100  # [DD-AIP] pythonPackageSpec.packageUris, [DD-ML] packageUris
 MAX_ENV = 100  # [DD-AIP] ContainerSpec.env
 DEFAULT_PROJECT_KEYS = ("project", "region")
@@ -278,7 +279,9 @@ class Normalizer:
                 c.error(base, "missing required key 'module'")
             size = sum(map(len, task.args))
         if size > MAX_ARGS_CHARS:
-            c.error(path, f"command and args total {size} characters: at most {MAX_ARGS_CHARS}")
+            c.warning(path, f"command and args total {size} characters: more than "
+                      f"{MAX_ARGS_CHARS} may be refused (no documented limit)",
+                      "pass long inputs in a file, e.g. on gs://")
         if len(pool.env) > MAX_ENV:
             c.error(path, f"{len(pool.env)} environment variables: at most {MAX_ENV}")
 
@@ -314,7 +317,9 @@ class Normalizer:
                 c.error("$.spec.encryptionKey", f"the key is in {key_location!r} but the job runs "
                         f"in {job.region!r}", "Cloud KMS keys must be in the job's region")
         if job.vertex.get("reservedIpRanges") and not job.network:
-            c.error("$.spec.vertex.reservedIpRanges", "reserved IP ranges need spec.network")
+            # "under the VPC network" implies network; inferred, not stated (facts §A.3, ◐).
+            c.warning("$.spec.vertex.reservedIpRanges", "reserved IP ranges are ranges of "
+                      "spec.network, which is not set", "set spec.network")
 
 
 def _label_text(text: str, is_key: bool) -> bool:

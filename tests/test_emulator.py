@@ -216,8 +216,17 @@ def test_ml_create_duplicate_get_patch_cancel(start, clock):
          "containerSpec": {"imageUri": "i"}, "pythonPackageSpec": {}}]}},
      ["job_spec.worker_pool_specs[0].machine_spec.accelerator_count",
       "job_spec.worker_pool_specs[0]"]),
+    ({**vertex_body(), "jobSpec": {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": "a4x-highgpu-4g", "acceleratorType": "NVIDIA_GB200",
+                         "acceleratorCount": 4, "gpuPartitionSize": "1g.23gb"},
+         "containerSpec": {"imageUri": "i"},
+         "nfsMounts": [{"server": "nfs.example", "path": "/x", "mountPoint": "x"}]}]}},
+     ["job_spec.worker_pool_specs[0].nfs_mounts[0].server",
+      "job_spec.worker_pool_specs[0].machine_spec.gpu_partition_size",
+      "job_spec.worker_pool_specs[0].machine_spec.reservation_affinity"]),
 ])
 def test_vertex_refuses_bad_bodies_with_field_violations(start, body, fields):
+    """Schema violations and the documented rules the emulator encodes itself."""
     server, c = start()
     with pytest.raises(ApiError) as info:
         c.vertex_create("p", "us-central1", body)
@@ -231,8 +240,7 @@ def test_vertex_refuses_bad_bodies_with_field_violations(start, body, fields):
     ({"jobId": None}, ["job_id", "job_id"]),
     ({"trainingInput": {"scaleTier": "CUSTOM"}},
      ["training_input.region", "training_input.master_type", "training_input.runtime_version",
-      "training_input.python_version", "training_input.package_uris",
-      "training_input.python_module"]),
+      "training_input.package_uris", "training_input.python_module"]),
     ({"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "workerCount": "2",
                         "masterConfig": {"imageUri": "i"}}},
      ["training_input.worker_count", "training_input.worker_type"]),

@@ -25,6 +25,7 @@ import copy
 import datetime
 import hashlib
 import html
+import ipaddress
 import json
 import os
 import random
@@ -419,6 +420,30 @@ def _vertex_rules(job: dict) -> list[tuple[str, str]]:
         if ("containerSpec" in pool) == ("pythonPackageSpec" in pool):
             out.append((where, "Exactly one of container_spec or python_package_spec is "
                         "required."))
+        out += _vertex_pool_rules(job["jobSpec"], pool, where)
+    return out
+
+
+def _vertex_pool_rules(spec: dict, pool: dict, where: str) -> list[tuple[str, str]]:
+    """Documented refusals inside one pool: NfsMount.server is an IP address, a GPU partition
+    takes acceleratorCount 1 (MachineSpec.gpuPartitionSize), GB200 needs a reservation ([CC])."""
+    out = []
+    machine = pool.get("machineSpec") if isinstance(pool.get("machineSpec"), dict) else {}
+    for i, mount in enumerate(pool.get("nfsMounts") or ()):
+        server = mount.get("server") if isinstance(mount, dict) else None
+        try:
+            ipaddress.ip_address(server or "")
+        except ValueError:
+            out.append((f"{where}.nfs_mounts[{i}].server", "Must be the IP address of the NFS "
+                        "server."))
+    if machine.get("gpuPartitionSize") and str(machine.get("acceleratorCount")) != "1":
+        out.append((f"{where}.machine_spec.gpu_partition_size", "Requires accelerator_count 1."))
+    affinity = machine.get("reservationAffinity")
+    kind = affinity.get("reservationAffinityType") if isinstance(affinity, dict) else None
+    if machine.get("acceleratorType") == "NVIDIA_GB200" and not spec.get("persistentResourceId") \
+            and kind not in ("ANY_RESERVATION", "SPECIFIC_RESERVATION"):
+        out.append((f"{where}.machine_spec.reservation_affinity", "NVIDIA_GB200 is only "
+                    "available through a reservation."))
     return out
 
 
@@ -460,7 +485,9 @@ def _ml_rules(job: dict) -> list[tuple[str, str]]:
     container = ((ti.get("masterConfig") or {}).get("imageUri")
                  if isinstance(ti.get("masterConfig"), dict) else None)
     if not container:
-        for field in ("runtimeVersion", "pythonVersion", "packageUris", "pythonModule"):
+        # pythonVersion is not among them: gcloud submits without it (no --python-version) and
+        # the service picks the runtime's default.
+        for field in ("runtimeVersion", "packageUris", "pythonModule"):
             if not ti.get(field):
                 out.append((f"training_input.{discovery.to_snake_path(field)}",
                             "Required unless master_config.image_uri is set."))
