@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from . import schemas, source
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
@@ -73,6 +74,21 @@ def compile_file(path: str, options: Options = Options(),
                  today: datetime.date | None = None) -> Result:
     doc, found = source.read(path)
     return compile_document(doc, found, options, today or datetime.date.today())
+
+
+def compile_stream(stream: BinaryIO, options: Options = Options(),
+                   today: datetime.date | None = None) -> Result:
+    """Compile the spec read from a binary stream (stdin: the `-` path), named <stdin>."""
+    doc, found = source.read_stream(stream)
+    return compile_document(doc, found, options, today or datetime.date.today())
+
+
+def compile_path(path: str, options: Options = Options(), stdin: BinaryIO | None = None,
+                 today: datetime.date | None = None) -> Result:
+    """`compile_file`, or `compile_stream(stdin)` for the path `-`."""
+    if path == source.STDIN and stdin is not None:
+        return compile_stream(stdin, options, today)
+    return compile_file(path, options, today)
 
 
 def check_set(results: list[Result]) -> list[Diagnostic]:
