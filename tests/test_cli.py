@@ -292,5 +292,5 @@ def test_version_is_the_package_version() -> None:
     assert proc.stdout == f"trainspec {VERSION}\n"
     # pyproject.toml reads the version from compiler/version.py: one place.
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert 'dynamic = ["version"]' in pyproject and "\nversion = " not in pyproject
+    assert "dynamic = [\"version\"]" in pyproject and "\nversion = \"" not in pyproject
     assert 'version = { attr = "compiler.version.VERSION" }' in pyproject
