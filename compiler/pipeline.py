@@ -109,7 +109,7 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
         names[name] = r.file
         if platform == "ai-platform":
             # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
-            key = (project, aiplatform.job_id(name))
+            key = (project, r.body.get("jobId") or aiplatform.job_id(name))
             if key in job_ids:
                 found.append(Diagnostic(
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"
