@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from . import decompile, emit, explain, pipeline, review, source
+from . import decompile, emit, explain, pipeline, review, source, watch
 from . import diagnostics as diag
 from .normalize import Options
 from .version import VERSION
@@ -202,6 +202,8 @@ def parser() -> argparse.ArgumentParser:
                        "REST body or SDK dict")
     decompile.add_arguments(p)
     p.set_defaults(run=decompile.run)
+
+    watch.add_commands(sub)
 
     p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs",
                        add_help=False)

@@ -509,7 +509,7 @@ def test_vertex_logs_appear_as_the_job_progresses_with_replica_task_names(start,
     clock.advance(STEP)
     done = _lines(c.log_entries("p", _job_filter(name)))
     assert done[-1] == ("service", "INFO", "Job completed successfully.")
-    assert ("workerpool0-0", "INFO", "[emulator] workerpool0-0: step 3/3 loss=0.2500") in done
+    assert ("workerpool0-0", "INFO", "[emulator] step 3/3 loss=0.2500") in done
     assert len(done) == 2 + 3 * (1 + 3 + 1) + 1
     stamps = [e["timestamp"] for e in c.log_entries("p", _job_filter(name))]
     assert stamps == sorted(stamps)

@@ -92,14 +92,14 @@ def job_entries(project: str, job_id: str, tasks: list[str], times: dict[str, fl
         say(start, SERVICE, 1, "Waiting for training program to start.")
         stop = min(t for t in (end, cancelled, float("inf")) if t is not None)
         for task in tasks:
-            say(start, task, 0, f"[emulator] {task}: training started")
+            say(start, task, 0, "[emulator] training started")
             for k in range(1, STEPS + 1):
                 at = start + k * step_seconds / (STEPS + 1)
                 if at <= stop:
-                    say(at, task, k, f"[emulator] {task}: step {k}/{STEPS} loss={1 / (k + 1):.4f}")
+                    say(at, task, k, f"[emulator] step {k}/{STEPS} loss={1 / (k + 1):.4f}")
     if end is not None and outcome == "SUCCEEDED":
         for task in tasks:
-            say(end, task, STEPS + 1, f"[emulator] {task}: training finished")
+            say(end, task, STEPS + 1, "[emulator] training finished")
         say(end, SERVICE, 2, "Job completed successfully.")
     elif end is not None and outcome == "FAILED" and tasks:
         say(end, tasks[0], STEPS + 1, "RuntimeError: emulated failure (label emulator-result: "
