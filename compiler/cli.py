@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from . import decompile, emit, explain, pipeline, review, source, watch
+from . import decompile, emit, explain, pipeline, review, scaffold, source, watch
 from . import diagnostics as diag
 from .normalize import Options
 from .version import VERSION
@@ -204,6 +204,11 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=decompile.run)
 
     watch.add_commands(sub)
+
+    p = sub.add_parser("init", help="write a ready specs repository: Pulumi project, example "
+                       "spec, CI, pre-commit; never overwrites a file")
+    scaffold.add_arguments(p)
+    p.set_defaults(run=scaffold.run)
 
     p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs",
                        add_help=False)
