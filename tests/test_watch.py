@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from job_specs import FAIL, HOLD, ml, vertex
 
 from compiler import cli, pipeline, watch
 from compiler import pulumi_resources as pr
@@ -29,51 +30,18 @@ from compiler.normalize import Options
 ROOT = Path(__file__).resolve().parent.parent
 STEP = 10.0  # emulator seconds per state step
 
-BERT = """\
-apiVersion: trainspec/v1
-kind: TrainingJob
-metadata:
-  name: {name}
-  labels: {{team: nlp{labels}}}
-spec:
-  container: {{image: us-docker.pkg.dev/acme/bert:1}}
-  pools:
-    chief: {{machineType: n1-standard-4}}
-    worker: {{machineType: n1-standard-4, replicas: 2}}
-"""
-CENSUS = """\
-apiVersion: trainspec/v1
-kind: TrainingJob
-metadata:
-  name: {name}
-  labels: {{team: tabular{labels}}}
-spec:
-  platform: ai-platform
-  container: {{image: gcr.io/acme/census:1}}
-  pools:
-    chief: {{machineType: n1-standard-8}}
-"""
-TUNING = """\
-apiVersion: trainspec/v1
-kind: TrainingJob
-metadata:
-  name: {name}
-  labels: {{team: tabular{labels}}}
-spec:
-  platform: ai-platform
-  enableWebAccess: true
-  container: {{image: gcr.io/acme/census:1}}
-  pools:
-    chief: {{machineType: n1-standard-8}}
-  aiPlatform:
-    hyperparameters:
-      goal: MINIMIZE
-      hyperparameterMetricTag: loss
-      maxTrials: 4
-      params:
-        - {{parameterName: lr, type: DOUBLE, minValue: 0.001, maxValue: 0.1}}
-"""
-FAIL, HOLD = ", emulator-result: failed", ", emulator-hold: running"
+
+def tuning(name: str) -> str:
+    """An ml hyperparameter tuning job with interactive shells."""
+    return ml(name).replace("  platform: ai-platform\n", "  platform: ai-platform\n"
+                            "  enableWebAccess: true\n") + (
+        "  aiPlatform:\n"
+        "    hyperparameters:\n"
+        "      goal: MINIMIZE\n"
+        "      hyperparameterMetricTag: loss\n"
+        "      maxTrials: 4\n"
+        "      params:\n"
+        "        - {parameterName: lr, type: DOUBLE, minValue: 0.001, maxValue: 0.1}\n")
 
 
 class FakeClock:
@@ -92,13 +60,11 @@ class World:
         self.root, self.server, self.clock = root, server, clock
         self.client = Client(endpoint=server.url)
 
-    def spec(self, name: str, template: str = BERT, labels: str = "", extra: str = "") -> str:
+    def spec(self, name: str, text: str | None = None, labels: str = "") -> str:
+        """specs/NAME.yaml: `text`, else a Vertex job with a chief and two workers."""
         path = self.root / "specs" / f"{name}.yaml"
         path.parent.mkdir(exist_ok=True)
-        text = template.format(name=name, labels=labels)
-        if extra:
-            text = text.replace(f"  name: {name}\n", f"  name: {name}\n{extra}")
-        path.write_text(text)
+        path.write_text(text or vertex(name, labels=labels, workers=2))
         return f"specs/{name}.yaml"
 
     def submit(self, spec: str, stack: str = "dev", project: str = "trainspec") -> str:
@@ -162,7 +128,7 @@ def status_json(*paths: str) -> dict[str, dict]:
 def test_status_of_many_specs_succeeded_failed_cancelled_and_not_submitted(world):
     ok, bad, gone = world.spec("bert"), world.spec("bert-fail", labels=FAIL), world.spec(
         "bert-held", labels=HOLD)
-    census, fresh = world.spec("census", CENSUS), world.spec("census-new", CENSUS)
+    census, fresh = world.spec("census", ml("census")), world.spec("census-new", ml("census-new"))
     ids = {s: world.submit(s) for s in (ok, bad, gone, census)}
     world.clock.advance(2.5 * STEP)
     world.cancel(ids[gone])
@@ -202,7 +168,7 @@ def test_status_of_many_specs_succeeded_failed_cancelled_and_not_submitted(world
 
 
 def test_running_job_duration_web_access_and_tuning_trials(world):
-    spec = world.spec("tune", TUNING)
+    spec = world.spec("tune", tuning("tune"))
     world.submit(spec)
     world.clock.advance(2.5 * STEP)
     job = status_json(spec)["tune"]
@@ -221,7 +187,7 @@ def test_running_job_duration_web_access_and_tuning_trials(world):
 
 
 def test_vertex_tensorboard_and_dashboard_links(world):
-    spec = world.spec("board", extra="")
+    spec = world.spec("board")
     text = (world.root / spec).read_text().replace(
         "spec:\n", "spec:\n  serviceAccount: t@acme-test.iam.gserviceaccount.com\n"
         "  vertex:\n    tensorboard: projects/123/locations/us-central1/tensorboards/77\n"
@@ -272,13 +238,13 @@ def test_an_edited_spec_says_its_job_is_an_older_version_and_a_rerun_keeps_histo
 def test_status_bad_input_is_located_and_calls_no_api(world):
     world.spec("bert")
     bad = world.root / "specs" / "bad.yaml"
-    bad.write_text(BERT.format(name="bad", labels="").replace("replicas: 2", "replicaz: 2"))
+    bad.write_text(vertex("bad", workers=2).replace("replicas: 2", "replicaz: 2"))
     log = []
     world.server.emulator.log = log.append
     code, out, err = run("status", "specs", "missing.yaml", "--stack", "dev")
     assert code == 1 and out == "" and "Traceback" not in err
     assert "missing.yaml: error: $: no such file or directory" in err
-    assert "specs/bad.yaml:10:42: error: $.spec.pools.worker.replicaz: unknown key 'replicaz'" in err
+    assert "specs/bad.yaml:12:42: error: $.spec.pools.worker.replicaz: unknown key 'replicaz'" in err
     assert log == []  # nothing is asked of the API before every spec is good
     code, _, err = run("status", "specs/bert.yaml")  # no stack anywhere
     assert code == 1 and "no Pulumi stack selected for project 'trainspec'" in err
@@ -326,7 +292,7 @@ def test_logs_in_order_with_replica_names_and_only_this_job(world):
 
 
 def test_logs_since_shows_only_recent_lines(world, capsys):
-    spec = world.spec("census", CENSUS)
+    spec = world.spec("census", ml("census"))
     world.submit(spec)
     world.clock.advance(4 * STEP)
     lines = run("logs", spec, "--stack", "dev", "--since", "15s")[1].splitlines()
@@ -349,7 +315,7 @@ def test_follow_until_the_job_succeeds(world):
 
 
 def test_follow_a_job_that_fails_exits_1(world):
-    spec = world.spec("census", CENSUS, labels=FAIL)
+    spec = world.spec("census", ml("census", labels=FAIL))
     world.submit(spec)
     code, out, err = run("logs", spec, "--stack", "dev", "-f", "--interval", "4s")
     assert code == 1
@@ -414,7 +380,7 @@ def test_ctrl_c_on_a_real_process_exits_130_without_a_traceback(tmp_path):
         root = tmp_path / "repo"
         (root / "specs").mkdir(parents=True)
         (root / "Pulumi.yaml").write_text("name: trainspec\n")
-        (root / "specs" / "bert.yaml").write_text(BERT.format(name="bert", labels=""))
+        (root / "specs" / "bert.yaml").write_text(vertex("bert"))
         env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "TRAINSPEC_"))},
                "TRAINSPEC_API_ENDPOINT": server.url, "PYTHONPATH": str(ROOT),
                "PULUMI_STACK": "dev"}
@@ -442,7 +408,7 @@ def test_ctrl_c_on_a_real_process_exits_130_without_a_traceback(tmp_path):
 # --- wait ----------------------------------------------------------------------------------------
 
 def test_wait_for_many_jobs_that_all_succeed(world):
-    specs = [world.spec("bert"), world.spec("census", CENSUS)]
+    specs = [world.spec("bert"), world.spec("census", ml("census"))]
     for s in specs:
         world.submit(s)
     code, out, err = run("wait", "specs", "--stack", "dev", "--interval", f"{STEP}s")
@@ -461,7 +427,7 @@ def test_wait_for_many_jobs_that_all_succeed(world):
 
 
 def test_wait_exits_1_listing_failed_and_cancelled_jobs(world, monkeypatch):
-    ok, bad, held = (world.spec("bert"), world.spec("census", CENSUS, labels=FAIL),
+    ok, bad, held = (world.spec("bert"), world.spec("census", ml("census", labels=FAIL)),
                      world.spec("bert-held", labels=HOLD))
     ids = {s: world.submit(s) for s in (ok, bad, held)}
 
@@ -494,17 +460,17 @@ def test_wait_times_out_with_exit_2(world):
 
 def test_wait_for_a_job_not_submitted_and_bad_input(world, capsys):
     world.submit(world.spec("bert"))
-    fresh = world.spec("census", CENSUS)
+    fresh = world.spec("census", ml("census"))
     code, out, err = run("wait", "specs", "--stack", "dev")
     assert (code, out) == (1, "")
     assert err == (f"error: {fresh}: 'census' has no job in stack organization/trainspec/dev "
                    "yet: `pulumi up` submits it\n")
-    (world.root / "specs" / "census.yaml").write_text(CENSUS.format(name="census", labels="")
-                                                      .replace("n1-standard-8", "n1-standrd-8"))
+    (world.root / "specs" / "census.yaml").write_text(ml("census").replace("n1-standard-8",
+                                                                           "n1-standrd-8"))
     code, out, err = run("wait", "specs", "missing", "--stack", "dev")
     assert (code, out) == (1, "") and "Traceback" not in err
     assert "missing: error: $: no such file or directory" in err
-    assert "specs/census.yaml:10:26: error: $.spec.pools.chief.machineType:" in err
+    assert "specs/census.yaml:12:26: error: $.spec.pools.chief.machineType:" in err
     assert run("wait", "specs", "--stack", "dev", "--timeout", "soon")[0] == 2
     assert "'soon' is not a duration" in capsys.readouterr().err
 
