@@ -155,6 +155,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(f"requirements.txt: {line}\n")
     out.write(f"next: cd {target} && git init && python3 -m venv venv && venv/bin/pip install "
               "-r requirements.txt\n"
+              "      pulumi login --local   # or Pulumi Cloud, or a bucket: where stack state "
+              "lives\n"
               "      pulumi stack init dev && pulumi config set gcp:project PROJECT && "
               "pulumi config set gcp:region REGION\n"
               "      pulumi preview\n")
