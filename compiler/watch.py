@@ -181,8 +181,8 @@ def _details(v: dict) -> list[str]:
     out = []
     if v["error"]:
         out.append(f"  error     {v['error']}")
-    for replica, uri in v["webAccessUris"].items():
-        out.append(f"  shell     {replica}  {uri}")
+    for task, uri in v["webAccessUris"].items():
+        out.append(f"  shell     {track.replica_name(v['platform'], task):<10} {uri}")
     if v["tensorboardUrl"]:
         out.append(f"  tensorboard {v['tensorboardUrl']}")
     t = v["trials"]

@@ -182,7 +182,7 @@ def test_running_job_duration_web_access_and_tuning_trials(world):
     lowest = min(api_trials, key=lambda t: t["finalMetric"]["objectiveValue"])
     assert trials["best"]["trialId"] == lowest["trialId"]
     code, out, _ = run("status", spec, "--stack", "dev")
-    assert "  shell     master-replica-0  https://" in out
+    assert "  shell     chief-0    https://" in out
     assert f"  trials    2 of 4 completed; best trial {lowest['trialId']}: loss" in out
 
 

@@ -651,7 +651,7 @@ def _trial_values(params: list, trial: int) -> dict[str, str]:
             continue
         low, high = float(p.get("minValue", 0)), float(p.get("maxValue", 1))
         value = low + (high - low) * ((trial * 7) % 10) / 10
-        out[p["parameterName"]] = str(int(value)) if p.get("type") == "INTEGER" else str(value)
+        out[p["parameterName"]] = str(int(value)) if p.get("type") == "INTEGER" else f"{value:g}"
     return out
 
 
