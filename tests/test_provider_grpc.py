@@ -454,4 +454,3 @@ def test_moving_a_job_to_another_region_replaces_it(world, tmp_path):
     assert d.changes == provider_pb2.DiffResponse.DIFF_SOME
     assert list(d.replaces) == ["region"]
     engine.delete(u, old_id, old_outs)
-
