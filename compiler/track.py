@@ -17,7 +17,7 @@ from typing import Any
 
 from . import pipeline
 from .cloud import jobs as api
-from .cloud.rest import Client
+from .cloud.rest import ApiError, Client
 from .durations import human
 from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
 from .normalize import Options
@@ -85,14 +85,35 @@ def locate(result: pipeline.Result, stack: Stack, client: Client) -> Found:
     if job.platform == "vertex":
         listed = client.vertex_list(job.project or "", job.region or "", wanted)["customJobs"]
     else:
-        # ml jobs carry no `name`; their resource name is projects/P/jobs/JOB_ID.
-        listed = [{**j, "name": f"projects/{job.project}/jobs/{j.get('jobId', '')}"}
-                  for j in client.ml_list(job.project or "", wanted)["jobs"]]
+        listed = _ml_jobs(client, job.project or "", result.body["jobId"], wanted)
     # Whatever the server's filter did, only this resource's jobs are this spec's.
     mine = [j for j in listed if (j.get("labels") or {}).get(IDENTITY_LABEL) == owner]
     found.jobs = sorted(mine, key=lambda j: (j.get("createTime", ""), j.get("name", "")),
                         reverse=True)
     return found
+
+
+def _ml_jobs(client: Client, project: str, job_id: str, wanted: str) -> list[dict]:
+    """This resource's ml jobs: the listed ones (every run, but only of the last 90 days, [MMJ])
+    and the current run's jobId read directly (jobIds are deterministic). A list filter the API
+    refuses (400: labels filters on ml v1 are unverified) leaves the direct read."""
+    def named(j: dict) -> dict:  # ml jobs carry no `name`: projects/P/jobs/JOB_ID
+        return {**j, "name": f"projects/{project}/jobs/{j.get('jobId', '')}"}
+
+    try:
+        found = {j["name"]: j for j in map(named, client.ml_list(project, wanted)["jobs"])}
+    except ApiError as exc:
+        if exc.status != 400:
+            raise
+        found = {}
+    try:
+        current = named(client.ml_get(f"projects/{project}/jobs/{job_id}"))
+    except ApiError as exc:
+        if not exc.not_found:
+            raise
+    else:
+        found[current["name"]] = current
+    return list(found.values())
 
 
 def refresh(found: Found, client: Client) -> dict:

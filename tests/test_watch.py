@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from job_specs import FAIL, HOLD, ml, vertex
 
-from compiler import cli, pipeline, watch
+from compiler import cli, pipeline, track, watch, workspace
 from compiler import pulumi_resources as pr
 from compiler.cloud.emulator import serve
-from compiler.cloud.rest import Client
+from compiler.cloud.rest import ApiError, Client
 from compiler.normalize import Options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -228,6 +228,8 @@ def test_an_edited_spec_says_its_job_is_an_older_version_and_a_rerun_keeps_histo
     assert job["exists"] and job["current"] is False
     assert "  note      the spec changed since this job was submitted" in run(
         "status", spec, "--stack", "dev")[1]
+    code, out, _ = run("wait", spec, "--stack", "dev", "--interval", "10s")
+    assert code == 0 and out.splitlines()[0] == "[     0s] bert: QUEUED  (an earlier version of the spec)"
     path.write_text(path.read_text().replace("  name: bert\n", "  name: bert\n  run: 2\n"))
     world.clock.advance(1)
     second = world.submit(spec)
@@ -487,3 +489,32 @@ def test_help_lists_the_commands():
     text = textwrap.dedent(cli.parser().format_help())
     for command in ("status", "logs", "wait"):
         assert command in text
+
+
+def test_an_ml_job_is_also_read_by_its_job_id_when_the_list_cannot_show_it(world):
+    spec = world.spec("census", ml("census"))
+    world.submit(spec)
+    world.submit(world.spec("census-other", ml("census-other")), stack="prod")  # not ours
+    listed = []
+
+    class NoListFilter(Client):
+        """An API that refuses the labels filter (or lists only the last 90 days)."""
+
+        def ml_list(self, project, filter=None):
+            listed.append(filter)
+            raise ApiError(400, "Invalid filter.", "INVALID_ARGUMENT")
+
+    stack = workspace.resolve(spec, stack="dev")
+    r = track.compile_for(spec, stack)
+    found = track.locate(r, stack, NoListFilter(endpoint=world.server.url))
+    assert listed and [j["name"] for j in found.jobs] == ["projects/acme-test/jobs/census"]
+    assert found.current
+    other = track.compile_for("specs/census-other.yaml", stack)
+    assert track.locate(other, stack, NoListFilter(endpoint=world.server.url)).jobs == []
+
+    class Broken(Client):
+        def ml_list(self, project, filter=None):
+            raise ApiError(403, "Permission denied.", "PERMISSION_DENIED")
+
+    with pytest.raises(ApiError):
+        track.locate(r, stack, Broken(endpoint=world.server.url))
