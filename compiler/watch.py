@@ -297,6 +297,7 @@ def cmd_logs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     created = track.parse_time(job.get("createTime")) or utcnow()
     since = utcnow() - datetime.timedelta(seconds=args.since) if args.since else created
     reader = LogReader(client, found, since, replica)
+    watched = False  # whether the job ended while we followed it
     while True:
         state = job.get("state", "")
         final = api.is_final(state)
@@ -307,12 +308,14 @@ def cmd_logs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_OK
         if final:
             break
+        watched = True
         sleep(args.interval)
         job = track.refresh(found, client)
-    # Lines logged just before the end can reach Cloud Logging after the state changed.
-    sleep(args.interval)
-    for entry in reader.read():
-        out.write(log_line(found.platform, entry) + "\n")
+    if watched:
+        # Lines logged just before the end can reach Cloud Logging after the state changed.
+        sleep(args.interval)
+        for entry in reader.read():
+            out.write(log_line(found.platform, entry) + "\n")
     verdict = api.short_state(state)
     message = api.message(job)
     err.write(f"{found.name}: {verdict}" + (f": {message}" if message and not

@@ -518,3 +518,35 @@ def test_an_ml_job_is_also_read_by_its_job_id_when_the_list_cannot_show_it(world
 
     with pytest.raises(ApiError):
         track.locate(r, stack, Broken(endpoint=world.server.url))
+
+
+def test_the_log_reader_shows_each_entry_once_and_late_ones_too():
+    def entry(n: int, second: int) -> dict:
+        return {"insertId": f"e{n}", "timestamp": f"2024-01-01T00:00:{second:02d}.000000Z",
+                "resource": {"labels": {"task_name": "workerpool0-0"}}, "textPayload": f"line {n}"}
+
+    class Script:
+        def __init__(self, *pages):
+            self.pages, self.filters = list(pages), []
+
+        def log_entries(self, project, filter):
+            self.filters.append(filter)
+            return self.pages.pop(0)
+
+    client = Script([entry(1, 10), entry(2, 20)],
+                    [entry(1, 10), entry(2, 20), entry(3, 30)],
+                    [entry(2, 20), entry(4, 15), entry(3, 30)])  # e4 arrived late
+    found = track.Found(pipeline.Result("s.yaml"), None, jobs=[
+        {"name": "projects/p/locations/r/customJobs/7"}])
+    since = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    reader = watch.LogReader(client, found, since, None)
+    seen = [e["insertId"] for _ in range(3) for e in reader.read()]
+    assert seen == ["e1", "e2", "e3", "e4"]
+    assert client.filters[0].endswith('timestamp>="2024-01-01T00:00:00.000000Z"')
+    # Later polls re-read the last minute before the newest entry seen, for late arrivals.
+    assert client.filters[1].endswith('timestamp>="2023-12-31T23:59:20.000000Z"')
+    assert client.filters[2].endswith('timestamp>="2023-12-31T23:59:30.000000Z"')
+    assert client.filters[0].startswith(
+        'resource.type="ml_job" AND resource.labels.job_id="7" AND ')
+    assert watch.log_line("vertex", entry(4, 15)) == \
+        "2024-01-01T00:00:15.000Z chief-0            line 4"
