@@ -91,6 +91,21 @@ def compile_path(path: str, options: Options = Options(), stdin: BinaryIO | None
     return compile_file(path, options, today)
 
 
+def location_errors(result: Result) -> list[Diagnostic]:
+    """Where a compiled job goes, if it cannot be known: without a project (or a region) there
+    is no URL to send it to, or to look it up at. For the Pulumi program and status/logs/wait."""
+    if not result.ok or result.job is None:
+        return []
+    collector = result.document.collector() if result.document is not None else None
+    found = []
+    for key in ("project", "region"):
+        if not getattr(result.job, key):
+            at = collector.locate(f"$.spec.{key}") if collector else None
+            found.append(Diagnostic("$.spec", f"no {key}: set spec.{key} or `pulumi config set "
+                                    f"gcp:{key} ...`", file=result.file, position=at))
+    return found
+
+
 def check_set(results: list[Result]) -> list[Diagnostic]:
     """Rules across the specs of one tree (one Pulumi stack): each job has its own resource
     name (metadata.name) and, on ai-platform, its own (project, jobId)."""

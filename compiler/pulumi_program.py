@@ -35,21 +35,14 @@ def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result],
                 problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
                                     f"secret config {key!r} is not set",
                                     f"pulumi config set --secret {key} VALUE"))
-        # Where the job goes: without a project (or, for Vertex, a region) there is no URL.
-        if not r.job.project:
-            problems.append(_at(r, "$.spec", "no project: set spec.project or "
-                                "`pulumi config set gcp:project ...`", locate="$.spec.project"))
-        if not r.job.region:
-            problems.append(_at(r, "$.spec", "no region: set spec.region or "
-                                "`pulumi config set gcp:region ...`", locate="$.spec.region"))
+        problems += pipeline.location_errors(r)
     return results, problems
 
 
-def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None, *,
-        locate: str | None = None) -> Diagnostic:
-    """An error at `path`, positioned at `locate` (default `path`; a missing key → its parent)."""
+def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None) -> Diagnostic:
+    """An error at `path` (a missing key is positioned at its parent)."""
     return Diagnostic(path, message, file=result.file,
-                      position=result.document.collector().locate(locate or path), hint=hint)
+                      position=result.document.collector().locate(path), hint=hint)
 
 
 def _secret_path(data, key: str, path: str = "$") -> str | None:

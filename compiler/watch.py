@@ -98,8 +98,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 # --- shared ------------------------------------------------------------------------------------
 
-def _find(paths: list[str], args: argparse.Namespace, err: TextIO,
-          client: Client | None = None) -> tuple[list[track.Found], Client]:
+def _find(paths: list[str], args: argparse.Namespace,
+          err: TextIO) -> tuple[list[track.Found], Client]:
     """Every spec under `paths` with its jobs; bad input → located errors and Stop(1)."""
     from .cli import find_specs  # noqa: PLC0415 - cli imports this module
 
@@ -107,28 +107,24 @@ def _find(paths: list[str], args: argparse.Namespace, err: TextIO,
     if not files and not problems:
         err.write("error: no *.yaml or *.yml spec found under " + " ".join(paths) + "\n")
         raise Stop(EXIT_FAILED)
-    stacks: dict[str, Stack] = {}
+    stacks: dict[Path, Stack] = {}  # one look-up per folder of specs
     results: list[tuple[pipeline.Result, Stack]] = []
     for f in files:
+        folder = Path(f).parent
         try:
-            stack = resolve(f, stack=args.stack, org=args.org)
+            stack = stacks.get(folder) or resolve(f, stack=args.stack, org=args.org)
         except WorkspaceError as exc:
             err.write(f"error: {exc}\n")
             raise Stop(EXIT_FAILED) from None
-        stacks.setdefault(stack.qualified, stack)
+        stacks[folder] = stack
         results.append((track.compile_for(f, stack, args.project, args.region), stack))
-    problems += [d for r, _ in results for d in r.errors]
+    problems += [d for r, _ in results for d in r.errors + pipeline.location_errors(r)]
     problems += pipeline.check_set([r for r, _ in results])
-    for r, _ in results:
-        if r.ok and not r.job.project:
-            problems.append(diag.Diagnostic("$.spec.project", "no project: set spec.project, "
-                                            "gcp:project in the stack config, or --project",
-                                            file=r.file))
     if problems:
         err.write(diag.format_text(problems) + "\n")
         raise Stop(EXIT_FAILED)
     try:
-        client = client or Client()
+        client = Client()
         return [track.locate(r, s, client) for r, s in results], client
     except (ApiError, ConfigError) as exc:
         err.write(f"error: {exc}\n")

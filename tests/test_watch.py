@@ -208,7 +208,8 @@ def test_another_stacks_or_projects_job_is_never_this_specs(world):
     world.submit(spec, project="other-project")
     assert status_json(spec)["bert"]["exists"] is False
     code, _, err = run("status", spec, "--stack", "prod")  # no Pulumi.prod.yaml: no gcp:project
-    assert code == 1 and "no project: set spec.project, gcp:project in the stack config" in err
+    assert code == 1 and ("specs/bert.yaml:6:1: error: $.spec: no project: set spec.project or "
+                          "`pulumi config set gcp:project ...`") in err
     prod = json.loads(run("status", spec, "--stack", "prod", "--project", "acme-test", "--region",
                           "us-central1", "--format", "json")[1])["jobs"][0]
     assert prod["exists"] is True and prod["stack"] == "organization/trainspec/prod"
