@@ -210,7 +210,8 @@ def parser() -> argparse.ArgumentParser:
     scaffold.add_arguments(p)
     p.set_defaults(run=scaffold.run)
 
-    p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs",
+    p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs and Cloud "
+                       "Logging",
                        add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(run=cmd_emulator)
