@@ -15,8 +15,9 @@ import hashlib
 import json
 from typing import Any
 
-IDENTITY_LABEL = "trainspec-resource"
-SPEC_HASH_LABEL = "trainspec-spec-hash"
+from .model import IDENTITY_LABEL, SPEC_HASH_LABEL
+
+__all__ = ["IDENTITY_LABEL", "SPEC_HASH_LABEL", "identity", "spec_hash"]
 
 
 def _digest(value: Any) -> str:

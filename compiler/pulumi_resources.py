@@ -60,8 +60,8 @@ from .cloud.jobs import (
 )
 from .cloud.rest import ApiError, Client
 from .diagnostics import TrainspecError
-from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
-from .model import secret_placeholder
+from .identity import identity, spec_hash
+from .model import IDENTITY_LABEL, SPEC_HASH_LABEL, secret_placeholder
 from .normalize import Options
 from .targets import aiplatform as aiplatform_target
 from .targets import vertex as vertex_target
