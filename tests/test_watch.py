@@ -468,12 +468,12 @@ def test_wait_for_a_job_not_submitted_and_bad_input(world, capsys):
     assert (code, out) == (1, "")
     assert err == (f"error: {fresh}: 'census' has no job in stack organization/trainspec/dev "
                    "yet: `pulumi up` submits it\n")
-    (world.root / "specs" / "census.yaml").write_text(ml("census").replace("n1-standard-8",
-                                                                           "n1-standrd-8"))
+    (world.root / "specs" / "census.yaml").write_text(ml("census").replace("machineType",
+                                                                           "machineTyp"))
     code, out, err = run("wait", "specs", "missing", "--stack", "dev")
     assert (code, out) == (1, "") and "Traceback" not in err
     assert "missing: error: $: no such file or directory" in err
-    assert "specs/census.yaml:12:26: error: $.spec.pools.chief.machineType:" in err
+    assert "specs/census.yaml:12:13: error: $.spec.pools.chief.machineTyp: unknown key" in err
     assert run("wait", "specs", "--stack", "dev", "--timeout", "soon")[0] == 2
     assert "'soon' is not a duration" in capsys.readouterr().err
 
