@@ -106,6 +106,7 @@ class Job:
     platform: str
     labels: dict[str, str] = field(default_factory=dict)
     description: str | None = None
+    run: str | None = None  # metadata.run, as text: part of the generation, never in a Vertex body
     project: str | None = None
     region: str | None = None
     service_account: str | None = None

@@ -51,6 +51,13 @@ def _s(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _run(value: Any) -> str | None:
+    """metadata.run as text (2 and "2" are the same run); other types the schema refused."""
+    if isinstance(value, bool):
+        return None
+    return str(value) if isinstance(value, (int, str)) else None
+
+
 def _b(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
@@ -84,6 +91,7 @@ class Normalizer:
             platform = "vertex"
         job = Job(file=self.doc.file, name=_s(meta.get("name")) or "", platform=platform)
         job.description = _s(meta.get("description"))
+        job.run = _run(meta.get("run"))
         job.labels = self.labels(_d(meta.get("labels")), "$.metadata.labels", platform)
         for key in DEFAULT_PROJECT_KEYS:
             self.place(job, spec, key)

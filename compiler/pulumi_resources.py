@@ -26,6 +26,8 @@ Resource inputs (camelCase, also echoed into the outputs):
                  ``<secret:ns:key>``, never values
   secretEnv      {config key: value}, a Pulumi secret; spliced into the body just before POST
   platform, project, region, specFile, specHash, keepJobRecords
+  run            the spec's `metadata.run` (None if unset): a change replaces the job with a new
+                 run even when the request is unchanged; it is part of specHash
   sourceMap      {body path: {"at": "file:line:col", "path": "$.spec..."}} for mapping HTTP 400
                  field violations back to the spec, computed when the program ran
 Outputs added: name (full resource name, also the id), owner (the identity label the job was
@@ -40,20 +42,27 @@ canonical again before it is validated or POSTed (int64 fields are strings alrea
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from typing import Any
-from urllib.parse import quote
 
 import pulumi
 from pulumi import dynamic
 from pulumi.output import Unknown
 
 from . import discovery, pipeline, plan
+from .cloud.jobs import (
+    ML_TERMINAL,
+    VERTEX_NOT_ADOPTABLE,
+    VERTEX_TERMINAL,
+    failure,
+    logs_url,
+    ml_console_url,
+    vertex_console_url,
+)
 from .cloud.rest import ApiError, Client
 from .diagnostics import TrainspecError
+from .identity import identity, spec_hash
 from .model import IDENTITY_LABEL, SPEC_HASH_LABEL, secret_placeholder
 from .normalize import Options
 from .targets import aiplatform as aiplatform_target
@@ -61,7 +70,7 @@ from .targets import vertex as vertex_target
 
 ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
 INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
-              "sourceMap", "keepJobRecords", "secretEnv")
+              "sourceMap", "keepJobRecords", "secretEnv", "run")
 # `owner` is the identity label the job was created with; `error` the failure message.
 OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
                "consoleUrl", "logsUrl")
@@ -75,33 +84,12 @@ CREATE_SETTLE_SECONDS = 60.0
 CANCEL_TIMEOUT_SECONDS = 900.0
 _UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
 
-VERTEX_TERMINAL = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
-                             "JOB_STATE_EXPIRED", "JOB_STATE_PARTIALLY_SUCCEEDED"})
-VERTEX_NOT_ADOPTABLE = frozenset({"JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
-                                  "JOB_STATE_CANCELLING", "JOB_STATE_EXPIRED"})
-ML_TERMINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
-
 
 class JobError(TrainspecError):
     """A provider operation failed; the message is one line (the engine prints it)."""
 
 
 # --- pure helpers, also used by the program ----------------------------------------------------
-
-def _digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]  # a valid label value (<= 63)
-
-
-def identity(organization: str, project: str, stack: str, resource_name: str) -> str:
-    """The job's owner: unique to one Pulumi resource (organization, project, stack, name)."""
-    return _digest([organization, project, stack, resource_name])
-
-
-def spec_hash(owner: str, request: dict) -> str:
-    """One generation of a resource's job: its identity and the compiled request."""
-    return _digest({"identity": owner, "request": request})
-
 
 def source_map(result: Any) -> dict[str, dict[str, str]]:
     """Body path → where it was written ({"at": "file:line:col", "path": spec JSON path})."""
@@ -130,24 +118,6 @@ def secret_keys(request: Any) -> list[str]:
 
     walk(request)
     return sorted(found)
-
-
-def vertex_console_url(name: str, project: str) -> str:
-    region, job = name.split("/")[3], name.rsplit("/", 1)[-1]
-    return (f"https://console.cloud.google.com/vertex-ai/locations/{region}/training/{job}/cpu"
-            f"?project={project}")
-
-
-def ml_console_url(name: str, project: str) -> str:
-    return f"https://console.cloud.google.com/ai-platform/jobs/{name.rsplit('/', 1)[-1]}" \
-           f"?project={project}"
-
-
-def logs_url(name: str, project: str) -> str:
-    """Cloud Logging for the job: both APIs log as resource.type="ml_job" with its job_id."""
-    query = quote(f'resource.type="ml_job"\nresource.labels.job_id="{name.rsplit("/", 1)[-1]}"',
-                  safe="")
-    return f"https://console.cloud.google.com/logs/query;query={query}?project={project}"
 
 
 def _has_unknown(value: Any) -> bool:
@@ -306,7 +276,8 @@ class _JobProvider(dynamic.ResourceProvider):
         # Where the job lives (platform, project, region) is part of the plan, as in `diff`.
         return plan.classify(self.platform, old, new, olds.get("platform"),
                              old_location=(olds.get("project"), olds.get("region")),
-                             new_location=(news.get("project"), news.get("region")))
+                             new_location=(news.get("project"), news.get("region")),
+                             old_run=olds.get("run"), new_run=news.get("run"))
 
     def diff(self, _id: str, olds: dict, news: dict) -> dynamic.DiffResult:
         # olds are the previous *outputs*; news the checked inputs.
@@ -317,7 +288,9 @@ class _JobProvider(dynamic.ResourceProvider):
         if action in (plan.REPLACE, plan.CREATE):
             moved = {c.path for c in planned.changes}
             replaces = [k for k in plan.LOCATION_PATHS if k in moved]
-            if action == plan.CREATE or moved - set(plan.LOCATION_PATHS):
+            if plan.RUN_PATH in moved:
+                replaces.append("run")  # a re-run: same request, a new job
+            if action == plan.CREATE or moved - set(plan.NON_BODY_PATHS):
                 replaces.append("request")
         if (olds.get("secretEnv") or {}) != (news.get("secretEnv") or {}):
             replaces.append("secretEnv")  # the job would run with the old value
@@ -358,7 +331,7 @@ class _JobProvider(dynamic.ResourceProvider):
         project = props.get("project", "")
         outs = {**self._inputs(props),
                 "owner": props.get("owner") or props.get("identity", ""),
-                "name": name, "state": job.get("state", ""), "error": _failure(job),
+                "name": name, "state": job.get("state", ""), "error": failure(job),
                 "consoleUrl": self._console(name, project), "logsUrl": logs_url(name, project)}
         for key in ("createTime", "startTime", "endTime"):
             if job.get(key):
@@ -500,7 +473,8 @@ class AiPlatformJobProvider(_JobProvider):
         at, _ = locate("jobId", news.get("sourceMap"))
         return [dynamic.CheckFailure("specFile", (
             f"{at + ': ' if at else ''}AI Platform job {old.get('jobId')!r} cannot be changed "
-            "and its jobId can never be reused: rename metadata.name to submit the changed job "
+            "and its jobId can never be reused: set or bump metadata.run to submit the changed "
+            "job as a new run (jobId <name>_run_<run>; the old one is cancelled first) "
             "(only labels can be updated in place)"))]
 
     def create(self, props: dict) -> dynamic.CreateResult:
@@ -545,7 +519,8 @@ class AiPlatformJobProvider(_JobProvider):
         if job.get("state") in ("FAILED", "CANCELLED", "CANCELLING"):
             raise JobError(
                 f"the AI Platform jobId {body['jobId']!r} belongs to this job's earlier run, now "
-                f"{job['state']} ({name}); ml v1 never reuses a jobId: rename metadata.name")
+                f"{job['state']} ({name}); ml v1 never reuses a jobId: set or bump metadata.run "
+                "to submit a new run")
         if (job.get("labels") or {}) != body["labels"]:
             job = client.ml_patch(name, {"labels": body["labels"], "etag": job.get("etag", "")})
         return job
@@ -568,7 +543,7 @@ class AiPlatformJobProvider(_JobProvider):
                         raise
         except ApiError as exc:
             raise JobError(describe(exc, f"updating the labels of {id_}")) from None
-        outs.update(state=job.get("state", outs.get("state", "")), error=_failure(job))
+        outs.update(state=job.get("state", outs.get("state", "")), error=failure(job))
         return dynamic.UpdateResult(outs)
 
     def delete(self, id_: str, props: dict) -> None:
@@ -588,16 +563,6 @@ class AiPlatformJobProvider(_JobProvider):
 def _owner_labels(body: dict, owner: str, generation: str) -> dict:
     """The request's labels plus the two that say whose job it is (see the module docstring)."""
     return {**(body.get("labels") or {}), IDENTITY_LABEL: owner, SPEC_HASH_LABEL: generation}
-
-
-def _failure(job: dict) -> str:
-    """The failure message of a failed job ("" otherwise): Vertex `error`, ml `errorMessage`."""
-    if not str(job.get("state", "")).endswith("FAILED"):
-        return ""
-    error = job.get("error")
-    if isinstance(error, dict) and error.get("message"):
-        return str(error["message"])
-    return str(job.get("errorMessage") or "unknown failure")
 
 
 def _contains(live: Any, wanted: Any) -> bool:
@@ -670,14 +635,14 @@ class _JobResource(dynamic.Resource):
 
     def __init__(self, provider: _JobProvider, resource_name: str, *, request: dict,
                  project: str, region: str, spec_file: str, source_map: dict | None = None,
-                 keep_job_records: bool = True, secret_env: Any = None,
+                 keep_job_records: bool = True, secret_env: Any = None, run: str | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         owner = identity(pulumi.get_organization(), pulumi.get_project(), pulumi.get_stack(),
                          resource_name)
         props = {
             "request": request, "platform": provider.platform, "project": project,
-            "region": region, "identity": owner, "specFile": spec_file,
-            "specHash": spec_hash(owner, request), "sourceMap": source_map or {},
+            "region": region, "identity": owner, "specFile": spec_file, "run": run,
+            "specHash": spec_hash(owner, request, run), "sourceMap": source_map or {},
             "keepJobRecords": bool(keep_job_records),
             "secretEnv": secret_env if secret_env is not None else {},
             **{k: None for k in OUTPUT_KEYS},

@@ -149,8 +149,8 @@ def inputs_for(path: Path, *, keep: bool = False, secrets: dict | None = None,
     owner = pr.identity("organization", "trainspec", stack, job.name)
     return {
         "request": result.body, "platform": job.platform, "project": job.project,
-        "region": job.region, "identity": owner, "specFile": result.file,
-        "specHash": pr.spec_hash(owner, result.body),
+        "region": job.region, "identity": owner, "specFile": result.file, "run": job.run,
+        "specHash": pr.spec_hash(owner, result.body, job.run),
         "sourceMap": pr.source_map(result), "keepJobRecords": keep,
         "secretEnv": secrets or {},
         "__provider": VERTEX_PROVIDER if job.platform == "vertex" else ML_PROVIDER,
@@ -361,6 +361,35 @@ def test_check_compiles_for_the_resource_platform(world, tmp_path):
     _, failures = engine.check(u, {}, news)
     assert failures == [("specFile", f"{spec}:17:8: error: $.spec.env: ai-platform has no "
                          "environment variables (env is vertex only; pass settings as args)")]
+
+
+def test_a_new_run_replaces_the_job_with_the_same_request_and_keeps_the_old_record(world,
+                                                                                  tmp_path):
+    server, engine, log = world
+    u = urn("VertexCustomJob", "rerun")
+    spec = vertex_spec(tmp_path, "rerun", hold=False)
+    first = inputs_for(spec, keep=True)
+    _, old_id, old_outs, old_inputs = engine.up(u, first)
+    assert _wait_state(server, old_id, {"JOB_STATE_SUCCEEDED"}, 60) == "JOB_STATE_SUCCEEDED"
+
+    spec.write_text(spec.read_text().replace("  name: rerun\n", "  name: rerun\n  run: 2\n"))
+    second = inputs_for(spec, keep=True)
+    assert second["request"] == first["request"] and second["specHash"] != first["specHash"]
+    d = engine.diff(u, old_id, old_outs, second)
+    assert d.changes == provider_pb2.DiffResponse.DIFF_SOME
+    assert list(d.replaces) == ["run"] and d.deleteBeforeReplace
+    action, new_id, outs, _ = engine.up(u, second, (old_id, old_outs, old_inputs))
+    assert action == "replace" and new_id != old_id
+    # The previous run's record is kept (and not cancelled: it had finished).
+    assert _stored(server, old_id)["state"] == "JOB_STATE_SUCCEEDED"
+    new = _stored(server, new_id)
+    assert new["labels"][pr.SPEC_HASH_LABEL] == second["specHash"]
+    sent = {k: v for k, v in new.items() if k in first["request"]}
+    assert {**sent, "labels": first["request"]["labels"]} == first["request"]
+    # Same run again: nothing to do.
+    again = engine.diff(u, new_id, outs, inputs_for(spec, keep=True))
+    assert again.changes == provider_pb2.DiffResponse.DIFF_NONE
+    engine.delete(u, new_id, outs)
 
 
 def test_429_and_503_storms_are_survived(tmp_path):

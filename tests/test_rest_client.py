@@ -643,3 +643,24 @@ def test_deadline_comes_from_argument_environment_or_default(monkeypatch):
         Client(deadline=0)
 
 
+
+
+def test_log_entries_posts_to_cloud_logging_and_follows_page_tokens():
+    c, session, _ = client(FakeResponse(200, {"entries": [{"n": 1}], "nextPageToken": "t1"}),
+                           FakeResponse(503, {}),  # a read: retried
+                           FakeResponse(200, {"entries": [{"n": 2}]}))
+    f = 'resource.type="ml_job" AND resource.labels.job_id="42"'
+    assert c.log_entries("p", f) == [{"n": 1}, {"n": 2}]
+    assert [k["url"] for k in session.calls] == ["https://logging.googleapis.com/v2/entries:list"] * 3
+    assert [k["method"] for k in session.calls] == ["POST"] * 3
+    assert session.calls[0]["json"] == {"resourceNames": ["projects/p"], "filter": f,
+                                        "orderBy": "timestamp asc", "pageSize": 1000}
+    assert session.calls[2]["json"]["pageToken"] == "t1"
+    assert "pageToken" not in session.calls[0]["json"]  # each page's body is its own copy
+
+
+def test_log_entries_use_the_custom_endpoint():
+    session = FakeSession(FakeResponse(200, {}))
+    c = Client(endpoint="http://127.0.0.1:9/prefix", session=session)
+    assert c.log_entries("p", "") == []
+    assert session.calls[0]["url"] == "http://127.0.0.1:9/prefix/v2/entries:list"

@@ -13,6 +13,15 @@ one step per `progress_seconds` (0 = succeed at once). Labels steer a job, for t
 ``emulator-hold: running`` keeps it RUNNING until cancelled; ``emulator-result: failed`` ends it
 FAILED instead of SUCCEEDED.
 
+While a job runs, Vertex jobs with ``jobSpec.enableWebAccess`` (or ``enableDashboardAccess``)
+show ``webAccessUris`` keyed by replica (``workerpool0-0``…), ml jobs with
+``trainingInput.enableWebAccess`` show ``trainingOutput.webAccessUris`` (``master-replica-0``…).
+An ml hyperparameter tuning job reports ``trainingOutput`` trials as they complete (each with a
+deterministic objective value), all ``maxTrials`` once it succeeds.
+
+Cloud Logging's ``POST /v2/entries:list`` serves the jobs' log lines (see
+`compiler.cloud.logging_emulator`), so `status`, `logs` and `wait` run against the same port.
+
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
 ``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``.
 """
@@ -40,6 +49,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from compiler import discovery
+from compiler.cloud import logging_emulator as cloud_logging
 
 VERTEX_SCHEMA = "GoogleCloudAiplatformV1CustomJob"
 ML_SCHEMA = "GoogleCloudMlV1__Job"
@@ -66,6 +76,7 @@ ROUTES = [  # (method, pattern, handler name)
     ("GET", _M + r"/(?P<id>[^/:]+)$", "ml_get"),
     ("PATCH", _M + r"/(?P<id>[^/:]+)$", "ml_patch"),
     ("POST", _M + r"/(?P<id>[^/:]+):cancel$", "ml_cancel"),
+    ("POST", r"^/v2/entries:list$", "logging_list"),
 ]
 
 
@@ -202,6 +213,10 @@ class Emulator:
             job["error"] = {"code": 1, "message": "CANCELED"}
         elif state == "JOB_STATE_FAILED":
             job["error"] = {"code": 13, "message": "Emulated failure (label emulator-result)."}
+        spec = job.get("jobSpec") or {}
+        if state == "JOB_STATE_RUNNING" and (spec.get("enableWebAccess")
+                                             or spec.get("enableDashboardAccess")):
+            job["webAccessUris"] = _web_access(name, cloud_logging.vertex_tasks(job), _region_of(name))
         return job
 
     # --- AI Platform Training Job (ml v1) --------------------------------------------------
@@ -277,7 +292,89 @@ class Emulator:
             job["errorMessage"] = "Job was cancelled by the user."
         elif state == "FAILED":
             job["errorMessage"] = "Emulated failure (label emulator-result)."
+        ti = job.get("trainingInput") or {}
+        if state == "RUNNING" and ti.get("enableWebAccess"):
+            job["trainingOutput"]["webAccessUris"] = _web_access(
+                name, cloud_logging.ml_tasks(job), ti.get("region", "us-central1"))
+        if isinstance(ti.get("hyperparameters"), dict) and "start" in times:
+            job["trainingOutput"].update(self._trials(ti["hyperparameters"], state, times))
         return job
+
+    def _trials(self, spec: dict, state: str, times: dict) -> dict:
+        """Hyperparameter tuning output: trials complete evenly over the RUNNING step."""
+        total = cloud_logging.replica_count(spec.get("maxTrials"), 1) or 1
+        start = times["start"]
+        stop = times.get("end", self.clock())
+        if state == "SUCCEEDED":
+            done = total
+        else:
+            span = self.progress_seconds or 1.0
+            done = min(total - 1, int((stop - start) / span * total)) if stop > start else 0
+        trials = []
+        for i in range(1, done + 1):
+            at = start + (i / total) * self.progress_seconds
+            value = round(0.5 + 0.4 * ((i * 37) % 100) / 100, 4)
+            trials.append({
+                "trialId": str(i), "state": "SUCCEEDED",
+                "hyperparameters": _trial_values(spec.get("params") or [], i),
+                "finalMetric": {"trainingStep": str(100 * i), "objectiveValue": value},
+                "startTime": _rfc3339(start), "endTime": _rfc3339(at)})
+        out: dict[str, Any] = {"isHyperparameterTuningJob": True,
+                               "completedTrialCount": str(done)}
+        if spec.get("hyperparameterMetricTag"):
+            out["hyperparameterMetricTag"] = spec["hyperparameterMetricTag"]
+        if trials:
+            out["trials"] = trials
+        return out
+
+    # --- Cloud Logging (entries:list) -------------------------------------------------------
+
+    def _logging_list(self, m, query, body) -> dict:
+        request = _parse(body)
+        names = request.get("resourceNames")
+        if not isinstance(names, list) or not names or not all(
+                isinstance(n, str) and re.match(r"^projects/[^/]+$", n) for n in names):
+            raise _invalid([("resource_names", "Required: one or more resource names such as "
+                             "projects/PROJECT_ID.")])
+        order = request.get("orderBy", "timestamp asc")
+        if order not in cloud_logging.ORDERS:
+            raise _invalid([("order_by", "Only 'timestamp asc' and 'timestamp desc' are "
+                             "supported.")])
+        text = request.get("filter", "")
+        if not isinstance(text, str):
+            raise _invalid([("filter", "Must be a string.")])
+        try:
+            keep = cloud_logging.compile_filter(text) if text.strip() else (lambda e: True)
+        except cloud_logging.FilterError as exc:
+            raise Refusal(400, "INVALID_ARGUMENT", str(exc)) from exc
+        projects = {n.split("/", 1)[1] for n in names}
+        entries = [e for e in self._log_entries(projects) if keep(e)]
+        entries.sort(key=lambda e: cloud_logging.parse_time(e["timestamp"]))
+        if order.endswith("desc"):
+            entries.reverse()
+        return _slice(entries, "entries", request.get("pageSize"), request.get("pageToken"),
+                      cloud_logging.DEFAULT_PAGE, cloud_logging.MAX_PAGE)
+
+    def _log_entries(self, projects: set[str]) -> list[dict]:
+        found = []
+        for kind, steps, prefix, tasks in (
+                ("vertex", VERTEX_STEPS, "JOB_STATE_", cloud_logging.vertex_tasks),
+                ("ml", ML_STEPS, "", cloud_logging.ml_tasks)):
+            for name, rec in self.state[kind].items():
+                project = name.split("/")[1]
+                if project not in projects:
+                    continue
+                state, times = self._progress(rec, steps, prefix)
+                when = {"created": rec["created"], **{k: times[k] for k in ("start", "end")
+                                                       if k in times}}
+                if rec["cancelled"] is not None:
+                    when["cancelled"] = rec["cancelled"]
+                outcome = state.removeprefix(prefix) if "end" in times else ""
+                found += cloud_logging.job_entries(project, name.rsplit("/", 1)[-1],
+                                             tasks(rec["job"]), when, outcome,
+                                             self.progress_seconds, self.clock())
+        # Entries ordered within each job; stable sort by time keeps that order on ties.
+        return found
 
     # --- shared ---------------------------------------------------------------------------
 
@@ -540,11 +637,17 @@ def _page(items: list[dict], key: str, query: dict, fields: dict, default: int,
     if query.get("filter", [""])[0].strip():
         keep = _filter(query["filter"][0].strip(), fields)
         items = [i for i in items if keep(i)]
+    return _slice(items, key, query.get("pageSize", [None])[0], query.get("pageToken", [""])[0],
+                  default, limit)
+
+
+def _slice(items: list[dict], key: str, size_value: Any, token: Any, default: int,
+           limit: int) -> dict:
+    """One page of `items`; pageToken is an opaque offset, pageSize is capped at `limit`."""
     try:
-        size = int(query.get("pageSize", [default])[0]) or default
-        token = query.get("pageToken", [""])[0]
-        start = int(base64.urlsafe_b64decode(token).decode()) if token else 0
-    except ValueError as exc:
+        size = int(size_value or default) or default
+        start = int(base64.urlsafe_b64decode(str(token)).decode()) if token else 0
+    except (ValueError, TypeError) as exc:
         raise Refusal(400, "INVALID_ARGUMENT", "Invalid pageSize or pageToken.") from exc
     if size < 0 or start < 0:
         raise Refusal(400, "INVALID_ARGUMENT", "Invalid pageSize or pageToken.")
@@ -554,6 +657,32 @@ def _page(items: list[dict], key: str, query: dict, fields: dict, default: int,
         out[key] = items[start:start + size]
     if start + size < len(items):
         out["nextPageToken"] = base64.urlsafe_b64encode(str(start + size).encode()).decode()
+    return out
+
+
+def _web_access(name: str, tasks: list[str], region: str) -> dict[str, str]:
+    """Interactive-shell URIs per replica (the real ones are opaque hosts per node)."""
+    return {t: f"https://{hashlib.sha256(f'{name}/{t}'.encode()).hexdigest()[:16]}-dot-"
+               f"{region}.aiplatform-training.googleusercontent.com" for t in tasks}
+
+
+def _region_of(name: str) -> str:
+    return name.split("/")[3]
+
+
+def _trial_values(params: list, trial: int) -> dict[str, str]:
+    """The hyperparameters of emulated trial `trial`: deterministic points of each range."""
+    out = {}
+    for p in params:
+        if not isinstance(p, dict) or not p.get("parameterName"):
+            continue
+        choices = p.get("categoricalValues") or p.get("discreteValues")
+        if choices:
+            out[p["parameterName"]] = str(choices[trial % len(choices)])
+            continue
+        low, high = float(p.get("minValue", 0)), float(p.get("maxValue", 1))
+        value = low + (high - low) * ((trial * 7) % 10) / 10
+        out[p["parameterName"]] = str(int(value)) if p.get("type") == "INTEGER" else f"{value:g}"
     return out
 
 
@@ -627,7 +756,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="trainspec emulator",
         description="Serve a local emulator of the Vertex AI CustomJob and AI Platform Training "
-                    "Job REST APIs. Point trainspec at it with TRAINSPEC_API_ENDPOINT.")
+                    "Job REST APIs, and of Cloud Logging entries:list for their jobs. Point "
+                    "trainspec at it with TRAINSPEC_API_ENDPOINT.")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--state", metavar="FILE", help="persist jobs in this JSON file")

@@ -1,12 +1,13 @@
-"""A small REST client for Vertex AI CustomJobs (aiplatform v1) and AI Platform Training Jobs
-(ml v1).
+"""A small REST client for Vertex AI CustomJobs (aiplatform v1), AI Platform Training Jobs
+(ml v1), and the Cloud Logging entries of their jobs (logging v2 ``entries:list``).
 
 The Pulumi dynamic providers are pickled into Pulumi state, so they build a `Client` inside each
 call; a client holds no global state, and its credentials are built at its first request.
 
 Environment (read when a client is built, only where the argument is None):
-  TRAINSPEC_API_ENDPOINT      replaces both API hosts, e.g. ``http://127.0.0.1:8765`` (the
-                              emulator); http or https, an optional path prefix, nothing else
+  TRAINSPEC_API_ENDPOINT      replaces every API host (the two job APIs and Cloud Logging), e.g.
+                              ``http://127.0.0.1:8765`` (the emulator); http or https, an
+                              optional path prefix, nothing else
   TRAINSPEC_ACCESS_TOKEN      bearer token; otherwise Application Default Credentials (ADC)
   TRAINSPEC_REQUEST_DEADLINE  seconds one call may take, retries and waits included (300)
 
@@ -191,6 +192,27 @@ class Client:
         """Update a Job's labels; `body` carries ``labels`` and the ``etag`` last read."""
         return self._call("PATCH", self._ml_url(_check_ml(name)), json=body,
                           params={"updateMask": update_mask})
+
+    # --- Cloud Logging (logging v2) ---------------------------------------------------------
+
+    def log_entries(self, project: str, filter: str, *,
+                    order_by: str = "timestamp asc") -> list[dict]:
+        """Every ``entries:list`` entry of `project` matching `filter` (all pages, one deadline).
+
+        A read (a POST only because the query is a body), so it is retried like any read.
+        """
+        url = f"{self.endpoint or 'https://logging.googleapis.com'}/v2/entries:list"
+        until = self._monotonic() + self.deadline
+        body: dict[str, Any] = {"resourceNames": [f"projects/{project}"], "filter": filter,
+                                "orderBy": order_by, "pageSize": 1000}
+        entries: list[dict] = []
+        for _ in range(MAX_PAGES):
+            page = self._call("POST", url, json=dict(body), until=until)
+            entries.extend(page.get("entries", []))
+            if not page.get("nextPageToken"):
+                return entries
+            body["pageToken"] = page["nextPageToken"]
+        raise ApiError(None, f"more than {MAX_PAGES} pages", "INTERNAL", method="POST", url=url)
 
     # --- plumbing -------------------------------------------------------------------------
 

@@ -40,9 +40,14 @@ _VERTEX_ONLY_POOL = {
 }
 
 
-def job_id(name: str) -> str:
-    """The ml v1 jobId of a spec: its name with '-' → '_' (stable for the same spec)."""
-    return name.replace("-", "_")
+RUN_SUFFIX = "_run_"
+
+
+def job_id(name: str, run: str | None = None) -> str:
+    """The ml v1 jobId of a spec: its name with '-' → '_' (stable for the same spec), and
+    ``_run_<run>`` for a `metadata.run`: a jobId is never reused, so each run needs its own."""
+    base = name.replace("-", "_")
+    return base if run is None else f"{base}{RUN_SUFFIX}{run.replace('-', '_')}"
 
 
 def check(job: Job, c: Collector, today: datetime.date) -> None:
@@ -51,6 +56,10 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     if not JOB_ID.match(job_id(job.name)):
         c.error("$.metadata.name", f"{job_id(job.name)!r} is not a valid AI Platform jobId",
                 "letters, digits and '_', starting with a letter, at most 128")
+    elif job.run is not None and not JOB_ID.match(job_id(job.name, job.run)):
+        c.error("$.metadata.run", f"the jobId of this run, {job_id(job.name, job.run)!r}, is "
+                "not a valid AI Platform jobId", "at most 128 characters in all: shorten "
+                "metadata.name or metadata.run")
     if not job.region:
         c.error("$.spec.region", "ai-platform needs a region",
                 "set spec.region, or pass --region / set gcp:region")
@@ -298,7 +307,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
         "encryptionConfig": {"kmsKeyName": job.encryption_key} if job.encryption_key else None,
         "enableWebAccess": job.enable_web_access,
     }))
-    body: dict = {"jobId": job_id(job.name)}
+    body: dict = {"jobId": job_id(job.name, job.run)}
     if job.labels:
         body["labels"] = dict(job.labels)
         origins["labels"] = "$.metadata.labels"

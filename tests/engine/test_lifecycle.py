@@ -10,8 +10,8 @@ import signal
 import threading
 import time
 
-from engine_specs import FAIL, HOLD, ml, vertex
 from faultproxy import FaultProxy
+from job_specs import FAIL, HOLD, ml, vertex
 
 BERT, CENSUS = "specs/bert.yaml", "specs/census.yaml"
 
