@@ -16,6 +16,7 @@ from typing import TextIO
 from . import decompile, emit, explain, pipeline, review
 from . import diagnostics as diag
 from .normalize import Options
+from .source import shown
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -32,10 +33,10 @@ def find_specs(paths: list[str]) -> tuple[list[str], list[diag.Diagnostic]]:
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 found += [os.path.join(dirpath, f) for f in sorted(filenames)
                           if f.endswith(SPEC_SUFFIXES) and not f.startswith(".")]
-        elif p.is_file():
+        elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
             found.append(str(p))
         else:
-            problems.append(diag.Diagnostic("$", "no such file or directory", file=str(p)))
+            problems.append(diag.Diagnostic("$", "no such file or directory", file=shown(str(p))))
     return found, problems
 
 
@@ -52,7 +53,7 @@ def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: s
                   "errors": sum(d.is_error for d in items),
                   "warnings": sum(not d.is_error for d in items),
                   "diagnostics": [d.to_json() for d in sorted(items, key=diag.sort_key)]}
-        out.write(json.dumps(report, indent=2) + "\n")
+        out.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     elif items:
         err.write(diag.format_text(items) + "\n")
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from . import pipeline
+from . import pipeline, source
 from .diagnostics import Diagnostic, format_text, has_errors
 from .importers import flags, ml, render, sources, vertex
 from .importers.spec import Draft
@@ -164,11 +164,9 @@ def parse_flags(argv: list[str]) -> argparse.Namespace:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """`python -m compiler import FILE [flags]`: spec on stdout, problems on stderr."""
-    try:
-        with open(args.path, "rb") as f:
-            blob = f.read()
-    except OSError as e:
-        err.write(f"{args.path}: error: $: cannot read file: {e.strerror or e}\n")
+    blob, problem = source.read_bytes(args.path)  # a pipe, a device, a huge file: refused
+    if problem is not None:
+        err.write(problem.format() + "\n")
         return 1
     outcome = decompile(blob, args.path, args)
     if outcome.diagnostics:

@@ -27,7 +27,8 @@ def dumps(body: dict) -> str:
     """Canonical JSON: key order as compiled (deterministic; labels/env keep the user's order)."""
     if isinstance(body, _Serialized) and body.text:
         return body.text
-    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+    # Strict JSON: NaN/Infinity are refused where a spec is read, and never written.
+    return json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def output_name(spec_file: str, base: Path) -> str:

@@ -87,7 +87,8 @@ class JobError(TrainspecError):
 # --- pure helpers, also used by the program ----------------------------------------------------
 
 def _digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()[:32]  # a valid label value (<= 63)
 
 

@@ -461,7 +461,7 @@ def redacted_changes(e: Entry) -> list[planning.Change]:
 # -- reporting ------------------------------------------------------------------------------
 
 def _value(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+    return json.dumps(v, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
 
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -640,7 +640,7 @@ def render_json(rv: Review) -> str:
               "changed": len(rv.changed), "ok": not rv.failed, "exitCode": rv.exit_code,
               "summary": summary, "entries": specs,
               "moved": [{"oldFile": e.old_file, "newFile": e.new_file} for e in rv.moved]}
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 RENDER = {"text": render_text, "markdown": render_markdown, "json": render_json}
