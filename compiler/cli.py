@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -18,7 +19,17 @@ from . import diagnostics as diag
 from .normalize import Options
 from .source import shown
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+# 2 is `diff`'s "changes" (review.EXIT_CHANGED): a usage error must not read as a plan, so
+# usage errors exit 64 (EX_USAGE, sysexits.h), never argparse's default 2.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 64
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits EXIT_USAGE (its subcommand parsers are this class)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
@@ -105,23 +116,37 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     sources: dict[str, str] = {}
     for r in results:
         name = emit.output_name(r.file, base)
+        if not emit.safe_name(name):
+            err.write(f"error: {shown(r.file)}: its output name {name!r} is not one trainspec "
+                      f"writes (hidden part or control character); nothing written to "
+                      f"{args.out}\n")
+            return EXIT_FAILED
         if name in sources:
             err.write(f"error: {sources[name]} and {r.file} both compile to {name}; rename one; "
                       f"nothing written to {args.out}\n")
             return EXIT_FAILED
         outputs[name], sources[name] = emit.dumps(r.body), r.file
+    blocked = emit.check_names(Path(args.out), outputs)
+    if blocked:
+        err.write("".join(line + "\n" for line in blocked))
+        err.write(f"error: {args.out} cannot be written safely; nothing written\n")
+        return EXIT_FAILED
     if args.check:
         stale = emit.stale_outputs(Path(args.out), outputs)
         for line in stale:
             err.write(line + "\n")
         if stale:
-            err.write(f"error: {args.out} is stale: run `python -m compiler compile {args.path} "
-                      f"--out {args.out}` and commit the result\n")
+            command = shlex.join(["python", "-m", "compiler", "compile", args.path, "--out",
+                                  args.out])
+            err.write(f"error: {args.out} is stale: run `{command}` and commit the result\n")
             return EXIT_FAILED
         err.write(f"{len(outputs)} compiled request(s) in {args.out} are up to date\n")
         return EXIT_OK
     try:
         emit.write_tree(Path(args.out), outputs)
+    except emit.OutsideOut as e:
+        err.write(f"error: {e}; nothing written\n")
+        return EXIT_FAILED
     except OSError as e:
         err.write(f"error: cannot write {e.filename or args.out}: {e.strerror or e}\n")
         return EXIT_FAILED
@@ -152,7 +177,7 @@ def _platform_flags(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="trainspec", description="Validate, compile and apply "
+    top = _Parser(prog="trainspec", description="Validate, compile and apply "
                                   "training-job specs for Vertex AI and AI Platform Training.")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -208,6 +233,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None,
         args = parser().parse_args(argv)
     try:
         return args.run(args, out, err)
+    except emit.WorkerDied as e:
+        err.write(f"error: {e}; nothing written\n")
+        return EXIT_FAILED
     except KeyboardInterrupt:
         err.write("interrupted\n")
         return 130
