@@ -579,3 +579,13 @@ def test_a_write_cut_short_is_ignored_and_the_journal_is_folded(tmp_path, monkey
     assert again.state["next_id"] == 1
     assert open(f"{state}.journal", "rb").read().endswith(b"}\n")  # the torn line is gone
     again.close()
+
+
+def test_nan_and_infinity_are_not_json():
+    em = Emulator(progress_seconds=0)
+    for literal in ("NaN", "Infinity", "-Infinity"):
+        body = json.dumps(vertex_body()).replace('"replicaCount": "1"',
+                                                 f'"replicaCount": "1", "x": {literal}')
+        status, answer = em.handle("POST", "/v1/projects/p/locations/r/customJobs",
+                                   body.encode())
+        assert status == 400 and "not JSON" in answer["error"]["message"], literal

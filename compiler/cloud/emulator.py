@@ -14,7 +14,9 @@ one step per `progress_seconds` (0 = succeed at once). Labels steer a job, for t
 FAILED instead of SUCCEEDED.
 
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
-``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``.
+``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``. ``--state FILE`` persists jobs (a snapshot plus
+an append-only journal, see `Emulator._save`). Bodies over `MAX_BODY_BYTES` get 413 unread; a
+connection silent for `REQUEST_TIMEOUT` seconds is closed.
 """
 
 from __future__ import annotations
@@ -422,9 +424,14 @@ _NOT_FOUND_PAGE = """<!DOCTYPE html>
 MAX_JSON_DEPTH = 64  # deeper than any request body; like Google's frontends, refuse, don't recurse
 
 
+def _not_json(constant: str) -> Any:
+    # Python's json module reads NaN/Infinity; JSON (and Google's front ends) do not.
+    raise ValueError(f"Unexpected token {constant!r}: not JSON")
+
+
 def _parse(body: bytes) -> dict:
     try:
-        value = json.loads(body or b"{}")
+        value = json.loads(body or b"{}", parse_constant=_not_json)
     except ValueError as exc:
         raise Refusal(400, "INVALID_ARGUMENT", f"Invalid JSON payload received. {exc}") from exc
     except RecursionError as exc:
@@ -655,7 +662,8 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(payload, str):
             data, kind = payload.encode(), "text/html; charset=UTF-8"
         else:
-            data, kind = json.dumps(payload, indent=2).encode(), "application/json; charset=UTF-8"
+            data = json.dumps(payload, indent=2, allow_nan=False).encode()
+            kind = "application/json; charset=UTF-8"
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
