@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cli, emit, source
+from compiler import cli, emit
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT_BYTES = 1 << 30
@@ -32,7 +32,7 @@ HEAD = "apiVersion: trainspec/v1\nkind: TrainingJob\nmetadata: {name: h}\nspec:\
 
 
 def hostile_files() -> dict[str, str]:
-    """Each at most ~1 MB: under the old size cap, each took a command down or for seconds."""
+    """Generated hostile specs: deep, wide, bombs, and one over the size limit."""
     levels = 1400  # block nesting by indentation, ~1 MB
     return {
         "deep-flow.yaml": "a: " + "[" * 30_000 + "]" * 30_000 + "\n",
@@ -51,7 +51,8 @@ def hostile_files() -> dict[str, str]:
                   for n in range(1, 8)),
         "long-scalar.yaml": HEAD.replace("{name: h}", "{name: '" + "x" * 1_000_000 + "'}")
         + "  container: {image: gcr.io/p/t:1}\n",
-        "too-big.yaml": HEAD + "# " + "x" * (source.MAX_BYTES + 10) + "\n",
+        # Under the old 4 MiB cap: 1.3 million nodes took 10 s and 500 MB to refuse.
+        "too-big.yaml": HEAD + "  x: [" + "[]," * 1_300_000 + "]\n",
     }
 
 
