@@ -165,8 +165,10 @@ def _check_hyperparameters(hp: dict, c: Collector) -> None:
             seen.add(name)
         lo, hi = _num(p.get("minValue")), _num(p.get("maxValue"))
         if kind in ("DOUBLE", "INTEGER"):
-            if lo is None or hi is None:
+            if "minValue" not in p or "maxValue" not in p:
                 c.error(at, f"a {kind} parameter needs minValue and maxValue")
+            elif lo is None or hi is None:
+                pass  # written, but not as a number: the schema says so at the value
             elif lo > hi:
                 c.error(at, f"minValue {lo} is greater than maxValue {hi}")
             elif kind == "INTEGER" and (lo != int(lo) or hi != int(hi)):
