@@ -53,7 +53,8 @@ def find_specs(paths: list[str]) -> tuple[list[str], list[diag.Diagnostic]]:
 
 
 def _options(args: argparse.Namespace) -> Options:
-    return Options(platform=args.platform, project=args.project, region=args.region)
+    return Options(platform=args.platform, project=args.project, region=args.region,
+                   staging_bucket=args.staging_bucket)
 
 
 def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: str,
@@ -184,6 +185,8 @@ def _platform_flags(p: argparse.ArgumentParser) -> None:
                    help="compile for this API instead of spec.platform")
     p.add_argument("--project", help="project for specs that set none")
     p.add_argument("--region", help="region for specs that set none")
+    p.add_argument("--staging-bucket", metavar="gs://BUCKET",
+                   help="bucket for python.source archives, for specs that set no stagingBucket")
 
 
 def parser() -> argparse.ArgumentParser:
