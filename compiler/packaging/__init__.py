@@ -62,7 +62,7 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
     replaced: dict[int, PythonPackage] = {}
     configs: dict[int, tuple[RepoConfig, list[Diagnostic]]] = {}
     built: dict[tuple, Package | BuildError] = {}  # a source shared by pools is built once
-    for path, task in tasks:
+    for path, module_path, task in tasks:
         if id(task) in replaced:
             continue
         source = task.source or ""
@@ -81,7 +81,8 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
             continue
         folder = "" if folder == "." else folder
         if not job.staging_bucket:
-            c.error(path, "no staging bucket to upload the package to", BUCKET_HINT)
+            if not any(d.path == "$.spec.stagingBucket" and d.is_error for d in c.items):
+                c.error(path, "no staging bucket to upload the package to", BUCKET_HINT)
             continue
         if id(repo) not in configs:
             configs[id(repo)] = read_config(repo)
@@ -98,8 +99,8 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
                 built[key] = e
         package = built[key]
         if isinstance(package, BuildError):
-            for message, hint in package.problems:
-                c.error(path, message, hint)
+            for message, hint, key in package.problems:
+                c.error(module_path if key == "module" else path, message, hint)
             continue
         upload = Upload(package, job.staging_bucket, path)
         uploads.setdefault((upload.bucket, package.object_name), upload)
@@ -112,14 +113,16 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
     return list(uploads.values())
 
 
-def _tasks(job: Job) -> list[tuple[str, PythonPackage]]:
-    """(where its source is set, task) for every Python task with a source."""
+def _tasks(job: Job) -> list[tuple[str, str, PythonPackage]]:
+    """(where its source is set, where its module is set, task) for every Python task with a
+    source."""
     found = []
     if isinstance(job.python, PythonPackage) and job.python.source is not None:
-        found.append(("$.spec.python.source", job.python))
+        found.append(("$.spec.python.source", "$.spec.python.module", job.python))
     for pool in job.pools.values():
         task = pool.task
         if isinstance(task, PythonPackage) and task.source is not None and task is not job.python:
-            own = "source" in pool.overrides
-            found.append((f"{pool.path}.python.source" if own else "$.spec.python.source", task))
+            where = [f"{pool.path}.python.{key}" if key in pool.overrides else
+                     f"$.spec.python.{key}" for key in ("source", "module")]
+            found.append((*where, task))
     return found

@@ -21,8 +21,7 @@ import fnmatch
 import posixpath
 import re
 from dataclasses import dataclass, field
-
-import pathspec
+from typing import Any
 
 from .tree import DIR, FILE, LINK, OTHER, Entry, Repo
 
@@ -52,16 +51,16 @@ class Ignore:
 
     def __init__(self, repo: Repo):
         self.repo = repo
-        self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
+        self._specs: dict[str, Any] = {}
 
-    def _spec(self, folder: str) -> pathspec.GitIgnoreSpec | None:
+    def _spec(self, folder: str) -> Any:
         if folder not in self._specs:
             path = posixpath.join(folder, ".gitignore") if folder else ".gitignore"
             entry = self.repo.entry(path)
             spec = None
             if entry is not None and entry.kind == FILE and entry.size <= MAX_GITIGNORE:
                 text = self.repo.read(path).decode("utf-8", "replace")
-                spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+                spec = _gitignore(text.splitlines())
             self._specs[folder] = spec
         return self._specs[folder]
 
@@ -90,7 +89,7 @@ def collect(repo: Repo, source: str, allow_secrets: tuple[str, ...] = ()) -> Col
     """The files under `source` (a folder relative to the repository root) to archive."""
     out = Collected()
     ignore = Ignore(repo)
-    allowed = pathspec.GitIgnoreSpec.from_lines(allow_secrets) if allow_secrets else None
+    allowed = _gitignore(allow_secrets) if allow_secrets else None
     pending = [source]
     while pending:
         folder = pending.pop()
@@ -125,6 +124,13 @@ def collect(repo: Repo, source: str, allow_secrets: tuple[str, ...] = ()) -> Col
                 return out
     out.files = dict(sorted(out.files.items()))
     return out
+
+
+def _gitignore(lines):
+    # Imported only when a spec has python.source: most commands never need it.
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def _follow(repo: Repo, link: Entry, source: str, out: Collected) -> Entry | None:

@@ -52,12 +52,13 @@ class Package:
 
 @dataclass
 class BuildError(Exception):
-    """Why a source folder cannot be packaged: each problem with a hint (or None)."""
+    """Why a source folder cannot be packaged: each problem with a hint (or None) and the
+    python key it is about ("source" or "module")."""
 
-    problems: list[tuple[str, str | None]]
+    problems: list[tuple[str, str | None, str]]
 
     def __str__(self) -> str:
-        return "; ".join(m for m, _ in self.problems)
+        return "; ".join(m for m, _, _ in self.problems)
 
 
 def build(repo: Repo, source: str, config: RepoConfig, module: str | None,
@@ -67,7 +68,7 @@ def build(repo: Repo, source: str, config: RepoConfig, module: str | None,
     try:
         return _build(repo, source, config, module, out_dir, mtime)
     except TreeError as e:
-        raise BuildError([(str(e), None)]) from e
+        raise BuildError([(str(e), None, "source")]) from e
 
 
 def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
@@ -79,14 +80,14 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
             "is a symbolic link (name the folder itself)" if entry.kind == LINK
             else "is not a folder")
         raise BuildError([(f"{shown} {what}", "python.source is a folder holding "
-                           "pyproject.toml or setup.py, relative to the spec file")])
+                           "pyproject.toml or setup.py, relative to the spec file", "source")])
     found = collect.collect(repo, source, config.allow_secret_files)
     if found.too_many:
         raise BuildError([(f"{shown} holds more than {collect.MAX_FILES} files to package",
-                           "ignore data, outputs and environments in .gitignore")])
-    problems: list[tuple[str, str | None]] = [
+                           "ignore data, outputs and environments in .gitignore", "source")])
+    problems: list[tuple[str, str | None, str]] = [
         (p, "add it to .gitignore, or allow it in trainspec.yaml packaging.allowSecretFiles"
-         if "looks like a secret" in p else None) for p in found.problems]
+         if "looks like a secret" in p else None, "source") for p in found.problems]
     total = sum(e.size for e in found.files.values())
     if total > config.max_size_mib * MIB:
         top = ", ".join(f"{posixpath.join(shown, p)} ({_size(s)})"
@@ -94,14 +95,14 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
         problems.append((f"the files to package total {_size(total)}, over the "
                          f"{config.max_size_mib} MiB limit; largest: {top}",
                          "ignore data and outputs in .gitignore, or raise packaging.maxSizeMiB "
-                         "in trainspec.yaml"))
+                         "in trainspec.yaml", "source"))
     if problems:
         raise BuildError(problems)
     try:
         meta = metadata.read({name: repo.read(found.files[name].path)
                               for name in METADATA_FILES if name in found.files})
     except metadata.MetadataError as e:
-        raise BuildError([(f"{shown}: {e}", None)]) from e
+        raise BuildError([(f"{shown}: {e}", None, "source")]) from e
     if module is not None:
         _check_module(module, meta, found.files, shown)
     members = [(path, e.executable, _reader(repo, e.path)) for path, e in found.files.items()]
@@ -133,8 +134,8 @@ def _reader(repo: Repo, path: str):
 
 def _check_module(module: str, meta: metadata.Metadata, files: dict, shown: str) -> None:
     if not _MODULE.match(module):
-        raise BuildError([(f"python.module {module!r} is not a module name",
-                           "dotted Python identifiers, e.g. trainer.task")])
+        raise BuildError([(f"{module!r} is not a module name",
+                           "dotted Python identifiers, e.g. trainer.task", "module")])
     candidates = metadata.module_files(module, meta.package_dir)
     if any(c in files for c in candidates):
         return
@@ -143,7 +144,8 @@ def _check_module(module: str, meta: metadata.Metadata, files: dict, shown: str)
                      and p != "setup.py"})
     raise BuildError([(f"module {module!r} is not in the package built from {shown}: none of "
                        f"{', '.join(candidates[:2])}, ... is there",
-                       f"its top-level modules and packages: {', '.join(tops[:8]) or 'none'}")])
+                       f"its top-level modules and packages: {', '.join(tops[:8]) or 'none'}",
+                       "module")])
 
 
 def _size(n: int) -> str:
