@@ -48,6 +48,11 @@ def render(result: Result) -> str:
     for pool in job.pools.values():
         lines += _pool(job, pool)
     lines += _settings(job)
+    for item in result.uploads:
+        p = item.package
+        lines.append(f"  package    {p.source} → {item.uri}")
+        lines.append(f"             {p.name} {p.version}, {p.files} files, {p.size} bytes; "
+                     "pulumi up uploads it (its name is its content hash)")
     if job.notes:
         lines.append("  defaults applied")
         lines += [f"    - {n}" for n in job.notes]

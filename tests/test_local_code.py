@@ -520,3 +520,12 @@ def test_diff_says_trainer_code_changed_when_only_the_hash_moved(repo):
     (repo / "trainer" / "trainer" / "task.py").write_text("print('again')\n")
     code, text = diff("HEAD")
     assert code == 2 and "replace: a new job is submitted and the old one cancelled" in text
+
+
+def test_explain_shows_the_package_and_where_it_goes(repo):
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["explain", "specs/job.yaml"], out, err) == 0
+    built = uri(compile_spec())
+    assert f"  package    trainer → {built}\n" in out.getvalue()
+    assert "             tiny-trainer 0.2.0, 3 files, 68 bytes; pulumi up uploads it (its name " \
+           "is its content hash)\n" in out.getvalue()

@@ -20,9 +20,10 @@ from ..model import Job, PythonPackage
 from .config import RepoConfig
 from .config import read as read_config
 from .sdist import BuildError, Package, build, cache_dir
-from .tree import Files, GitFiles
+from .tree import CurrentFolder, Files, GitFiles
 
-__all__ = ["Upload", "resolve", "bucket_name", "cache_dir", "Files", "GitFiles", "Package"]
+__all__ = ["Upload", "resolve", "bucket_name", "cache_dir", "Files", "GitFiles", "CurrentFolder",
+           "Package"]
 
 BUCKET_HINT = ("set spec.stagingBucket, pass --staging-bucket, or `pulumi config set "
                "trainspec:stagingBucket gs://BUCKET`")
@@ -57,7 +58,7 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
     if not tasks:
         return []
     files = files or Files()
-    located = None if job.file.startswith("<") else files.locate(job.file)
+    located = files.locate(job.file)
     uploads: dict[tuple[str, str], Upload] = {}
     replaced: dict[int, PythonPackage] = {}
     configs: dict[int, tuple[RepoConfig, list[Diagnostic]]] = {}

@@ -192,7 +192,9 @@ class Files:
 
     def locate(self, spec_file: str) -> tuple[Repo, str] | None:
         """(the spec's repository, the spec's folder relative to it), or None if the spec is
-        in no repository."""
+        in no repository, or is no file (<stdin>)."""
+        if spec_file.startswith("<"):
+            return None
         folder = Path(self.base or ".", spec_file).parent
         start = Path(os.path.abspath(folder))
         for candidate in (start, *start.parents):
@@ -202,6 +204,14 @@ class Files:
                 return FsRepo(candidate, root.replace(os.sep, "/")), \
                     "" if rel == "." else rel.replace(os.sep, "/")
         return None
+
+
+class CurrentFolder(Files):
+    """For a spec that is not a file yet (what `import` prints): as if saved in the current
+    folder."""
+
+    def locate(self, spec_file: str) -> tuple[Repo, str] | None:
+        return super().locate("spec.yaml")
 
 
 class GitFiles(Files):
