@@ -529,3 +529,13 @@ def test_explain_shows_the_package_and_where_it_goes(repo):
     assert f"  package    trainer → {built}\n" in out.getvalue()
     assert "             tiny-trainer 0.2.0, 3 files, 68 bytes; pulumi up uploads it (its name " \
            "is its content hash)\n" in out.getvalue()
+
+
+def test_the_init_template_documents_valid_packaging_settings(repo):
+    template = (ROOT / "compiler" / "_templates" / "trainspec.yaml").read_text()
+    block = template[template.index("# packaging:"):]
+    uncommented = "\n".join(line[2:] for line in block.splitlines()) + "\n"
+    write(repo, {"trainspec.yaml": uncommented})
+    located = tree.Files(repo).locate("specs/job.yaml")
+    config, problems = repo_config.read(located[0])
+    assert problems == [] and config == repo_config.RepoConfig((), 100)
