@@ -134,6 +134,8 @@ def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str 
         hint = None
         if "string" in expected and isinstance(inst, (int, float)) and not isinstance(inst, bool):
             hint = "quote it, e.g. \"2.10\": unquoted, YAML reads it as a number"
+        elif "number" in expected and isinstance(inst, str) and _is_float(inst):
+            hint = f"YAML reads {inst} as text: write it with a dot, {_dotted(inst)}"
         yield path, f"expected {want}, got {_describe(inst)}", hint, False
     elif kind == "enum":
         choices = error.validator_value
@@ -151,6 +153,22 @@ def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str 
         yield path, error.message.replace(repr(inst), _short(inst)), None, False
     else:
         yield path, error.message, None, False
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _dotted(text: str) -> str:
+    """1e-4 → 1.0e-4: PyYAML (YAML 1.1) reads a number in exponent form only with a dot."""
+    mantissa, sep, exponent = text.lower().partition("e")
+    if sep and "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + sep + exponent
 
 
 def _short(value: Any) -> str:

@@ -90,6 +90,10 @@ def _key(value: Any, table: dict) -> Any:
     return value if isinstance(value, str) and value in table else None
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, float) and math.isfinite(value) and value.is_integer()
+
+
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -130,6 +134,8 @@ def _spec_parameter(pid: str, raw: dict, path: str, c: Collector) -> Parameter:
     values: tuple = ()
     if kind in RANGED and isinstance(value, list) and len(value) == 2:
         low, high = _n(value[0]), _n(value[1])
+        if kind == "integer" and not all(isinstance(v, int) or _whole(v) for v in (low, high)):
+            low = high = None  # refused by the schema (an integer, not a number)
     elif kind == "discrete" and isinstance(value, list):
         values = tuple(v for v in value if _n(v) is not None)
     elif kind == "categorical" and isinstance(value, list):

@@ -104,8 +104,8 @@ def _check_tuning(job: Job, t: Tuning, c: Collector) -> None:
     for what, name, path in named:
         if name and any(ch.isspace() for ch in name):
             c.error(path, f"{what} id {name!r} contains whitespace, which Vertex refuses",
-                    "rename it here and where the trainer uses it" + (
-                        " (the tag it reports with hypertune)" if what == "metric" else ""),
+                    "rename it here and in the trainer" + (
+                        ", which reports it with hypertune" if what == "metric" else ""),
                     key=True)
     for p in t.all_parameters():
         gaps = [b - a for a, b in zip(p.values, p.values[1:])] if p.kind == "discrete" else []
@@ -122,6 +122,8 @@ def _check_tuning(job: Job, t: Tuning, c: Collector) -> None:
 
 def _check_ai_platform_keys(job: Job, c: Collector) -> None:
     for key, why in _NOT_ON_VERTEX.items():
+        if key == "hyperparameters" and job.kind == KIND:
+            continue  # a tuning job's search is spec.tuning: refused as such by normalize
         if key in job.ai_platform:
             hint = _write_instead(job.tuning) if key == "hyperparameters" else None
             c.error(f"$.spec.aiPlatform.{key}", f"cannot be expressed on vertex: {why}", hint)
