@@ -30,6 +30,7 @@ from . import pipeline
 from . import plan as planning
 from .diagnostics import Diagnostic, format_text
 from .normalize import Options
+from .tuning import summary as tuning_summary
 
 EXIT_SAME, EXIT_ERROR, EXIT_CHANGED = 0, 1, 2
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -171,6 +172,14 @@ class Entry:
             if r is not None and r.job is not None:
                 return r.job.platform
         return ""
+
+    @property
+    def search(self) -> list[str]:
+        """A tuning job's search space (HEAD's, else BASE's), summarised; [] for other jobs."""
+        for r in (self.new, self.old):
+            if r is not None and r.ok and r.job is not None and r.job.tuning is not None:
+                return tuning_summary(r.job.tuning)
+        return []
 
     @property
     def failed(self) -> bool:
@@ -533,7 +542,8 @@ def _change_lines(c: planning.Change) -> list[str]:
 
 def _title(e: Entry) -> str:
     moved = f"{e.old_file} → {e.new_file}" if e.renamed else e.file
-    return f"{moved} (job {e.job or '?'}, {e.platform or '?'})"
+    kind = ", tuning job" if e.search else ""
+    return f"{moved} (job {e.job or '?'}, {e.platform or '?'}{kind})"
 
 
 def _errors(r: pipeline.Result, secrets: Iterable[str] = ()) -> list[Diagnostic]:
@@ -557,6 +567,9 @@ def render_text(rv: Review) -> str:
             out.append(f"  {e.plan.description}")
             for c in display_changes(e):
                 out += ["    " + line for line in _change_lines(c)]
+            if e.search:
+                out.append("  search space" + (" (before)" if e.new is None else ""))
+                out += ["    " + redact_text(line, e.secrets) for line in e.search]
         if e.base_failed:
             out.append("  note: the spec did not compile on the BASE side:")
             out += ["  " + line for line in format_text(_errors(e.old, e.secrets)).splitlines()]
@@ -606,6 +619,7 @@ def render_markdown(rv: Review) -> str:
             what, lang = "error: does not compile", ""
         else:
             lines = [line for c in display_changes(e) for line in _change_lines(c)]
+            lines += [f"# {redact_text(line, e.secrets)}" for line in e.search]
             body, what, lang = "\n".join(lines), e.plan.description, "diff"
         if e.base_failed:
             body += "\n# the BASE side did not compile:\n" + format_text(_errors(e.old, e.secrets))
@@ -630,6 +644,7 @@ def render_json(rv: Review) -> str:
                 {"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
                 for c in display_changes(e)],
             "errors": [d.to_json() for d in _errors(e.new, e.secrets)] if e.failed else [],
+            "searchSpace": [redact_text(line, e.secrets) for line in e.search],
             "baseErrors": ([d.to_json() for d in _errors(e.old, e.secrets)]
                            if e.base_failed else []),
         }

@@ -204,9 +204,8 @@ def describe(p: Parameter) -> str:
     """One parameter's search space in words: "double [0.0001, 0.1], log scale"."""
     if p.kind in RANGED:
         text = f"{p.kind} [{_num(p.low)}, {_num(p.high)}]"
-        n = _points(p) if p.kind == "integer" and not p.conditions else None
-        if n is not None:
-            text += f" ({n} values)"
+        if p.kind == "integer" and _whole(p.low) and _whole(p.high):
+            text += f" ({max(0, int(p.high) - int(p.low) + 1)} values)"
     else:
         shown = ", ".join(_num(v) for v in p.values[:8]) + (", …" if len(p.values) > 8 else "")
         text = f"{p.kind or '?'} [{shown}] ({len(p.values)} values)"
@@ -228,8 +227,10 @@ def summary(t: Tuning) -> list[str]:
     algorithm = t.algorithm or "bayesian"
     lines = [f"metrics     {metrics}", f"search      {algorithm}, " + ", ".join(budget)]
     points = grid_points(t)
-    lines.append("grid points " + (f"{points}" if points is not None else
-                                   "unbounded (a double parameter)"))
+    grid = f"{points}" if points is not None else "unbounded (a double parameter)"
+    if points is not None and t.max_trials is not None and t.max_trials > points:
+        grid += f" (fewer than the {t.max_trials} trials asked for)"
+    lines.append("grid points " + grid)
     width = max((len(p.id) for p in t.all_parameters()), default=0)
     for i, p in enumerate(t.parameters):
         head = "parameters  " if i == 0 else " " * 12
