@@ -1,7 +1,9 @@
 """`trainspec import`: an existing job config → an equivalent trainspec spec (YAML text).
 
 Reads gcloud `ai-platform jobs submit training --config` files, ml v1 REST bodies, gcloud
-`ai custom-jobs create --config` files, Vertex CustomJob REST bodies and Python SDK arguments;
+`ai custom-jobs create --config` and `ai hp-tuning-jobs create --config` files, Vertex CustomJob
+and HyperparameterTuningJob REST bodies and Python SDK arguments; a tuning job (either API)
+becomes `kind: HyperparameterTuningJob` with `spec.tuning`;
 merges gcloud's flags the way gcloud does (flags override the file); writes the spec whose
 compiled request is the source request, with a comment wherever a choice was made.
 The inverse of the lowering in targets/; see docs/migration.md.
@@ -17,16 +19,18 @@ from typing import TextIO
 
 from . import pipeline
 from .diagnostics import Diagnostic, format_text, has_errors
-from .importers import flags, ml, render, sources, vertex
+from .importers import flags, ml, render, sources, study, vertex
 from .importers.spec import Draft
 from .normalize import Options
+from .tuning import KIND as TUNING_KIND
 
 KIND_TEXT = {
     "ml-gcloud": "gcloud ai-platform jobs submit training --config file",
     "ml-rest": "AI Platform Training (ml v1) REST body",
     "vertex-gcloud": "gcloud ai custom-jobs create --config file (CustomJobSpec)",
     "vertex-rest": "Vertex AI CustomJob REST body",
-    "vertex-hpt": "Vertex AI HyperparameterTuningJob (trialJobSpec imported as a CustomJob)",
+    "vertex-hpt": "Vertex AI HyperparameterTuningJob: REST body, gcloud ai hp-tuning-jobs "
+                  "create --config file or SDK arguments",
     "vertex-sdk": "Vertex AI Python SDK arguments",
 }
 
@@ -51,11 +55,9 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
     if src is None or has_errors(found):
         return Outcome(None, None, found)
     flags.merge(src, ns)
-    if src.kind == "vertex-hpt" and not ns.trial_job_only:
-        src.collector.error("$", "a hyperparameter tuning job: on Vertex AI that is a "
-                            "HyperparameterTuningJob (studySpec, trial counts), a resource "
-                            "trainspec does not compile", "pass --trial-job-only to import its "
-                            "trialJobSpec as a CustomJob")
+    if src.kind != "vertex-hpt" and ns.trial_job_only:
+        src.collector.error("$", "--trial-job-only applies to a Vertex hyperparameter tuning "
+                            "job config, and this is none")
     if src.collector.failed:
         return Outcome(None, src.kind, src.collector.items)
     d = Draft()
@@ -73,9 +75,13 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
               ["from --project"] if ns.project else None)
     _region(src, ns, d)
     (ml if src.api == "ai-platform" else vertex).to_spec(src, d)
-    if src.kind == "vertex-hpt":
-        d.comment("spec", "only the trialJobSpec was imported: studySpec and the trial counts "
-                  "of the tuning job are not part of a CustomJob")
+    if src.kind == "vertex-hpt" and ns.trial_job_only:
+        d.comment("spec", "only the trialJobSpec was imported (--trial-job-only): the studySpec "
+                  "and trial counts of the tuning job were left out")
+    elif src.kind == "vertex-hpt":
+        study.from_vertex(src, d)
+    if d.has("spec.tuning"):
+        d.set("kind", TUNING_KIND)
     if src.collector.failed:
         return Outcome(None, src.kind, src.collector.items)
     data, comments = d.finish()

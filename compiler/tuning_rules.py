@@ -161,18 +161,20 @@ _ML_ALGORITHM = {v: k for k, v in ALGORITHMS.items() if v}
 _ML_SCALE = {**{v: k for k, v in SCALES.items()}, "NONE": ML_SCALE_NONE}
 
 
-def from_ml(raw: dict, c: Collector) -> Tuning:
-    """The model of an ml v1 HyperparameterSpec written in `spec.aiPlatform.hyperparameters`,
-    with the shape rules of that syntax ([DD-ML] ParameterSpec)."""
-    t = Tuning("ml", ML_PATH)
+def from_ml(raw: dict, c: Collector, path: str = ML_PATH) -> Tuning:
+    """The model of an ml v1 HyperparameterSpec written at `path` (`spec.aiPlatform.
+    hyperparameters`, or an imported trainingInput), with the shape rules of that syntax
+    ([DD-ML] ParameterSpec)."""
+    t = Tuning("ml", path)
     tag = raw.get("hyperparameterMetricTag")
-    t.metrics = (Metric(tag if isinstance(tag, str) else None, _ML_GOAL.get(_key(raw.get("goal"), _ML_GOAL)),
-                        f"{ML_PATH}.hyperparameterMetricTag"),)
+    t.metrics = (Metric(tag if isinstance(tag, str) else None,
+                        _ML_GOAL.get(_key(raw.get("goal"), _ML_GOAL)),
+                        f"{path}.hyperparameterMetricTag"),)
     params = raw.get("params")
     out = []
     for i, p in enumerate(params if isinstance(params, list) else ()):
         if isinstance(p, dict):
-            out.append(_ml_parameter(p, f"{ML_PATH}.params[{i}]", c))
+            out.append(_ml_parameter(p, f"{path}.params[{i}]", c))
     t.parameters = tuple(out)
     t.algorithm = _ML_ALGORITHM.get(_key(raw.get("algorithm"), _ML_ALGORITHM))
     for setting in ("max_trials", "parallel_trials", "max_failed_trials"):
