@@ -1,4 +1,5 @@
-"""Pulumi dynamic resources for compiled training jobs: `VertexCustomJob` and `AiPlatformJob`.
+"""Pulumi dynamic resources for compiled training jobs: `VertexCustomJob`,
+`VertexHyperparameterTuningJob` and `AiPlatformJob`.
 
 The only compiler module that imports `pulumi`. It has no import-time side effects, so dill
 pickles the providers *by reference* (module + class name) into Pulumi state and the provider
@@ -28,7 +29,9 @@ Resource inputs (camelCase, also echoed into the outputs):
   platform, project, region, specFile, specHash, keepJobRecords
   sourceMap      {body path: {"at": "file:line:col", "path": "$.spec..."}} for mapping HTTP 400
                  field violations back to the spec, computed when the program ran
-Outputs added: name (full resource name, also the id), state, createTime, consoleUrl.
+Outputs added: name (full resource name, also the id), state, createTime, consoleUrl; a tuning job
+also trialCount, succeededTrials and bestTrial (its id, parameters and metrics: the succeeded
+trial best on the first metric), read again by every refresh.
 
 The request travels as a dict, not a JSON string, so a preview shows field-level changes and
 policies can read fields. The engine turns every number into a float64; that is harmless for
@@ -50,7 +53,7 @@ from pulumi import dynamic
 from pulumi.output import Unknown
 
 from . import discovery, pipeline, plan
-from .cloud.rest import ApiError, Client
+from .cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from .diagnostics import TrainspecError
 from .model import secret_placeholder
 from .normalize import Options
@@ -65,6 +68,7 @@ INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile"
 # `owner` is the identity label the job was created with; `error` the failure message.
 OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
                "consoleUrl", "logsUrl")
+TUNING_OUTPUT_KEYS = ("trialCount", "succeededTrials", "bestTrial")
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
 LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
 CREATE_ATTEMPTS = 3  # POSTs of one create, each after a look-up found no job
@@ -134,6 +138,33 @@ def vertex_console_url(name: str, project: str) -> str:
     region, job = name.split("/")[3], name.rsplit("/", 1)[-1]
     return (f"https://console.cloud.google.com/vertex-ai/locations/{region}/training/{job}/cpu"
             f"?project={project}")
+
+
+def tuning_console_url(name: str, project: str) -> str:
+    return (f"https://console.cloud.google.com/vertex-ai/training/hyperparameter-tuning-jobs/"
+            f"{name.rsplit('/', 1)[-1]}?project={project}")
+
+
+def best_trial(job: dict) -> dict | None:
+    """The SUCCEEDED trial best on the study's first metric (its goal), or None:
+    {id, parameters: {id: value}, metrics: {id: value}}."""
+    metrics = ((job.get("studySpec") or {}).get("metrics") or [{}])[0]
+    wanted, minimize = metrics.get("metricId"), metrics.get("goal") == "MINIMIZE"
+    scored = []
+    for trial in job.get("trials") or ():
+        if trial.get("state") != "SUCCEEDED":
+            continue
+        values = {m.get("metricId"): m.get("value")
+                  for m in (trial.get("finalMeasurement") or {}).get("metrics") or ()}
+        value = values.get(wanted)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            scored.append((-value if minimize else value, trial, values))
+    if not scored:
+        return None
+    _, trial, values = max(scored, key=lambda item: item[0])  # the first of equals
+    return {"id": trial.get("id"), "metrics": values,
+            "parameters": {p.get("parameterId"): p.get("value")
+                           for p in trial.get("parameters") or ()}}
 
 
 def ml_console_url(name: str, project: str) -> str:
@@ -238,6 +269,7 @@ class _JobProvider(dynamic.ResourceProvider):
     platform = ""
     api = ""
     schema = ""
+    output_keys = OUTPUT_KEYS
 
     # -- check / diff (no API calls) --
 
@@ -365,7 +397,7 @@ class _JobProvider(dynamic.ResourceProvider):
 
     def _kept_outs(self, olds: dict, news: dict) -> dict:
         """The new inputs with the job's outputs kept: an update never wipes outputs."""
-        return {**self._inputs(news), **{k: olds[k] for k in OUTPUT_KEYS if k in olds}}
+        return {**self._inputs(news), **{k: olds[k] for k in self.output_keys if k in olds}}
 
     def _console(self, name: str, project: str) -> str:
         raise NotImplementedError
@@ -395,9 +427,12 @@ class _JobProvider(dynamic.ResourceProvider):
 
 
 class VertexCustomJobProvider(_JobProvider):
-    """A Vertex AI CustomJob (aiplatform v1 projects.locations.customJobs)."""
+    """A Vertex AI CustomJob (aiplatform v1 projects.locations.customJobs), and the machinery of
+    every Vertex job collection: a subclass names its collection, schema and states."""
 
     platform, api, schema = "vertex", vertex_target.API, vertex_target.SCHEMA
+    collection, resource_type = CUSTOM_JOBS, "CustomJob"
+    terminal, not_adoptable = VERTEX_TERMINAL, VERTEX_NOT_ADOPTABLE
 
     def _console(self, name: str, project: str) -> str:
         return vertex_console_url(name, project)
@@ -412,7 +447,7 @@ class VertexCustomJobProvider(_JobProvider):
         try:
             job = self._create(client, project, region, body)
         except ApiError as exc:
-            raise JobError(describe(exc, f"creating a CustomJob in {where}",
+            raise JobError(describe(exc, f"creating a {self.resource_type} in {where}",
                                     props.get("sourceMap"))) from None
         return dynamic.CreateResult(job["name"], self._outs(props, job, job["name"]))
 
@@ -422,13 +457,13 @@ class VertexCustomJobProvider(_JobProvider):
         seen = self._mine(client, project, region, labels)
         # A job of this generation from an interrupted `up` (killed after the POST): adopt it.
         # A failed or cancelled one is history, not a job to resume.
-        alive = [j for j in seen if j.get("state") not in VERTEX_NOT_ADOPTABLE]
+        alive = [j for j in seen if j.get("state") not in self.not_adoptable]
         if alive:
             return alive[0]
         known = {j.get("name") for j in seen}
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                return client.vertex_create(project, region, body)
+                return client.vertex_create(project, region, body, self.collection)
             except ApiError as exc:
                 if not exc.ambiguous:
                     raise
@@ -441,12 +476,12 @@ class VertexCustomJobProvider(_JobProvider):
                     raise
         raise AssertionError("unreachable")
 
-    @staticmethod
-    def _mine(client: Client, project: str, region: str, labels: dict) -> list[dict]:
+    def _mine(self, client: Client, project: str, region: str, labels: dict) -> list[dict]:
         """This generation's jobs (both owner labels), oldest first."""
         found = client.vertex_list(project, region, " AND ".join(
-            f'labels.{k}="{labels[k]}"' for k in (IDENTITY_LABEL, SPEC_HASH_LABEL)))
-        return sorted(found["customJobs"], key=lambda j: (j.get("createTime", ""), j["name"]))
+            f'labels.{k}="{labels[k]}"' for k in (IDENTITY_LABEL, SPEC_HASH_LABEL)),
+            self.collection)
+        return sorted(found[self.collection], key=lambda j: (j.get("createTime", ""), j["name"]))
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         # Only bookkeeping changed (diff replaces on any request change): no API call.
@@ -456,15 +491,34 @@ class VertexCustomJobProvider(_JobProvider):
         client = self._client()
         try:
             job = self._owned(client.vertex_get(id_), props)
-            if job.get("state") not in VERTEX_TERMINAL:
+            if job.get("state") not in self.terminal:
                 _ignore_precondition(lambda: client.vertex_cancel(id_))
-                _wait(lambda: client.vertex_get(id_).get("state"), VERTEX_TERMINAL, id_)
+                _wait(lambda: client.vertex_get(id_).get("state"), self.terminal, id_)
             if props.get("keepJobRecords") is False:
                 client.vertex_delete(id_)
         except ApiError as exc:
             if exc.not_found:
                 return  # already gone
             raise JobError(describe(exc, f"cancelling {id_}")) from None
+
+
+class VertexHyperparameterTuningJobProvider(VertexCustomJobProvider):
+    """A Vertex AI HyperparameterTuningJob (projects.locations.hyperparameterTuningJobs): the
+    CustomJob lifecycle on another collection (its JobState enum is the CustomJob's), with the
+    trials' progress and the best trial in the outputs."""
+
+    schema = vertex_target.TUNING_SCHEMA
+    collection, resource_type = TUNING_JOBS, "HyperparameterTuningJob"
+    output_keys = OUTPUT_KEYS + TUNING_OUTPUT_KEYS
+
+    def _console(self, name: str, project: str) -> str:
+        return tuning_console_url(name, project)
+
+    def _outs(self, props: dict, job: dict, name: str) -> dict:
+        trials = job.get("trials") or []
+        return {**super()._outs(props, job, name), "trialCount": len(trials),
+                "succeededTrials": sum(t.get("state") == "SUCCEEDED" for t in trials),
+                "bestTrial": best_trial(job)}
 
 
 class AiPlatformJobProvider(_JobProvider):
@@ -642,7 +696,7 @@ class _JobResource(dynamic.Resource):
             "specHash": spec_hash(owner, request), "sourceMap": source_map or {},
             "keepJobRecords": bool(keep_job_records),
             "secretEnv": secret_env if secret_env is not None else {},
-            **{k: None for k in OUTPUT_KEYS},
+            **{k: None for k in provider.output_keys},
         }
         opts = pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))
@@ -656,6 +710,19 @@ class VertexCustomJob(_JobResource, module="trainspec", name="VertexCustomJob"):
         super().__init__(VertexCustomJobProvider(), resource_name, **kwargs)
 
 
+class VertexHyperparameterTuningJob(_JobResource, module="trainspec",
+                                    name="VertexHyperparameterTuningJob"):
+    """A Vertex AI HyperparameterTuningJob; id =
+    ``projects/P/locations/R/hyperparameterTuningJobs/N``."""
+
+    trialCount: pulumi.Output[int]
+    succeededTrials: pulumi.Output[int]
+    bestTrial: pulumi.Output[dict]
+
+    def __init__(self, resource_name: str, **kwargs: Any):
+        super().__init__(VertexHyperparameterTuningJobProvider(), resource_name, **kwargs)
+
+
 class AiPlatformJob(_JobResource, module="trainspec", name="AiPlatformJob"):
     """An AI Platform Training job; id = ``projects/P/jobs/JOB_ID``."""
 
@@ -663,4 +730,8 @@ class AiPlatformJob(_JobResource, module="trainspec", name="AiPlatformJob"):
         super().__init__(AiPlatformJobProvider(), resource_name, **kwargs)
 
 
-RESOURCES = {"vertex": VertexCustomJob, "ai-platform": AiPlatformJob}
+# (platform, spec kind) → resource. On ai-platform a tuning job is a Job like any other.
+RESOURCES = {("vertex", "TrainingJob"): VertexCustomJob,
+             ("vertex", "HyperparameterTuningJob"): VertexHyperparameterTuningJob,
+             ("ai-platform", "TrainingJob"): AiPlatformJob,
+             ("ai-platform", "HyperparameterTuningJob"): AiPlatformJob}

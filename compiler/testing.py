@@ -52,10 +52,9 @@ import yaml
 from . import discovery, pipeline
 from .catalog import accelerators, images, machines, regions
 from .normalize import Options
+from .targets import body_schema
 
-API_SCHEMA = {platform: (target.API, target.SCHEMA)
-              for platform, target in pipeline.TARGETS.items()}
-PLATFORMS = tuple(API_SCHEMA)
+PLATFORMS = tuple(pipeline.TARGETS)
 # A fixed date keeps generated specs' warnings (image end of availability) reproducible.
 TODAY = datetime.date(2026, 1, 15)
 
@@ -79,7 +78,7 @@ def assert_compiles_conformant(spec: dict | str | bytes, options: Options = Opti
     errors = "\n".join(d.format() for d in result.errors)
     assert result.ok, f"spec refused:\n{errors}\n--- spec ---\n{_text(spec)!s}"
     assert result.job is not None and result.body is not None
-    api, schema = API_SCHEMA[result.job.platform]
+    api, schema = body_schema(result.job.platform, result.job.kind)
     found = discovery.violations(api, schema, result.body)
     assert found == [], f"{schema} violations: {found}\n--- spec ---\n{_text(spec)!s}"
     return result
@@ -117,7 +116,7 @@ def check_repo(path: str | Path = "specs", platform: str | None = None,
         if not r.ok:
             problems += [d.format() for d in r.errors]
             continue
-        api, schema = API_SCHEMA[r.job.platform]  # type: ignore[union-attr]
+        api, schema = body_schema(r.job.platform, r.job.kind)  # type: ignore[union-attr]
         problems += [f"{f}: {p}: {m}" for p, m in discovery.violations(api, schema, r.body)]
     problems += [d.format() for d in pipeline.check_set(results)]
     assert not problems, "\n".join(problems)

@@ -10,7 +10,7 @@ import signal
 import threading
 import time
 
-from engine_specs import FAIL, HOLD, ml, vertex
+from engine_specs import FAIL, HOLD, ml, tuning, vertex
 from faultproxy import FaultProxy
 
 BERT, CENSUS = "specs/bert.yaml", "specs/census.yaml"
@@ -251,3 +251,37 @@ def test_a_404_from_a_wrong_endpoint_is_an_error_never_a_deleted_job(project, em
         assert "HTTP 404" in text and "Traceback" not in text
     assert [r["id"] for r in p.resources()] == [name]  # still tracked
     assert emulator.vertex_jobs()[name]["state"] == "JOB_STATE_RUNNING"
+
+
+def test_a_tuning_job_is_created_once_refreshed_with_its_best_trial_and_cancelled(
+        project, emulator):
+    p = project()
+    p.write("specs/ads-hpt.yaml", tuning(labels=HOLD))  # the last wave of trials stays running
+    p.up()
+    assert len(emulator.requests("POST", "/hyperparameterTuningJobs HTTP")) == 1
+    assert emulator.requests("POST", "/customJobs HTTP") == []
+    (name,) = emulator.tuning_jobs()
+    assert name.startswith("projects/acme-test/locations/us-central1/hyperparameterTuningJobs/")
+    assert p.outputs()["ads-hpt"]["name"] == name
+    (resource,) = p.resources()
+    assert resource["type"].endswith("trainspec:VertexHyperparameterTuningJob")
+
+    time.sleep(2.5)  # 0.5 s steps: queued, pending, the first wave of 2 trials done
+    p.run("refresh", "--yes", "--skip-preview")
+    (resource,) = p.resources()
+    outs = resource["outputs"]
+    assert outs["state"] == "JOB_STATE_RUNNING"
+    assert outs["trialCount"] == 4 and outs["succeededTrials"] == 2
+    best = outs["bestTrial"]
+    live = emulator.tuning_jobs()[name]["trials"]
+    done = [t for t in live if t["state"] == "SUCCEEDED"]
+    top = max(done, key=lambda t: t["finalMeasurement"]["metrics"][0]["value"])
+    assert best["id"] == top["id"] and set(best["parameters"]) == {"lr", "optimizer"}
+    p.up()  # the stack's exports follow the refreshed outputs
+    assert p.outputs()["ads-hpt"]["bestTrial"]["id"] == top["id"]
+
+    p.run("destroy", "--yes", "--skip-preview")
+    assert emulator.tuning_jobs()[name]["state"] == "JOB_STATE_CANCELLED"
+    assert len(emulator.requests("POST", f"{name}:cancel")) == 1
+    assert not emulator.requests("DELETE")  # records are kept by default
+    assert p.resources() == []
