@@ -80,6 +80,44 @@ def test_secret_env_values_compile_to_placeholders(spec):
         assert f"<secret:trainspec:{key}>" in body
 
 
+TUNING = "HyperparameterTuningJob"
+
+
+@ci(80)
+@given(testing.valid_specs(kind=TUNING))
+def test_valid_tuning_specs_compile_to_conformant_requests(spec):
+    result = testing.assert_compiles_conformant(spec)
+    tuning = spec["spec"]["tuning"]
+    if result.job.platform == "vertex":
+        study = result.body["studySpec"]
+        assert [m["metricId"] for m in study["metrics"]] == list(tuning["metrics"])
+        assert [p["parameterId"] for p in study["parameters"]] == list(tuning["parameters"])
+        assert result.body["maxTrialCount"] == tuning["maxTrials"]
+        assert "trialJobSpec" in result.body and "jobSpec" not in result.body
+    else:
+        hp = result.body["trainingInput"]["hyperparameters"]
+        assert [p["parameterName"] for p in hp["params"]] == list(tuning["parameters"])
+        assert hp["hyperparameterMetricTag"] == next(iter(tuning["metrics"]))
+
+
+@ci(40)
+@given(testing.tunings("ai-platform"), st.sampled_from(["vertex", "ai-platform"]))
+def test_a_search_ai_platform_can_express_compiles_on_both_platforms(tuning, platform):
+    """What AI Platform can express, Vertex can too (but resumeFrom, Vertex's only refusal)."""
+    tuning.pop("resumeFrom", None)
+    spec = {"apiVersion": "trainspec/v1", "kind": TUNING, "metadata": {"name": "j"},
+            "spec": {"platform": platform, "region": "us-central1",
+                     "container": {"image": "gcr.io/p/i:1"},
+                     "pools": {"chief": {"machineType": "n1-standard-4"}}, "tuning": tuning}}
+    testing.assert_compiles_conformant(spec)
+
+
+@ci(120)
+@given(testing.mutated_specs(kind=TUNING))
+def test_every_tuning_mutation_is_refused_with_a_located_error(mutation):
+    testing.assert_refused_located(mutation.text)
+
+
 # -- mutations --------------------------------------------------------------------------------
 
 @ci(250)
@@ -155,6 +193,20 @@ def _canonical(value):
     return value
 
 
+_TUNING_EXAMPLE = {
+    "apiVersion": "trainspec/v1", "kind": "HyperparameterTuningJob", "metadata": {"name": "j"},
+    "spec": {"region": "us-central1", "container": {"image": "gcr.io/p/i:1"},
+             "tuning": {"metrics": {"auc": "maximize", "loss": "minimize"}, "parameters": {
+                 "opt": {"categorical": ["adam", "sgd"], "conditional": [
+                     {"when": ["sgd"], "parameters": {"m": {"double": [0.5, 0.9]},
+                                                      "n": {"integer": [1, 3]}}},
+                     {"when": ["adam"], "parameters": {"m": {"discrete": [0.5, 1.5]}}}]},
+                 "layers": {"integer": [1, 8], "scale": "log", "conditional": [
+                     {"when": [2, 4], "parameters": {"w": {"discrete": [16, 32]}}}]}},
+                 "maxTrials": 8, "parallelTrials": 2, "earlyStopping": True,
+                 "measurement": "best"}}}
+
+
 def _import(body: dict, spec: dict) -> str:
     from compiler import decompile  # noqa: PLC0415 - written by another engineer, optional
 
@@ -167,6 +219,7 @@ def _import(body: dict, spec: dict) -> str:
 
 @ci(60)
 @given(testing.valid_specs())
+@example(_TUNING_EXAMPLE)
 def test_import_of_compiled_request_compiles_back_to_it(spec):
     first = testing.assert_compiles_conformant(spec)
     again = testing.assert_compiles_conformant(_import(first.body, spec), file="imported.yaml")
