@@ -37,6 +37,9 @@ SPEC_SUFFIXES = (".yaml", ".yml")
 WORKTREE = "working tree"
 MARKER = "<!-- trainspec-diff -->"  # lets CI find and update its own PR comment
 REDACTED = "<redacted>"
+# Request paths of a tuning job's search: a change there shows the search space summarised.
+SEARCH_PATHS = ("studySpec", "maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
+                "trainingInput.hyperparameters")
 
 DESCRIPTION = """\
 Compare the compiled requests of the spec files at git revision BASE with those at HEAD
@@ -174,10 +177,18 @@ class Entry:
         return ""
 
     @property
+    def tuning(self) -> bool:
+        return any(r is not None and r.job is not None and r.job.tuning is not None
+                   for r in (self.new, self.old))
+
+    @property
     def search(self) -> list[str]:
-        """A tuning job's search space (HEAD's, else BASE's), summarised; [] for other jobs."""
+        """A tuning job's search space (HEAD's, else BASE's), summarised, when the job is
+        created or deleted or its search changes; [] otherwise and for other jobs."""
+        touched = self.plan.action in (planning.CREATE, planning.DELETE) or any(
+            c.path.startswith(SEARCH_PATHS) for c in self.plan.changes)
         for r in (self.new, self.old):
-            if r is not None and r.ok and r.job is not None and r.job.tuning is not None:
+            if touched and r is not None and r.ok and r.job is not None and r.job.tuning:
                 return tuning_summary(r.job.tuning)
         return []
 
@@ -542,7 +553,7 @@ def _change_lines(c: planning.Change) -> list[str]:
 
 def _title(e: Entry) -> str:
     moved = f"{e.old_file} → {e.new_file}" if e.renamed else e.file
-    kind = ", tuning job" if e.search else ""
+    kind = ", tuning job" if e.tuning else ""
     return f"{moved} (job {e.job or '?'}, {e.platform or '?'}{kind})"
 
 

@@ -477,6 +477,10 @@ def test_a_tuning_job_shows_its_search_space(repo):
     assert entry["searchSpace"][3] == "parameters  lr     double [0.0001, 0.1], log scale"
     code, out, _ = run(repo, "HEAD", "--format", "markdown")
     assert "# grid points unbounded (a double parameter)" in out
+    edit(repo / "specs" / "hpt.yaml", "[32, 64, 128]", "[32, 64]")
+    edit(repo / "specs" / "hpt.yaml", "name: resnet-hpt}", "name: resnet-hpt, labels: {a: b}}")
+    code, out, _ = run(repo, "HEAD")
+    assert "(job resnet-hpt, vertex, tuning job)" in out and "search space" not in out
     (repo / "specs" / "hpt.yaml").unlink()
     code, out, _ = run(repo, "HEAD")
     assert "delete: the job is cancelled if still running" in out
