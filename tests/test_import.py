@@ -719,3 +719,61 @@ def test_migration_custom_container_with_gpu():
     assert pool["containerSpec"]["imageUri"] == "gcr.io/migration-ucaip-training/cifar_migration:v1"
     assert pool["containerSpec"]["args"][1:] == ["--epochs=20", "--steps=100"]
     assert result.body["displayName"] == "custom_container_20210325215916"
+
+
+def _study(**changes) -> dict:
+    body = copy.deepcopy(ENTRIES["047-vas-uj11-rest-hptuning-job"]["config"])
+    for path, value in changes.items():
+        target = body
+        keys = path.split("__")
+        for key in keys[:-1]:
+            target = target[int(key)] if key.isdigit() else target[key]
+        target[keys[-1]] = value
+    return body
+
+
+COND = {"parameterSpec": {"parameterId": "c", "integerValueSpec": {"minValue": 1, "maxValue": 2}},
+        "parentDiscreteValues": {"values": [0.01]}}
+
+
+@pytest.mark.parametrize("body, where, phrase", [
+    (_study(studySpec__observationNoise="LOW"), "$.studySpec.observationNoise",
+     "has no trainspec key (HyperparameterTuningJob does not support it)"),
+    (_study(studySpec__studyStoppingConfig={"maxNumTrials": 3}), "$.studySpec.studyStoppingConfig",
+     "has no trainspec key"),
+    (_study(studySpec__metrics__0__safetyConfig={"safetyThreshold": 1}),
+     "$.studySpec.metrics[0].safetyConfig", "has no trainspec key"),
+    (_study(studySpec__parameters__1__integerValueSpec={"minValue": 1, "maxValue": 2,
+                                                        "defaultValue": 1}),
+     "$.studySpec.parameters[1].integerValueSpec.defaultValue", "not supported by "
+     "HyperparameterTuningJob"),
+    (_study(studySpec__parameters__0__conditionalParameterSpecs=[
+        {**COND, "parameterSpec": {**COND["parameterSpec"], "conditionalParameterSpecs": [
+            {"parameterSpec": {"parameterId": "d", "integerValueSpec": {"minValue": 1,
+                                                                        "maxValue": 2}},
+             "parentIntValues": {"values": ["1"]}}]}}]),
+     "$.studySpec.parameters[0].conditionalParameterSpecs[0].parameterSpec."
+     "conditionalParameterSpecs[0]", "one level of conditional parameters"),
+    (_study(studySpec__algorithm="BEST_SEARCH"), "$.studySpec.algorithm", "unknown value"),
+    (_study(studyStoppingRule=1), "$.studyStoppingRule",
+     "unknown HyperparameterTuningJob field"),
+])
+def test_tuning_fields_trainspec_cannot_write_are_named_errors(body, where, phrase):
+    outcome = decompile.decompile(json.dumps(body), "hpt.json",
+                                  decompile.parse_flags(["--region", "us-central1"]))
+    assert not outcome.ok
+    assert any(d.path == where and phrase in d.format() for d in outcome.diagnostics), \
+        [d.format() for d in outcome.diagnostics]
+
+
+def test_a_conditional_tuning_job_round_trips():
+    body = _study(studySpec__parameters__0__conditionalParameterSpecs=[
+        COND, {**COND, "parameterSpec": {**COND["parameterSpec"], "parameterId": "e"}},
+        {**COND, "parentDiscreteValues": {"values": [0.1, 0.001]}}])
+    outcome = decompile.decompile(json.dumps(body), "hpt.json",
+                                  decompile.parse_flags(["--region", "us-central1"]))
+    assert outcome.ok, outcome.diagnostics
+    assert "- when: [0.01]" in outcome.text and "- when: [0.1, 0.001]" in outcome.text
+    result = compile_spec(outcome.text, "vertex", "us-central1")
+    assert result.ok, [d.format() for d in result.errors]
+    assert canon(result.body) == canon(body)
