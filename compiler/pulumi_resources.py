@@ -60,6 +60,7 @@ from .normalize import Options
 from .targets import aiplatform as aiplatform_target
 from .targets import vertex as vertex_target
 
+DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic/trainspec:"  # a resource's type token, then its name
 IDENTITY_LABEL = "trainspec-resource"
 SPEC_HASH_LABEL = "trainspec-spec-hash"
 ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
@@ -698,9 +699,18 @@ class _JobResource(dynamic.Resource):
             "secretEnv": secret_env if secret_env is not None else {},
             **{k: None for k in provider.output_keys},
         }
+        # A spec that changes platform or kind keeps its resource (the other types are aliases
+        # of this one), so the change is a replace: the old job is cancelled by its own
+        # provider before the new one is created, as for any other change of the request.
+        aliases = [pulumi.Alias(type_=t) for t in JOB_TYPES if t != type(self)._type_token()]
         opts = pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))
+            opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"],
+                                         aliases=aliases))
         super().__init__(provider, resource_name, props, opts)
+
+    @classmethod
+    def _type_token(cls) -> str:
+        return f"{DYNAMIC_TYPE_PREFIX}{cls.__name__}"
 
 
 class VertexCustomJob(_JobResource, module="trainspec", name="VertexCustomJob"):
@@ -730,6 +740,8 @@ class AiPlatformJob(_JobResource, module="trainspec", name="AiPlatformJob"):
         super().__init__(AiPlatformJobProvider(), resource_name, **kwargs)
 
 
+JOB_TYPES = tuple(f"{DYNAMIC_TYPE_PREFIX}{n}" for n in (
+    "VertexCustomJob", "VertexHyperparameterTuningJob", "AiPlatformJob"))
 # (platform, spec kind) → resource. On ai-platform a tuning job is a Job like any other.
 RESOURCES = {("vertex", "TrainingJob"): VertexCustomJob,
              ("vertex", "HyperparameterTuningJob"): VertexHyperparameterTuningJob,

@@ -285,3 +285,24 @@ def test_a_tuning_job_is_created_once_refreshed_with_its_best_trial_and_cancelle
     assert len(emulator.requests("POST", f"{name}:cancel")) == 1
     assert not emulator.requests("DELETE")  # records are kept by default
     assert p.resources() == []
+
+
+def test_a_spec_turned_into_a_tuning_job_cancels_the_old_job_first(project, emulator):
+    """kind (or platform) changes the resource type: an alias keeps it one resource, so the
+    change is a delete-before-replace like any other, not a new job beside the old one."""
+    p = project()
+    p.write("specs/ads-hpt.yaml", vertex(name="ads-hpt", labels=HOLD))
+    p.up()
+    (old,) = emulator.vertex_jobs()
+    p.write("specs/ads-hpt.yaml", tuning(labels=HOLD))
+    preview = p.run("preview")
+    assert "+-1 to replace" in preview.stdout
+    p.up()
+    assert emulator.vertex_jobs()[old]["state"] == "JOB_STATE_CANCELLED"
+    (new,) = emulator.tuning_jobs()
+    calls = emulator.requests("POST")
+    cancel = next(i for i, c in enumerate(calls) if f"{old}:cancel" in c)
+    create = next(i for i, c in enumerate(calls) if "/hyperparameterTuningJobs HTTP" in c)
+    assert cancel < create
+    (resource,) = p.resources()
+    assert resource["type"].endswith(":VertexHyperparameterTuningJob") and resource["id"] == new
