@@ -250,8 +250,10 @@ def summary(t: Tuning) -> list[str]:
 
 
 def _whole(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        math.isfinite(value) and float(value).is_integer()
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)
+                                      and value.is_integer())
 
 
 def _num(value: Any) -> str:

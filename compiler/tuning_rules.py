@@ -53,7 +53,7 @@ MESSAGES = {
                   "an argument instead",
                   "minValue equals maxValue ({low}): the parameter is not searched; pass it as "
                   "an argument instead"),
-    "not-finite": ("{value} is not a finite number", "{value} is not a finite number"),
+    "bad-number": ("{value} is {why}",) * 2,
     "log-range": ("a log scale needs a strictly positive range",) * 2,
     "log-values": ("a log scale needs strictly positive values",) * 2,
     "categorical-scale": ("scale does not apply to a categorical parameter",
@@ -264,9 +264,10 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
     log = p.scale in ("log", "reverse-log")
     if p.kind in RANGED:
         lo, hi = p.low, p.high
-        bad = [v for v in (lo, hi) if v is not None and not math.isfinite(v)]
+        bad = [v for v in (lo, hi) if v is not None and number_problem(v, p.kind)]
         for v in bad:
-            c.error(where(t, p, "range"), _say(t, "not-finite", value=v))
+            c.error(where(t, p, "range"), _say(t, "bad-number", value=_show(v),
+                                               why=number_problem(v, p.kind)))
         if lo is not None and hi is not None and not bad:
             if lo > hi:
                 c.error(where(t, p, "range"), _say(t, "range-order", low=lo, high=hi))
@@ -278,9 +279,10 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
             c.error(where(t, p, "scale"), _say(t, "log-range"))
     elif p.kind == "discrete":
         values = p.values
-        bad = [v for v in values if not math.isfinite(v)]
+        bad = [v for v in values if number_problem(v, p.kind)]
         for v in bad:
-            c.error(where(t, p, "values"), _say(t, "not-finite", value=v))
+            c.error(where(t, p, "values"), _say(t, "bad-number", value=_show(v),
+                                                why=number_problem(v, p.kind)))
         if not bad and any(b <= a for a, b in zip(values, values[1:])):
             c.error(where(t, p, "values"), _say(t, "discrete-order"))
         elif not bad and len(values) > MAX_DISCRETE_VALUES:
@@ -302,6 +304,27 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
             _check_parameter(t, q, c)
 
 
+INT64 = (-(2**63), 2**63 - 1)  # [DD-AIP] IntegerValueSpec bounds and parentIntValues: int64
+
+
+def number_problem(value: int | float, kind: str | None) -> str | None:
+    """Why a number cannot be sent: not finite, beyond a double, or (integers) beyond int64."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "not a finite number"
+    if kind == "integer" and not INT64[0] <= value <= INT64[1]:
+        return "outside the int64 range"
+    try:
+        float(value)
+    except OverflowError:
+        return "too large for a double"
+    return None
+
+
+def _show(value: int | float) -> str:
+    text = str(value)
+    return text if len(text) <= 24 else f"{text[:12]}…({len(text)} digits)"
+
+
 def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
     """Why `value` cannot be in a condition on parent `p`, as (message code, fields)."""
     fields = {"value": value, "kind": p.kind, "id": p.id}
@@ -314,6 +337,8 @@ def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
     if _n(value) is None or (p.kind == "integer" and not isinstance(value, int)):
         return "parent-type", {**fields, "what": "a whole number" if p.kind == "integer"
                                else "a number"}
+    if number_problem(value, p.kind):
+        return "bad-number", {"value": _show(value), "why": number_problem(value, p.kind)}
     if p.kind == "integer":
         if p.low is not None and p.high is not None and not p.low <= value <= p.high:
             return "parent-domain", {**fields, "domain": f"{p.low} to {p.high}"}

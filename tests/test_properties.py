@@ -350,3 +350,31 @@ def test_strategies_cover_the_catalog():
     assert any(s.tpu for s in shapes["us-central1"]) and any(s.flex for s in shapes["us-central1"])
     with pytest.raises(ValueError):
         testing.valid_specs(platform="azure")
+
+
+BUG_HUGE_NUMBERS = """\
+apiVersion: trainspec/v1
+kind: HyperparameterTuningJob
+metadata: {name: j}
+spec:
+  region: us-central1
+  container: {image: gcr.io/p/i:1}
+  tuning:
+    metrics: {m: maximize}
+    parameters:
+      a: {discrete: [1.5, NINES_400]}
+      b: {integer: [1, NINES_30]}
+    maxTrials: 2
+    parallelTrials: 1
+""".replace("NINES_400", "9" * 400).replace("NINES_30", "9" * 30)
+
+
+@ci(1)
+@given(st.just(BUG_HUGE_NUMBERS))
+@example(BUG_HUGE_NUMBERS)
+def test_pinned_numbers_beyond_a_double_or_int64_are_refused(text):
+    """An integer too large for a float made the tuning rules raise OverflowError."""
+    for platform in ("vertex", "ai-platform"):
+        result = testing.assert_refused_located(text.replace("region:", f"platform: {platform}\n"
+                                                             "  region:"))
+        assert any("too large for a double" in d.message for d in result.errors)

@@ -177,7 +177,7 @@ def _number(value: Any) -> float | None:
         return None
     try:
         number = float(value)  # int64 fields arrive as decimal strings
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return number if math.isfinite(number) else None
 

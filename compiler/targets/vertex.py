@@ -108,7 +108,9 @@ def _check_tuning(job: Job, t: Tuning, c: Collector) -> None:
                         ", which reports it with hypertune" if what == "metric" else ""),
                     key=True)
     for p in t.all_parameters():
-        gaps = [b - a for a, b in zip(p.values, p.values[1:])] if p.kind == "discrete" else []
+        sendable = p.kind == "discrete" and not any(
+            tuning_rules.number_problem(v, p.kind) for v in p.values)
+        gaps = [b - a for a, b in zip(p.values, p.values[1:])] if sendable else []
         if any(0 < gap < DISCRETE_GAP for gap in gaps):
             c.error(f"{p.path}.discrete", "on vertex, discrete values must be at least 1e-10 "
                     "apart")
