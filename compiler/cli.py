@@ -11,11 +11,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
-from . import decompile, emit, explain, pipeline, review
+from . import decompile, emit, explain, pipeline, review, scaffold, source, watch
 from . import diagnostics as diag
 from .normalize import Options
+from .version import VERSION
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -58,24 +59,33 @@ def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: s
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    files, missing = find_specs(args.paths)
-    if not files and not missing:
+    from_stdin = source.STDIN in args.paths
+    if args.paths.count(source.STDIN) > 1:
+        err.write("error: `-` (standard input) can be given once\n")
+        return EXIT_USAGE
+    files, missing = find_specs([p for p in args.paths if p != source.STDIN])
+    if not files and not missing and not from_stdin:
         err.write("error: no *.yaml or *.yml spec found under " + " ".join(args.paths) + "\n")
         return EXIT_FAILED
     results = emit.compile_many(files, _options(args), jobs=args.jobs)
+    if from_stdin:
+        results.append(pipeline.compile_stream(args.stdin, _options(args)))
     clashes = pipeline.check_set(results)
     _report(results, missing + clashes, args.format, out, err)
     bad = sum(not r.ok for r in results) + len(missing) + len(clashes)
     if args.format == "text":
-        err.write(f"{len(files)} spec(s) checked, {bad} with errors\n")
+        err.write(f"{len(results)} spec(s) checked, {bad} with errors\n")
     return EXIT_FAILED if bad else EXIT_OK
 
 
 def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = Path(args.path)
-    if target.is_dir() or args.out:
+    if args.path == source.STDIN and args.out:
+        err.write("error: --out compiles a folder; a spec from standard input (-) is printed\n")
+        return EXIT_USAGE
+    if args.path != source.STDIN and (target.is_dir() or args.out):
         return _compile_tree(args, out, err)
-    result = pipeline.compile_file(args.path, _options(args))
+    result = pipeline.compile_path(args.path, _options(args), args.stdin)
     _report([result], [], "text", out, err)
     if not result.ok:
         return EXIT_FAILED
@@ -129,7 +139,7 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    result = pipeline.compile_file(args.path, _options(args))
+    result = pipeline.compile_path(args.path, _options(args), args.stdin)
     _report([result], [], "text", out, err)
     if result.job is None or not result.ok:
         return EXIT_FAILED
@@ -153,10 +163,12 @@ def _platform_flags(p: argparse.ArgumentParser) -> None:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="trainspec", description="Validate, compile and apply "
                                   "training-job specs for Vertex AI and AI Platform Training.")
+    top.add_argument("--version", action="version", version=f"trainspec {VERSION}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("validate", help="check specs; report every problem as file:line:col")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="spec files or folders; - reads one spec from standard input")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--jobs", type=int, default=0,
                    help="worker processes (default: one per core for large trees)")
@@ -164,7 +176,8 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_validate)
 
     p = sub.add_parser("compile", help="print the API request body of a spec (or --out a tree)")
-    p.add_argument("path", metavar="FILE|DIR")
+    p.add_argument("path", metavar="FILE|DIR", help="a spec, a folder (with --out), or - for "
+                   "standard input")
     p.add_argument("--out", metavar="OUTDIR", help="write one JSON per spec under OUTDIR")
     p.add_argument("--check", action="store_true",
                    help="with --out: fail if OUTDIR differs from what would be written")
@@ -174,7 +187,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_compile)
 
     p = sub.add_parser("explain", help="summarise a spec: pools, machines, defaults applied")
-    p.add_argument("path", metavar="FILE")
+    p.add_argument("path", metavar="FILE", help="a spec, or - for standard input")
     _platform_flags(p)
     p.set_defaults(run=cmd_explain)
 
@@ -190,7 +203,15 @@ def parser() -> argparse.ArgumentParser:
     decompile.add_arguments(p)
     p.set_defaults(run=decompile.run)
 
-    p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs",
+    watch.add_commands(sub)
+
+    p = sub.add_parser("init", help="write a ready specs repository: Pulumi project, example "
+                       "spec, CI, pre-commit; never overwrites a file")
+    scaffold.add_arguments(p)
+    p.set_defaults(run=scaffold.run)
+
+    p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs and Cloud "
+                       "Logging",
                        add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(run=cmd_emulator)
@@ -198,13 +219,18 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None,
-         err: TextIO | None = None) -> int:
+         err: TextIO | None = None, stdin: BinaryIO | None = None) -> int:
+    """Run one command; `stdin` (bytes) is what `-` reads (default: the process's stdin)."""
     out, err = out or sys.stdout, err or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["emulator"]:
         args = argparse.Namespace(run=cmd_emulator, rest=argv[1:])
+    elif argv[:1] == ["import"] and "--" in argv:
+        cut = argv.index("--")  # import [--platform P] [--name N] -- gcloud WORDS...
+        args = argparse.Namespace(run=decompile.run, own=argv[1:cut], gcloud_words=argv[cut + 1:])
     else:
         args = parser().parse_args(argv)
+    args.stdin = stdin if stdin is not None else sys.stdin.buffer
     try:
         return args.run(args, out, err)
     except KeyboardInterrupt:

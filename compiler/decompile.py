@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from . import pipeline
-from .diagnostics import Diagnostic, format_text, has_errors
-from .importers import flags, ml, render, sources, study, vertex
+from .diagnostics import Collector, Diagnostic, format_text, has_errors
+from .importers import flags, gcloud, ml, render, sources, study, vertex
 from .importers.spec import Draft
 from .normalize import Options
 from .tuning import KIND as TUNING_KIND
@@ -33,6 +33,9 @@ KIND_TEXT = {
                   "create --config file or SDK arguments",
     "vertex-sdk": "Vertex AI Python SDK arguments",
 }
+GCLOUD_FILE = "gcloud command line"
+# What `gcloud ... --config FILE` reads: a CustomJobSpec, or an ml v1 Job (jobId optional).
+GCLOUD_CONFIG_KINDS = {"vertex": ("vertex-gcloud",), "ai-platform": ("ml-gcloud", "ml-rest")}
 
 
 @dataclass
@@ -48,12 +51,15 @@ class Outcome:
         return self.text is not None and not has_errors(self.diagnostics)
 
 
-def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = None) -> Outcome:
-    """Import one config. `args` holds the gcloud flags (see `add_arguments`)."""
+def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = None,
+              src: sources.Source | None = None) -> Outcome:
+    """Import one config. `args` holds the gcloud flags (see `add_arguments`); `src`, when
+    given, is the request already loaded (a gcloud command line without --config)."""
     ns = args or parse_flags([])
-    src, found = sources.load(text, file)
-    if src is None or has_errors(found):
-        return Outcome(None, None, found)
+    if src is None:
+        src, found = sources.load(text, file)
+        if src is None or has_errors(found):
+            return Outcome(None, None, found)
     flags.merge(src, ns)
     if src.kind != "vertex-hpt" and ns.trial_job_only:
         src.collector.error("$", "--trial-job-only applies to a Vertex hyperparameter tuning "
@@ -85,8 +91,14 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
     if src.collector.failed:
         return Outcome(None, src.kind, src.collector.items)
     data, comments = d.finish()
+    inv = getattr(ns, "gcloud", None)
     header = [f"Imported by `trainspec import` from {os.path.basename(file)}",
-              f"({KIND_TEXT[src.kind]})."]
+              f"({KIND_TEXT[src.kind]})."] if inv is None or file != GCLOUD_FILE else \
+        [f"Imported by `trainspec import` from a `{inv.text}` command line."]
+    if inv is not None and inv.track != "ga":
+        header.append(f"gcloud {inv.track} sends the same body"
+                      + (" to the v1beta1 API; trainspec submits it to v1" if inv.api == "vertex"
+                         else ""))
     written = {line for lines in comments.values() for line in lines}
     header += sorted({f"{path}: {text}" for path, notes in src.notes.items() for text in notes
                       if text not in written})
@@ -103,7 +115,9 @@ def _name(src: sources.Source, ns: argparse.Namespace, file: str, d: Draft) -> N
     req = src.request
     display = req.get("displayName") if src.api == "vertex" else None
     if ns.name:
-        d.set("metadata.name", ns.name, ["from --name"])
+        job = getattr(ns, "job_id", None)
+        d.set("metadata.name", ns.name, ["from gcloud's JOB argument" if job == ns.name
+                                         else "from --name"])
     elif src.api == "ai-platform" and isinstance(req.get("jobId"), str):
         name = _sanitise(req["jobId"])
         d.set("metadata.name", name, [f"jobId {req['jobId']!r} kept as metadata.name" if
@@ -143,7 +157,8 @@ def _region(src: sources.Source, ns: argparse.Namespace, d: Draft) -> None:
             tin["region"] = ns.region
         note = f"from --region (overrides {written!r} in the source)" if written and \
             written != ns.region else ("no region in the source: taken from --region"
-                                       if not written else "from --region")
+                                       if not written and getattr(ns, "gcloud", None) is None
+                                       else "from --region")
         d.set("spec.region", ns.region, [note])
     elif written is not None and not isinstance(tin, dict):
         d.set("spec.region", written)
@@ -168,15 +183,80 @@ def parse_flags(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(["-", *argv])
 
 
-def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """`python -m compiler import FILE [flags]`: spec on stdout, problems on stderr."""
+def import_gcloud(words: list[str], own: list[str]) -> Outcome:
+    """`import [--platform P] [--name N] -- gcloud ...`: the spec for a gcloud command line.
+    Only the config file the command names (--config) is read."""
+    base = _own_flags(own)
+    if base is None:
+        return _refused("before `--` only --platform vertex|ai-platform and --name NAME are "
+                        "taken; gcloud's flags go after `--`")
     try:
-        with open(args.path, "rb") as f:
+        inv = gcloud.parse(words)
+    except gcloud.GcloudError as e:
+        return _refused(str(e))
+    ns = gcloud.namespace(inv, parse_flags([]))
+    ns.platform, ns.name = base.platform, base.name or ns.name
+    if inv.config is None and "--config" in inv.values:
+        inv.config = str(inv.values["--config"])
+    if inv.config is None:
+        req = {"jobSpec": {}} if inv.api == "vertex" else {"trainingInput": {}}
+        kind = "vertex-gcloud" if inv.api == "vertex" else "ml-gcloud"
+        src = sources.Source(kind, inv.api, req, Collector(GCLOUD_FILE))
+        return decompile("", GCLOUD_FILE, ns, src)
+    try:
+        with open(inv.config, "rb") as f:
             blob = f.read()
     except OSError as e:
-        err.write(f"{args.path}: error: $: cannot read file: {e.strerror or e}\n")
-        return 1
-    outcome = decompile(blob, args.path, args)
+        return _refused(f"--config {inv.config}: cannot read file: {e.strerror or e}")
+    src, found = sources.load(blob, inv.config)
+    if src is None or has_errors(found):
+        return Outcome(None, None, found)
+    if src.kind not in GCLOUD_CONFIG_KINDS[inv.api]:
+        what = sources.describe(src.request) if src.kind != "vertex-sdk" else None
+        want = "a CustomJobSpec (workerPoolSpecs, ...)" if inv.api == "vertex" else \
+            "an ml v1 Job (trainingInput, ...)"
+        snake = src.kind == "vertex-sdk"
+        return _refused(f"--config {inv.config}: {inv.text} reads {want}, not "
+                        + ("snake_case keys: gcloud passes them on as unknown fields and the "
+                           "API refuses the request (write workerPoolSpecs, machineSpec, ...)"
+                           if snake else str(what or src.kind)), file=inv.config)
+    return decompile(blob, inv.config, ns, src)
+
+
+def _refused(message: str, file: str = GCLOUD_FILE) -> Outcome:
+    return Outcome(None, None, [Diagnostic("$", message, file=file)])
+
+
+def _own_flags(words: list[str]) -> argparse.Namespace | None:
+    """trainspec's own flags before `--` (--platform, --name), or None if anything else."""
+    ns = argparse.Namespace(platform=None, name=None)
+    i = 0
+    while i < len(words):
+        key, eq, value = words[i].partition("=")
+        if key not in ("--platform", "--name"):
+            return None
+        if not eq:
+            if i + 1 >= len(words):
+                return None
+            value, i = words[i + 1], i + 1
+        setattr(ns, key[2:], value)
+        i += 1
+    return ns if ns.platform in (None, "vertex", "ai-platform") else None
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """`python -m compiler import FILE [flags]` or `import -- gcloud ...`: spec on stdout,
+    problems on stderr."""
+    if getattr(args, "gcloud_words", None) is not None:
+        outcome = import_gcloud(args.gcloud_words, args.own)
+    else:
+        try:
+            with open(args.path, "rb") as f:
+                blob = f.read()
+        except OSError as e:
+            err.write(f"{args.path}: error: $: cannot read file: {e.strerror or e}\n")
+            return 1
+        outcome = decompile(blob, args.path, args)
     if outcome.diagnostics:
         err.write(format_text(outcome.diagnostics) + "\n")
     if not outcome.ok:

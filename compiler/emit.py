@@ -119,6 +119,10 @@ def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
         os.replace(tmp, path)
     for name in sorted(previous - set(outputs)):
         (outdir / name).unlink(missing_ok=True)
+    (outdir / MANIFEST).write_text(manifest_text(outputs), encoding="utf-8")
+
+
+def manifest_text(outputs: dict[str, str]) -> str:
+    """The manifest listing what `compile --out` wrote (see `write_tree`)."""
     listing = "# files written by `python -m compiler compile --out`; do not edit\n"
-    listing += "".join(f"{name}\n" for name in sorted(outputs))
-    (outdir / MANIFEST).write_text(listing, encoding="utf-8")
+    return listing + "".join(f"{name}\n" for name in sorted(outputs))

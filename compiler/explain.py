@@ -34,10 +34,13 @@ def render(result: Result) -> str:
     if job.description:
         lines.append(f"  {job.description}")
     lines.append(f"  platform   {job.platform}" + (
-        f"  (jobId {aiplatform.job_id(job.name)})" if job.platform == "ai-platform" else ""))
+        f"  (jobId {aiplatform.job_id(job.name, job.run)})" if job.platform == "ai-platform"
+        else ""))
     if job.kind == TUNING_KIND:
         lines.append("  kind       HyperparameterTuningJob" + (
             "" if job.platform == "vertex" else " (trainingInput.hyperparameters)"))
+    if job.run is not None:
+        lines.append(f"  run        {job.run}  (metadata.run: change it to run this spec again)")
     lines.append(f"  project    {job.project or '(not set: --project or gcp:project)'}")
     lines.append(f"  region     {job.region or '(not set: region checks skipped)'}")
     lines.append(f"  request    {endpoint(job)}")

@@ -21,6 +21,11 @@ KINDS = ("TrainingJob", "HyperparameterTuningJob")
 # aws:secretKey) would put another provider's credentials into a job's environment; the schema
 # refuses it with a located error (schemas/v1, $defs.env).
 CONFIG_NAMESPACE = "trainspec"
+# Labels the Pulumi providers put on every job they create (compiler/pulumi_resources.py):
+# whose job it is, and which generation. Both APIs allow 64 labels per job.
+IDENTITY_LABEL, SPEC_HASH_LABEL = "trainspec-resource", "trainspec-spec-hash"
+MANAGED_LABELS = (IDENTITY_LABEL, SPEC_HASH_LABEL)
+MAX_LABELS = 64
 
 
 def secret_config_key(key: str) -> str | None:
@@ -106,6 +111,7 @@ class Job:
     kind: str = "TrainingJob"
     labels: dict[str, str] = field(default_factory=dict)
     description: str | None = None
+    run: str | None = None  # metadata.run, as text: part of the generation, never in a Vertex body
     project: str | None = None
     region: str | None = None
     service_account: str | None = None

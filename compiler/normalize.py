@@ -14,6 +14,8 @@ from .catalog import accelerators, machines
 from .diagnostics import Collector
 from .model import (
     KINDS,
+    MANAGED_LABELS,
+    MAX_LABELS,
     PLATFORMS,
     ROLES,
     Container,
@@ -27,7 +29,8 @@ from .model import (
 from .source import Document, child
 from .tuning import KIND as TUNING_KIND
 
-MAX_ARGS_CHARS = 100_000  # total of command + args per replica
+# Total of command + args per replica. No limit is documented (facts §D.1, ❌): a warning.
+MAX_ARGS_CHARS = 100_000
 MAX_PACKAGES = 100  # [DD-AIP] pythonPackageSpec.packageUris, [DD-ML] packageUris
 MAX_ENV = 100  # [DD-AIP] ContainerSpec.env
 DEFAULT_PROJECT_KEYS = ("project", "region")
@@ -48,6 +51,13 @@ def _d(value: Any) -> dict:
 
 def _s(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _run(value: Any) -> str | None:
+    """metadata.run as text (2 and "2" are the same run); other types the schema refused."""
+    if isinstance(value, bool):
+        return None
+    return str(value) if isinstance(value, (int, str)) else None
 
 
 def _b(value: Any) -> bool | None:
@@ -85,6 +95,7 @@ class Normalizer:
         job = Job(file=self.doc.file, name=_s(meta.get("name")) or "", platform=platform,
                   kind=kind)
         job.description = _s(meta.get("description"))
+        job.run = _run(meta.get("run"))
         job.labels = self.labels(_d(meta.get("labels")), "$.metadata.labels", platform)
         for key in DEFAULT_PROJECT_KEYS:
             self.place(job, spec, key)
@@ -158,10 +169,11 @@ class Normalizer:
                     self.c.error(p, f"invalid label value {value!r}", "values hold only lower-case "
                                  "letters, digits, '_' and '-', at most 63 characters")
                 out[key] = value
-        limit = 63 if platform == "vertex" else 64
+        limit = MAX_LABELS - len(MANAGED_LABELS)
         if len(labels) > limit:
-            why = " (one of the 64 is trainspec's spec-hash label)" if platform == "vertex" else ""
-            self.c.error(path, f"{len(labels)} labels: at most {limit} allowed{why}")
+            self.c.error(path, f"{len(labels)} labels: at most {limit} allowed (the API allows "
+                         f"{MAX_LABELS}; trainspec adds {', '.join(MANAGED_LABELS)} when it "
+                         "submits the job)")
         return out
 
     # -- tasks and env ---------------------------------------------------------------------
@@ -302,7 +314,9 @@ class Normalizer:
                 c.error(base, "missing required key 'module'")
             size = sum(map(len, task.args))
         if size > MAX_ARGS_CHARS:
-            c.error(path, f"command and args total {size} characters: at most {MAX_ARGS_CHARS}")
+            c.warning(path, f"command and args total {size} characters: more than "
+                      f"{MAX_ARGS_CHARS} may be refused (no documented limit)",
+                      "pass long inputs in a file, e.g. on gs://")
         if len(pool.env) > MAX_ENV:
             c.error(path, f"{len(pool.env)} environment variables: at most {MAX_ENV}")
 
@@ -338,7 +352,9 @@ class Normalizer:
                 c.error("$.spec.encryptionKey", f"the key is in {key_location!r} but the job runs "
                         f"in {job.region!r}", "Cloud KMS keys must be in the job's region")
         if job.vertex.get("reservedIpRanges") and not job.network:
-            c.error("$.spec.vertex.reservedIpRanges", "reserved IP ranges need spec.network")
+            # "under the VPC network" implies network; inferred, not stated (facts §A.3, ◐).
+            c.warning("$.spec.vertex.reservedIpRanges", "reserved IP ranges are ranges of "
+                      "spec.network, which is not set", "set spec.network")
 
 
 def _label_text(text: str, is_key: bool) -> bool:

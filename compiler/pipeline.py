@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from . import schemas, source
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
@@ -75,6 +76,36 @@ def compile_file(path: str, options: Options = Options(),
     return compile_document(doc, found, options, today or datetime.date.today())
 
 
+def compile_stream(stream: BinaryIO, options: Options = Options(),
+                   today: datetime.date | None = None) -> Result:
+    """Compile the spec read from a binary stream (stdin: the `-` path), named <stdin>."""
+    doc, found = source.read_stream(stream)
+    return compile_document(doc, found, options, today or datetime.date.today())
+
+
+def compile_path(path: str, options: Options = Options(), stdin: BinaryIO | None = None,
+                 today: datetime.date | None = None) -> Result:
+    """`compile_file`, or `compile_stream(stdin)` for the path `-`."""
+    if path == source.STDIN and stdin is not None:
+        return compile_stream(stdin, options, today)
+    return compile_file(path, options, today)
+
+
+def location_errors(result: Result) -> list[Diagnostic]:
+    """Where a compiled job goes, if it cannot be known: without a project (or a region) there
+    is no URL to send it to, or to look it up at. For the Pulumi program and status/logs/wait."""
+    if not result.ok or result.job is None:
+        return []
+    collector = result.document.collector() if result.document is not None else None
+    found = []
+    for key in ("project", "region"):
+        if not getattr(result.job, key):
+            at = collector.locate(f"$.spec.{key}") if collector else None
+            found.append(Diagnostic("$.spec", f"no {key}: set spec.{key} or `pulumi config set "
+                                    f"gcp:{key} ...`", file=result.file, position=at))
+    return found
+
+
 def check_set(results: list[Result]) -> list[Diagnostic]:
     """Rules across the specs of one tree (one Pulumi stack): each job has its own resource
     name (metadata.name) and, on ai-platform, its own (project, jobId)."""
@@ -93,7 +124,7 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
         names[name] = r.file
         if platform == "ai-platform":
             # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
-            key = (project, aiplatform.job_id(name))
+            key = (project, r.body.get("jobId") or aiplatform.job_id(name))
             if key in job_ids:
                 found.append(Diagnostic(
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"

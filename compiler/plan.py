@@ -19,6 +19,7 @@ DESCRIPTIONS = {
     DELETE: "delete: the job is cancelled if still running",
     NONE: "no change",
 }
+RERUN = "replace: re-run requested: a new job is submitted, the previous run cancelled if still running"
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,13 @@ class Plan:
     changes: list[Change] = field(default_factory=list)
 
     @property
+    def rerun(self) -> bool:
+        """A replace because `metadata.run` changed (whatever else changed with it)."""
+        return self.action == REPLACE and any(c.path == RUN_PATH for c in self.changes)
+
+    @property
     def description(self) -> str:
-        return DESCRIPTIONS[self.action]
+        return RERUN if self.rerun else DESCRIPTIONS[self.action]
 
 
 _MISSING = object()
@@ -68,7 +74,9 @@ def _label_only(found: list[Change]) -> bool:
 
 
 LOCATION_KEYS = ("project", "region")  # where a job lives: in the request URL, not the body
-LOCATION_PATHS = ("platform",) + LOCATION_KEYS  # Change paths that are not body paths
+LOCATION_PATHS = ("platform",) + LOCATION_KEYS
+RUN_PATH = "metadata.run"  # a new run of the same spec: in the job's generation, not its body
+NON_BODY_PATHS = LOCATION_PATHS + (RUN_PATH,)  # Change paths that are not body paths
 
 
 def location_changes(old_location: tuple | None, new_location: tuple | None) -> list[Change]:
@@ -79,14 +87,25 @@ def location_changes(old_location: tuple | None, new_location: tuple | None) -> 
     return [Change(key, a, b) for key, a, b in pairs if a != b]
 
 
+def run_changes(old_run: str | None, new_run: str | None) -> list[Change]:
+    """The `metadata.run` change between two sides, if any."""
+    if old_run == new_run:
+        return []
+    kind = "added" if old_run is None else "removed" if new_run is None else "changed"
+    return [Change(RUN_PATH, old_run, new_run, kind)]
+
+
 def classify(platform: str, old: dict | None, new: dict | None,
              old_platform: str | None = None, *, old_location: tuple | None = None,
-             new_location: tuple | None = None) -> Plan:
+             new_location: tuple | None = None, old_run: str | None = None,
+             new_run: str | None = None) -> Plan:
     """The action that takes a job from request `old` to request `new` (None = no spec).
 
     `old_location` / `new_location` are the job's resolved (project, region) on each side;
     they are in the request URL, not the body, so a change of either is a new job in the new
     place (the old one cancelled): a replace, listed first as `project` / `region` changes.
+    `old_run` / `new_run` are `metadata.run` on each side: a change is a new run of the spec,
+    a replace even when the request is the same ("re-run requested").
     """
     if old is None and new is None:
         return Plan(NONE)
@@ -94,7 +113,7 @@ def classify(platform: str, old: dict | None, new: dict | None,
         return Plan(CREATE, changes({}, new))
     if new is None:
         return Plan(DELETE, changes(old, {}))
-    moved = location_changes(old_location, new_location)
+    moved = location_changes(old_location, new_location) + run_changes(old_run, new_run)
     if old_platform and old_platform != platform:
         return Plan(REPLACE, [Change("platform", old_platform, platform)] + moved
                     + changes(old, new))

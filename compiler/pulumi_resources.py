@@ -27,11 +27,15 @@ Resource inputs (camelCase, also echoed into the outputs):
                  ``<secret:ns:key>``, never values
   secretEnv      {config key: value}, a Pulumi secret; spliced into the body just before POST
   platform, project, region, specFile, specHash, keepJobRecords
+  run            the spec's `metadata.run` (None if unset): a change replaces the job with a new
+                 run even when the request is unchanged; it is part of specHash
   sourceMap      {body path: {"at": "file:line:col", "path": "$.spec..."}} for mapping HTTP 400
                  field violations back to the spec, computed when the program ran
-Outputs added: name (full resource name, also the id), state, createTime, consoleUrl; a tuning job
-also trialCount, succeededTrials and bestTrial (its id, parameters and metrics: the succeeded
-trial best on the first metric), read again by every refresh.
+Outputs added: name (full resource name, also the id), owner (the identity label the job was
+created with), state, error (a failed job's message), createTime, startTime, endTime,
+consoleUrl, logsUrl; a tuning job also trialCount, succeededTrials and bestTrial (its id,
+parameters and metrics: the succeeded trial best on the first metric), read again by every
+refresh.
 
 The request travels as a dict, not a JSON string, so a preview shows field-level changes and
 policies can read fields. The engine turns every number into a float64; that is harmless for
@@ -41,48 +45,51 @@ canonical again before it is validated or POSTed (int64 fields are strings alrea
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from typing import Any
-from urllib.parse import quote
 
 import pulumi
 from pulumi import dynamic
 from pulumi.output import Unknown
 
 from . import discovery, pipeline, plan
+from .cloud.jobs import (
+    ML_TERMINAL,
+    VERTEX_NOT_ADOPTABLE,
+    VERTEX_TERMINAL,
+    best_trial,
+    failure,
+    logs_url,
+    ml_console_url,
+    tuning_console_url,
+    vertex_console_url,
+)
 from .cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from .diagnostics import TrainspecError
-from .model import secret_placeholder
+from .identity import identity, spec_hash
+from .model import IDENTITY_LABEL, SPEC_HASH_LABEL, secret_placeholder
 from .normalize import Options
 from .targets import aiplatform as aiplatform_target
 from .targets import vertex as vertex_target
 
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic/trainspec:"  # a resource's type token, then its name
-IDENTITY_LABEL = "trainspec-resource"
-SPEC_HASH_LABEL = "trainspec-spec-hash"
 ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
 INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
-              "sourceMap", "keepJobRecords", "secretEnv")
+              "sourceMap", "keepJobRecords", "secretEnv", "run")
 # `owner` is the identity label the job was created with; `error` the failure message.
 OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
                "consoleUrl", "logsUrl")
 TUNING_OUTPUT_KEYS = ("trialCount", "succeededTrials", "bestTrial")
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
 LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
-CREATE_ATTEMPTS = 3  # POSTs of one create, each after a look-up found no job
+CREATE_ATTEMPTS = 3  # ml POSTs of one create (its jobId makes a second POST safe)
+# After a Vertex create with an unknown outcome, how long to watch for the job to appear before
+# giving up without a second POST (TRAINSPEC_CREATE_SETTLE_SECONDS overrides).
+CREATE_SETTLE_SECONDS = 60.0
 # Cancelling a real job takes seconds to minutes; destroy waits at most this long.
 CANCEL_TIMEOUT_SECONDS = 900.0
 _UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
-
-VERTEX_TERMINAL = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
-                             "JOB_STATE_EXPIRED", "JOB_STATE_PARTIALLY_SUCCEEDED"})
-VERTEX_NOT_ADOPTABLE = frozenset({"JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
-                                  "JOB_STATE_CANCELLING", "JOB_STATE_EXPIRED"})
-ML_TERMINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
-ML_NOT_CANCELLABLE = ML_TERMINAL | {"CANCELLING"}
 
 
 class JobError(TrainspecError):
@@ -90,21 +97,6 @@ class JobError(TrainspecError):
 
 
 # --- pure helpers, also used by the program ----------------------------------------------------
-
-def _digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]  # a valid label value (<= 63)
-
-
-def identity(organization: str, project: str, stack: str, resource_name: str) -> str:
-    """The job's owner: unique to one Pulumi resource (organization, project, stack, name)."""
-    return _digest([organization, project, stack, resource_name])
-
-
-def spec_hash(owner: str, request: dict) -> str:
-    """One generation of a resource's job: its identity and the compiled request."""
-    return _digest({"identity": owner, "request": request})
-
 
 def source_map(result: Any) -> dict[str, dict[str, str]]:
     """Body path → where it was written ({"at": "file:line:col", "path": spec JSON path})."""
@@ -133,51 +125,6 @@ def secret_keys(request: Any) -> list[str]:
 
     walk(request)
     return sorted(found)
-
-
-def vertex_console_url(name: str, project: str) -> str:
-    region, job = name.split("/")[3], name.rsplit("/", 1)[-1]
-    return (f"https://console.cloud.google.com/vertex-ai/locations/{region}/training/{job}/cpu"
-            f"?project={project}")
-
-
-def tuning_console_url(name: str, project: str) -> str:
-    return (f"https://console.cloud.google.com/vertex-ai/training/hyperparameter-tuning-jobs/"
-            f"{name.rsplit('/', 1)[-1]}?project={project}")
-
-
-def best_trial(job: dict) -> dict | None:
-    """The SUCCEEDED trial best on the study's first metric (its goal), or None:
-    {id, parameters: {id: value}, metrics: {id: value}}."""
-    metrics = ((job.get("studySpec") or {}).get("metrics") or [{}])[0]
-    wanted, minimize = metrics.get("metricId"), metrics.get("goal") == "MINIMIZE"
-    scored = []
-    for trial in job.get("trials") or ():
-        if trial.get("state") != "SUCCEEDED":
-            continue
-        values = {m.get("metricId"): m.get("value")
-                  for m in (trial.get("finalMeasurement") or {}).get("metrics") or ()}
-        value = values.get(wanted)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            scored.append((-value if minimize else value, trial, values))
-    if not scored:
-        return None
-    _, trial, values = max(scored, key=lambda item: item[0])  # the first of equals
-    return {"id": trial.get("id"), "metrics": values,
-            "parameters": {p.get("parameterId"): p.get("value")
-                           for p in trial.get("parameters") or ()}}
-
-
-def ml_console_url(name: str, project: str) -> str:
-    return f"https://console.cloud.google.com/ai-platform/jobs/{name.rsplit('/', 1)[-1]}" \
-           f"?project={project}"
-
-
-def logs_url(name: str, project: str) -> str:
-    """Cloud Logging for the job: both APIs log as resource.type="ml_job" with its job_id."""
-    query = quote(f'resource.type="ml_job"\nresource.labels.job_id="{name.rsplit("/", 1)[-1]}"',
-                  safe="")
-    return f"https://console.cloud.google.com/logs/query;query={query}?project={project}"
 
 
 def _has_unknown(value: Any) -> bool:
@@ -337,7 +284,8 @@ class _JobProvider(dynamic.ResourceProvider):
         # Where the job lives (platform, project, region) is part of the plan, as in `diff`.
         return plan.classify(self.platform, old, new, olds.get("platform"),
                              old_location=(olds.get("project"), olds.get("region")),
-                             new_location=(news.get("project"), news.get("region")))
+                             new_location=(news.get("project"), news.get("region")),
+                             old_run=olds.get("run"), new_run=news.get("run"))
 
     def diff(self, _id: str, olds: dict, news: dict) -> dynamic.DiffResult:
         # olds are the previous *outputs*; news the checked inputs.
@@ -348,7 +296,9 @@ class _JobProvider(dynamic.ResourceProvider):
         if action in (plan.REPLACE, plan.CREATE):
             moved = {c.path for c in planned.changes}
             replaces = [k for k in plan.LOCATION_PATHS if k in moved]
-            if action == plan.CREATE or moved - set(plan.LOCATION_PATHS):
+            if plan.RUN_PATH in moved:
+                replaces.append("run")  # a re-run: same request, a new job
+            if action == plan.CREATE or moved - set(plan.NON_BODY_PATHS):
                 replaces.append("request")
         if (olds.get("secretEnv") or {}) != (news.get("secretEnv") or {}):
             replaces.append("secretEnv")  # the job would run with the old value
@@ -389,7 +339,7 @@ class _JobProvider(dynamic.ResourceProvider):
         project = props.get("project", "")
         outs = {**self._inputs(props),
                 "owner": props.get("owner") or props.get("identity", ""),
-                "name": name, "state": job.get("state", ""), "error": _failure(job),
+                "name": name, "state": job.get("state", ""), "error": failure(job),
                 "consoleUrl": self._console(name, project), "logsUrl": logs_url(name, project)}
         for key in ("createTime", "startTime", "endTime"):
             if job.get(key):
@@ -416,9 +366,13 @@ class _JobProvider(dynamic.ResourceProvider):
         return dynamic.ReadResult(id_, self._outs(props, job, id_))
 
     def _owned(self, job: dict, props: dict) -> dict:
-        """`job`, if this resource owns it; else refuse (another stack's or project's job)."""
+        """`job`, if this resource owns it; else refuse (another stack's or project's job).
+
+        Compared with the resource's identity now (not the `owner` output, which travels with a
+        state copied into another stack). A job without the label predates owner labels.
+        """
         label = (job.get("labels") or {}).get(IDENTITY_LABEL)
-        mine = props.get("owner") or props.get("identity")
+        mine = props.get("identity") or props.get("owner")
         if label is not None and label != mine:
             raise JobError(
                 f"{job.get('name')} belongs to another Pulumi stack or project (its "
@@ -462,27 +416,31 @@ class VertexCustomJobProvider(_JobProvider):
         if alive:
             return alive[0]
         known = {j.get("name") for j in seen}
-        for attempt in range(1, CREATE_ATTEMPTS + 1):
-            try:
-                return client.vertex_create(project, region, body, self.collection)
-            except ApiError as exc:
-                if not exc.ambiguous:
-                    raise
-                # The POST may have taken effect: a job we had not seen before is ours.
-                new = [j for j in self._mine(client, project, region, labels)
-                       if j.get("name") not in known]
-                if new:
-                    return new[0]
-                if attempt == CREATE_ATTEMPTS:
-                    raise
-        raise AssertionError("unreachable")
+        try:
+            return client.vertex_create(project, region, body, self.collection)
+        except ApiError as exc:
+            if not exc.ambiguous:
+                raise
+            # The POST may have taken effect, perhaps not yet visible: watch for a job we had not
+            # seen before. Never POST again here: a slow first create would make a second job.
+            job = _poll(lambda: next((j for j in self._mine(client, project, region, labels)
+                                      if j.get("name") not in known), None))
+            if job is None:
+                where = f"projects/{project}/locations/{region}"
+                raise JobError(
+                    f"{describe(exc, f'creating a {self.resource_type} in {where}')}"
+                    f"; the job may exist but did not appear within {_settle_seconds():g}s, so "
+                    "it was not submitted again: run `pulumi up` again (it adopts the job if it "
+                    "appeared, else submits it)") from None
+            return job
 
     def _mine(self, client: Client, project: str, region: str, labels: dict) -> list[dict]:
-        """This generation's jobs (both owner labels), oldest first."""
+        """This generation's jobs (both owner labels, checked here too), oldest first."""
+        keys = (IDENTITY_LABEL, SPEC_HASH_LABEL)
         found = client.vertex_list(project, region, " AND ".join(
-            f'labels.{k}="{labels[k]}"' for k in (IDENTITY_LABEL, SPEC_HASH_LABEL)),
-            self.collection)
-        return sorted(found[self.collection], key=lambda j: (j.get("createTime", ""), j["name"]))
+            f'labels.{k}="{labels[k]}"' for k in keys), self.collection)[self.collection]
+        ours = [j for j in found if all((j.get("labels") or {}).get(k) == labels[k] for k in keys)]
+        return sorted(ours, key=lambda j: (j.get("createTime", ""), j["name"]))
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         # Only bookkeeping changed (diff replaces on any request change): no API call.
@@ -495,7 +453,9 @@ class VertexCustomJobProvider(_JobProvider):
             if job.get("state") not in self.terminal:
                 _ignore_precondition(lambda: client.vertex_cancel(id_))
                 _wait(lambda: client.vertex_get(id_).get("state"), self.terminal, id_)
-            if props.get("keepJobRecords") is False:
+            # A state written before owner labels (no identity) has keepJobRecords false by the
+            # old default, not by choice: keep its records.
+            if props.get("keepJobRecords") is False and props.get("identity"):
                 client.vertex_delete(id_)
         except ApiError as exc:
             if exc.not_found:
@@ -543,7 +503,8 @@ class AiPlatformJobProvider(_JobProvider):
         at, _ = locate("jobId", news.get("sourceMap"))
         return [dynamic.CheckFailure("specFile", (
             f"{at + ': ' if at else ''}AI Platform job {old.get('jobId')!r} cannot be changed "
-            "and its jobId can never be reused: rename metadata.name to submit the changed job "
+            "and its jobId can never be reused: set or bump metadata.run to submit the changed "
+            "job as a new run (jobId <name>_run_<run>; the old one is cancelled first) "
             "(only labels can be updated in place)"))]
 
     def create(self, props: dict) -> dynamic.CreateResult:
@@ -585,6 +546,11 @@ class AiPlatformJobProvider(_JobProvider):
                 f"the AI Platform jobId {body['jobId']!r} is taken by {why} ({name}, state "
                 f"{job.get('state', '?')}); ml v1 job ids are unique per project and never "
                 "reused: rename metadata.name")
+        if job.get("state") in ("FAILED", "CANCELLED", "CANCELLING"):
+            raise JobError(
+                f"the AI Platform jobId {body['jobId']!r} belongs to this job's earlier run, now "
+                f"{job['state']} ({name}); ml v1 never reuses a jobId: set or bump metadata.run "
+                "to submit a new run")
         if (job.get("labels") or {}) != body["labels"]:
             job = client.ml_patch(name, {"labels": body["labels"], "etag": job.get("etag", "")})
         return job
@@ -607,15 +573,17 @@ class AiPlatformJobProvider(_JobProvider):
                         raise
         except ApiError as exc:
             raise JobError(describe(exc, f"updating the labels of {id_}")) from None
-        outs.update(state=job.get("state", outs.get("state", "")), error=_failure(job))
+        outs.update(state=job.get("state", outs.get("state", "")), error=failure(job))
         return dynamic.UpdateResult(outs)
 
     def delete(self, id_: str, props: dict) -> None:
         # ml v1 has no delete: cancel a job that is still running; its record always stays.
         client = self._client()
         try:
-            if self._owned(client.ml_get(id_), props).get("state") not in ML_NOT_CANCELLABLE:
+            if self._owned(client.ml_get(id_), props).get("state") not in ML_TERMINAL:
                 _ignore_precondition(lambda: client.ml_cancel(id_))
+                # Cancelled means stopped: its replicas run until the job is terminal.
+                _wait(lambda: client.ml_get(id_).get("state"), ML_TERMINAL, id_)
         except ApiError as exc:
             if exc.not_found:
                 return
@@ -625,16 +593,6 @@ class AiPlatformJobProvider(_JobProvider):
 def _owner_labels(body: dict, owner: str, generation: str) -> dict:
     """The request's labels plus the two that say whose job it is (see the module docstring)."""
     return {**(body.get("labels") or {}), IDENTITY_LABEL: owner, SPEC_HASH_LABEL: generation}
-
-
-def _failure(job: dict) -> str:
-    """The failure message of a failed job ("" otherwise): Vertex `error`, ml `errorMessage`."""
-    if not str(job.get("state", "")).endswith("FAILED"):
-        return ""
-    error = job.get("error")
-    if isinstance(error, dict) and error.get("message"):
-        return str(error["message"])
-    return str(job.get("errorMessage") or "unknown failure")
 
 
 def _contains(live: Any, wanted: Any) -> bool:
@@ -657,6 +615,26 @@ def _ignore_precondition(call) -> None:
         # The job reached a terminal state between our GET and the cancel.
         if exc.status != 400 or exc.status_name != "FAILED_PRECONDITION":
             raise
+
+
+def _settle_seconds() -> float:
+    raw = os.environ.get("TRAINSPEC_CREATE_SETTLE_SECONDS")
+    try:
+        return max(0.0, float(raw)) if raw else CREATE_SETTLE_SECONDS
+    except ValueError:
+        return CREATE_SETTLE_SECONDS
+
+
+def _poll(find, seconds: float | None = None):
+    """`find()` until it returns something, with backoff, for `seconds` (None if never)."""
+    deadline = time.monotonic() + (_settle_seconds() if seconds is None else seconds)
+    delay = 0.5
+    while True:
+        found = find()
+        if found is not None or time.monotonic() >= deadline:
+            return found
+        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+        delay = min(delay * 2, 10.0)
 
 
 def _wait(get_state, done: frozenset, name: str) -> str:
@@ -687,14 +665,14 @@ class _JobResource(dynamic.Resource):
 
     def __init__(self, provider: _JobProvider, resource_name: str, *, request: dict,
                  project: str, region: str, spec_file: str, source_map: dict | None = None,
-                 keep_job_records: bool = True, secret_env: Any = None,
+                 keep_job_records: bool = True, secret_env: Any = None, run: str | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         owner = identity(pulumi.get_organization(), pulumi.get_project(), pulumi.get_stack(),
                          resource_name)
         props = {
             "request": request, "platform": provider.platform, "project": project,
-            "region": region, "identity": owner, "specFile": spec_file,
-            "specHash": spec_hash(owner, request), "sourceMap": source_map or {},
+            "region": region, "identity": owner, "specFile": spec_file, "run": run,
+            "specHash": spec_hash(owner, request, run), "sourceMap": source_map or {},
             "keepJobRecords": bool(keep_job_records),
             "secretEnv": secret_env if secret_env is not None else {},
             **{k: None for k in provider.output_keys},

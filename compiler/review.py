@@ -294,7 +294,12 @@ def _plan(e: Entry) -> planning.Plan:
         return planning.Plan(planning.NONE)
     old_platform = e.old.job.platform if old_body is not None and e.old.job else None
     return planning.classify(e.platform, old_body, new_body, old_platform,
-                             old_location=_location(e.old), new_location=_location(e.new))
+                             old_location=_location(e.old), new_location=_location(e.new),
+                             old_run=_run(e.old), new_run=_run(e.new))
+
+
+def _run(r: pipeline.Result | None) -> str | None:
+    return r.job.run if r is not None and r.ok and r.job is not None else None
 
 
 def _location(r: pipeline.Result | None) -> tuple[str | None, str | None] | None:
@@ -472,7 +477,7 @@ def redacted_changes(e: Entry) -> list[planning.Change]:
     """The plan's changes with every value taken from the redacted bodies."""
     old = dict(_nodes(redact(e.old.body) if e.old is not None and e.old.ok else {}))
     new = dict(_nodes(redact(e.new.body) if e.new is not None and e.new.ok else {}))
-    return [c if c.path in planning.LOCATION_PATHS else
+    return [c if c.path in planning.NON_BODY_PATHS else
             planning.Change(c.path, old.get(c.path) if c.kind != "added" else None,
                             new.get(c.path) if c.kind != "removed" else None, c.kind)
             for c in e.plan.changes]
@@ -532,7 +537,7 @@ def display_changes(e: Entry) -> list[planning.Change]:
     """The entry's changes as leaf lines, redacted; a redacted value that changed still shows."""
     out = []
     for c in redacted_changes(e):
-        if c.path in planning.LOCATION_PATHS:
+        if c.path in planning.NON_BODY_PATHS:
             out.append(c)
             continue
         out += _refine(c) or [c]

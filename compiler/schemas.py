@@ -69,7 +69,16 @@ def check_version(data: dict, c: Collector) -> str | None:
     supported = ", ".join(sorted(VERSIONS))
     version = data.get("apiVersion")
     if version is None:
-        c.error("$", "missing required key 'apiVersion'", f"supported: {supported}")
+        from .importers.sources import describe
+
+        kind = describe(data)
+        if kind:
+            c.error("$", f"this is {kind}, not a trainspec spec",
+                    f"convert it with `python -m compiler import {c.file}` (or import the whole "
+                    "gcloud command: `python -m compiler import -- gcloud ...`) and commit the "
+                    "spec it prints")
+        else:
+            c.error("$", "missing required key 'apiVersion'", f"supported: {supported}")
         return None
     if not isinstance(version, str) or version not in VERSIONS:
         c.error("$.apiVersion", f"unsupported apiVersion {version!r}", f"supported: {supported}")

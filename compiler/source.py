@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -235,3 +235,17 @@ def read(path: str) -> tuple[Document, list[Diagnostic]]:
         doc = Document(path, None)
         return doc, [Diagnostic("$", f"cannot read file: {e.strerror or e}", file=path)]
     return parse(blob, path)
+
+
+STDIN = "-"  # the path that means "read the spec from standard input"
+STDIN_NAME = "<stdin>"  # how diagnostics name it
+
+
+def read_stream(stream: BinaryIO, name: str = STDIN_NAME) -> tuple[Document, list[Diagnostic]]:
+    """Read and parse one spec from a binary stream (stdin), bounded like a file."""
+    try:
+        blob = stream.read(MAX_BYTES + 1)
+    except OSError as e:
+        return Document(name, None), [Diagnostic("$", f"cannot read {name}: {e.strerror or e}",
+                                                 file=name)]
+    return parse(blob, name)

@@ -557,13 +557,38 @@ def test_runtime_versions():
     assert all(rv[f"2.{m}"] == {"3.7"} for m in range(1, 12))
 
 
-@pytest.mark.parametrize(("runtime", "python", "errors"), [
-    ("1.15", "3.7", []), ("1.15", "2.7", []), ("1.14", "3.5", []), ("2.11", "3.7", []),
-    ("2.1", "2.7", ["runtimeVersion 2.1 supports pythonVersion 3.7, not '2.7'"]),
-    ("1.15", "3.5", ["runtimeVersion 1.15 supports pythonVersion 2.7, 3.7, not '3.5'"]),
-    ("1.3", "3.5", ["runtimeVersion 1.3 supports pythonVersion 2.7, not '3.5'"]),
-    ("2.12", "3.7", ["runtimeVersion '2.12' is not an AI Platform Training runtime version "
-                     "(1.0-1.15 or 2.1-2.11)"]),
+@pytest.mark.parametrize(("runtime", "python", "known", "errors"), [
+    ("1.15", "3.7", True, []), ("1.15", "2.7", True, []), ("1.14", "3.5", True, []),
+    ("2.11", "3.7", True, []),
+    ("2.1", "2.7", True, ["runtimeVersion 2.1 supports pythonVersion 3.7, not '2.7'"]),
+    ("1.15", "3.5", True, ["runtimeVersion 1.15 supports pythonVersion 2.7, 3.7, not '3.5'"]),
+    ("1.3", "3.5", True, ["runtimeVersion 1.3 supports pythonVersion 2.7, not '3.5'"]),
+    # The runtime list is ◐ (facts §B.6): unknown is reported as not known, for a warning.
+    ("2.12", "3.7", False, ["runtimeVersion '2.12' is not a known AI Platform Training runtime "
+                            "version (1.0-1.15 or 2.1-2.11)"]),
 ])
-def test_check_runtime_python(runtime, python, errors):
-    assert images.check_runtime_python(runtime, python) == errors
+def test_check_runtime_python(runtime, python, known, errors):
+    assert images.check_runtime_python(runtime, python) == (known, errors)
+
+
+def test_documented_rules_refuse_only_on_verified_facts():
+    """catalog/documented.py: an ERROR rule cites a ✅ fact; every other rule is a WARNING."""
+    from compiler.catalog import documented
+
+    for code, rule in documented.RULES.items():
+        assert rule.severity in (documented.ERROR, documented.WARNING), code
+        assert (rule.severity == documented.ERROR) == ("✅" in rule.source), code
+    assert {c for c, r in documented.RULES.items() if r.severity == documented.ERROR} == {
+        "spot-tpu-pod", "nfs-server-ip", "gb200-reservation"}
+
+
+@pytest.mark.parametrize(("machine", "topology", "multi"), [
+    ("ct5lp-hightpu-4t", "2x2", False), ("ct5lp-hightpu-4t", "2x4", True),
+    ("ct5lp-hightpu-8t", "2x4", False), ("ct6e-standard-4t", "4x4", True),
+    ("tpu7x-standard-4t", "2x2x1", False), ("tpu7x-standard-4t", "2x2x2", True),
+    ("ct5lp-hightpu-1t", "1x1", False), ("n1-standard-4", None, False),
+])
+def test_multi_host_tpu(machine, topology, multi):
+    from compiler.catalog import documented
+
+    assert documented.multi_host_tpu(machine, topology) is multi

@@ -253,3 +253,59 @@ def test_explain_summarises_a_tuning_job() -> None:
     code, out, _ = run("explain", str(ROOT / "tests/golden/err-hpt-grid/spec.yaml"), "--platform",
                        "vertex")
     assert code == 1 and out == ""
+
+
+def run_stdin(data: bytes, *argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err, stdin=io.BytesIO(data))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_dash_reads_one_spec_from_stdin_for_validate_compile_and_explain(tree: Path) -> None:
+    code, out, err = run_stdin(GOOD.encode(), "validate", "-")
+    assert (code, out, err) == (0, "", "1 spec(s) checked, 0 with errors\n")
+    code, out, err = run_stdin(GOOD.encode(), "compile", "-")
+    assert code == 0 and err == ""
+    assert json.loads(out) == json.loads(run("compile", str(tree / "specs" / "a.yaml"))[1])
+    code, out, err = run_stdin(GOOD.encode(), "explain", "-")
+    assert code == 0 and out.startswith("good-job  (<stdin>)\n")
+    # Mixed with folders: the tree's rules (one job per name) include the stdin spec.
+    code, _, err = run_stdin(GOOD.encode(), "validate", str(tree / "specs"), "-")
+    assert code == 1 and "<stdin>:3:18: error: $.metadata.name: job name 'good-job' is " \
+        f"already used by {tree / 'specs' / 'a.yaml'}" in err
+
+
+def test_an_invalid_spec_on_stdin_is_located_as_stdin(tree: Path) -> None:
+    for command in ("validate", "compile", "explain"):
+        code, out, err = run_stdin(BAD.encode(), command, "-")
+        assert code == 1 and out == "" and "Traceback" not in err
+        assert "<stdin>:7:23: error: $.spec.pools.chief.replicas:" in err
+    code, out, err = run_stdin(b"", "compile", "-")
+    assert (code, out) == (1, "") and "<stdin>:1:1: error: $: empty file" in err
+    code, _, err = run_stdin(b"\xff\xfe", "validate", "-")
+    assert code == 1 and "<stdin>:1:1: error: $: not UTF-8" in err
+    code, _, err = run_stdin(GOOD.encode(), "validate", "-", "-")
+    assert code == 2 and "can be given once" in err
+    code, _, err = run_stdin(GOOD.encode(), "compile", "-", "--out", str(tree / "o"))
+    assert code == 2 and not (tree / "o").exists()
+
+
+def test_dash_reads_the_real_stdin_of_the_process(tree: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "compiler", "compile", "-"], input=GOOD.encode(),
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["displayName"] == "good-job"
+
+
+def test_version_is_the_package_version() -> None:
+    from compiler.version import VERSION
+    with pytest.raises(SystemExit) as info:
+        main(["--version"], io.StringIO(), io.StringIO())
+    assert info.value.code == 0
+    proc = subprocess.run([sys.executable, "-m", "compiler", "--version"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+    assert proc.stdout == f"trainspec {VERSION}\n"
+    # pyproject.toml reads the version from compiler/version.py: one place.
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert "dynamic = [\"version\"]" in pyproject and "\nversion = \"" not in pyproject
+    assert 'version = { attr = "compiler.version.VERSION" }' in pyproject

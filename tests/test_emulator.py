@@ -216,8 +216,17 @@ def test_ml_create_duplicate_get_patch_cancel(start, clock):
          "containerSpec": {"imageUri": "i"}, "pythonPackageSpec": {}}]}},
      ["job_spec.worker_pool_specs[0].machine_spec.accelerator_count",
       "job_spec.worker_pool_specs[0]"]),
+    ({**vertex_body(), "jobSpec": {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": "a4x-highgpu-4g", "acceleratorType": "NVIDIA_GB200",
+                         "acceleratorCount": 4, "gpuPartitionSize": "1g.23gb"},
+         "containerSpec": {"imageUri": "i"},
+         "nfsMounts": [{"server": "nfs.example", "path": "/x", "mountPoint": "x"}]}]}},
+     ["job_spec.worker_pool_specs[0].nfs_mounts[0].server",
+      "job_spec.worker_pool_specs[0].machine_spec.gpu_partition_size",
+      "job_spec.worker_pool_specs[0].machine_spec.reservation_affinity"]),
 ])
 def test_vertex_refuses_bad_bodies_with_field_violations(start, body, fields):
+    """Schema violations and the documented rules the emulator encodes itself."""
     server, c = start()
     with pytest.raises(ApiError) as info:
         c.vertex_create("p", "us-central1", body)
@@ -231,8 +240,7 @@ def test_vertex_refuses_bad_bodies_with_field_violations(start, body, fields):
     ({"jobId": None}, ["job_id", "job_id"]),
     ({"trainingInput": {"scaleTier": "CUSTOM"}},
      ["training_input.region", "training_input.master_type", "training_input.runtime_version",
-      "training_input.python_version", "training_input.package_uris",
-      "training_input.python_module"]),
+      "training_input.package_uris", "training_input.python_module"]),
     ({"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "workerCount": "2",
                         "masterConfig": {"imageUri": "i"}}},
      ["training_input.worker_count", "training_input.worker_type"]),
@@ -260,12 +268,17 @@ def test_responses_conform_apart_from_output_only_fields(start):
 
 def test_fault_storms_are_survived_by_retries_without_duplicates(start):
     sleeps = []
+    # Creates are retried through 429s only (a 503 may hide a create that took effect: the
+    # provider looks it up instead); reads are retried through both.
     server, c = start(client_options={"max_attempts": 60, "sleep": sleeps.append},
-                      fault_rate_429=0.3, fault_rate_503=0.3, seed=7, progress_seconds=0)
+                      fault_rate_429=0.5, seed=7, progress_seconds=0)
     names = [c.vertex_create("p", "r", vertex_body(f"job-{i}"))["name"] for i in range(10)]
     for i in range(5):
         c.ml_create("p", ml_body(f"job_{i}"))
     assert len(sleeps) > 5  # the storm really happened
+    server.emulator.fault_rate_429, server.emulator.fault_rate_503 = 0.3, 0.3
+    for name in names:
+        assert c.vertex_get(name)["name"] == name
     server.emulator.fault_rate_429 = server.emulator.fault_rate_503 = 0.0
     assert [j["name"] for j in c.vertex_list("p", "r")["customJobs"]] == names
     assert len(c.ml_list("p")["jobs"]) == 5
@@ -276,9 +289,12 @@ def test_client_gives_up_after_max_attempts(start):
     server, c = start(client_options={"max_attempts": 3, "sleep": sleeps.append},
                       fault_rate_503=1.0)
     with pytest.raises(ApiError) as info:
-        c.vertex_create("p", "r", vertex_body())
+        c.vertex_get("projects/p/locations/r/customJobs/1")
     assert (info.value.status, info.value.status_name) == (503, "UNAVAILABLE")
     assert len(sleeps) == 2
+    with pytest.raises(ApiError) as info:
+        c.vertex_create("p", "r", vertex_body())
+    assert (info.value.status, info.value.ambiguous) == (503, True)  # never retried blindly
     assert server.emulator.state["vertex"] == {}  # faults strike before any effect
     server.emulator.fault_rate_503 = 0.0
     server.emulator.fault_rate_429 = 1.0
@@ -481,3 +497,13 @@ def test_deeply_nested_json_is_a_400_not_a_server_error():
     nested = b'{"a": ' * 100 + b"1" + b"}" * 100
     status, _ = em.handle("POST", "/v1/projects/p/locations/us-central1/customJobs", nested)
     assert status == 400
+
+
+def test_both_apis_refuse_more_than_64_labels():
+    from compiler.cloud.emulator import server_rules
+
+    for api, body in (("aiplatform", vertex_body()), ("ml", ml_body())):
+        body["labels"] = {f"k{i}": "v" for i in range(65)}
+        assert "labels" in dict(server_rules(api, body)), api
+        del body["labels"]["k0"]
+        assert "labels" not in dict(server_rules(api, body)), api

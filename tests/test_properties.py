@@ -217,9 +217,19 @@ def _import(body: dict, spec: dict) -> str:
     return outcome.text
 
 
+# Found by this property (the examples it draws depend on the modules loaded): an ml body
+# without pools whose master has containerArgs was imported as a chief pool with a scale tier.
+BUG_ML_TIER_CONTAINER_ARGS = {
+    "apiVersion": "trainspec/v1", "kind": "TrainingJob", "metadata": {"name": "a"},
+    "spec": {"platform": "ai-platform", "region": "asia-east1",
+             "container": {"image": "gcr.io/acme/a:0.0.0",
+                           "command": ["python3", "-m", "trainer.task"], "args": ["--a=0"]}}}
+
+
 @ci(60)
 @given(testing.valid_specs())
 @example(_TUNING_EXAMPLE)
+@example(BUG_ML_TIER_CONTAINER_ARGS)
 def test_import_of_compiled_request_compiles_back_to_it(spec):
     first = testing.assert_compiles_conformant(spec)
     again = testing.assert_compiles_conformant(_import(first.body, spec), file="imported.yaml")

@@ -150,8 +150,8 @@ def inputs_for(path: Path, *, keep: bool = False, secrets: dict | None = None,
     owner = pr.identity("organization", "trainspec", stack, job.name)
     return {
         "request": result.body, "platform": job.platform, "project": job.project,
-        "region": job.region, "identity": owner, "specFile": result.file,
-        "specHash": pr.spec_hash(owner, result.body),
+        "region": job.region, "identity": owner, "specFile": result.file, "run": job.run,
+        "specHash": pr.spec_hash(owner, result.body, job.run),
         "sourceMap": pr.source_map(result), "keepJobRecords": keep,
         "secretEnv": secrets or {},
         "__provider": ML_PROVIDER if job.platform == "ai-platform" else
@@ -300,7 +300,9 @@ def test_a_job_of_another_stack_is_never_cancelled(world, tmp_path):
     u = urn("VertexCustomJob", "shared")
     their_id, their_outs = engine.create(u, theirs)
     with pytest.raises(grpc.RpcError) as info:
-        engine.delete(u, their_id, {**their_outs, "owner": ours["identity"]})
+        # `stack export` of prod imported into dev, then `up` in dev: the state now says this
+        # resource (dev's identity) owns prod's job, and its `owner` output still says prod.
+        engine.delete(u, their_id, {**their_outs, "identity": ours["identity"]})
     assert "belongs to another Pulumi stack or project" in info.value.details()
     assert "CANCEL" not in _stored(server, their_id)["state"]  # untouched
     engine.delete(u, their_id, their_outs)
@@ -387,6 +389,35 @@ def test_check_compiles_for_the_resource_platform(world, tmp_path):
     _, failures = engine.check(u, {}, news)
     assert failures == [("specFile", f"{spec}:17:8: error: $.spec.env: ai-platform has no "
                          "environment variables (env is vertex only; pass settings as args)")]
+
+
+def test_a_new_run_replaces_the_job_with_the_same_request_and_keeps_the_old_record(world,
+                                                                                  tmp_path):
+    server, engine, log = world
+    u = urn("VertexCustomJob", "rerun")
+    spec = vertex_spec(tmp_path, "rerun", hold=False)
+    first = inputs_for(spec, keep=True)
+    _, old_id, old_outs, old_inputs = engine.up(u, first)
+    assert _wait_state(server, old_id, {"JOB_STATE_SUCCEEDED"}, 60) == "JOB_STATE_SUCCEEDED"
+
+    spec.write_text(spec.read_text().replace("  name: rerun\n", "  name: rerun\n  run: 2\n"))
+    second = inputs_for(spec, keep=True)
+    assert second["request"] == first["request"] and second["specHash"] != first["specHash"]
+    d = engine.diff(u, old_id, old_outs, second)
+    assert d.changes == provider_pb2.DiffResponse.DIFF_SOME
+    assert list(d.replaces) == ["run"] and d.deleteBeforeReplace
+    action, new_id, outs, _ = engine.up(u, second, (old_id, old_outs, old_inputs))
+    assert action == "replace" and new_id != old_id
+    # The previous run's record is kept (and not cancelled: it had finished).
+    assert _stored(server, old_id)["state"] == "JOB_STATE_SUCCEEDED"
+    new = _stored(server, new_id)
+    assert new["labels"][pr.SPEC_HASH_LABEL] == second["specHash"]
+    sent = {k: v for k, v in new.items() if k in first["request"]}
+    assert {**sent, "labels": first["request"]["labels"]} == first["request"]
+    # Same run again: nothing to do.
+    again = engine.diff(u, new_id, outs, inputs_for(spec, keep=True))
+    assert again.changes == provider_pb2.DiffResponse.DIFF_NONE
+    engine.delete(u, new_id, outs)
 
 
 def test_429_and_503_storms_are_survived(tmp_path):
@@ -530,7 +561,7 @@ def test_a_tuning_job_has_the_custom_job_lifecycle_and_reports_its_best_trial(wo
     assert best["id"] == lowest["id"]  # the goal is minimize
     theirs = inputs_for(tuning_spec(tmp_path, "ads-hpt"), stack="prod")
     with pytest.raises(grpc.RpcError) as info:
-        engine.delete(u, id_, {**read, "owner": theirs["identity"]})
+        engine.delete(u, id_, {**read, "identity": theirs["identity"]})
     assert "belongs to another Pulumi stack or project" in info.value.details()
     engine.delete(u, id_, read)
     calls = [line.split('"')[1] for line in log if id_ in line]
@@ -560,3 +591,41 @@ def test_best_trial_follows_the_goal_of_the_first_metric():
     job["studySpec"]["metrics"][0]["goal"] = "MINIMIZE"
     assert pr.best_trial(job)["id"] == "1"
     assert pr.best_trial({"studySpec": {}, "trials": []}) is None
+
+
+@pytest.mark.parametrize("provider, write, collection, kept", [
+    (pr.VertexCustomJobProvider, vertex_spec, "customJobs", "vertex"),
+    (pr.VertexHyperparameterTuningJobProvider, tuning_spec, "hyperparameterTuningJobs", "tuning"),
+])
+def test_a_create_whose_job_appears_late_is_adopted_never_posted_twice(
+        tmp_path, monkeypatch, provider, write, collection, kept):
+    """The server commits the POST only after the client gave up: the provider waits for the job
+    to appear instead of POSTing again (a second POST would start a second job)."""
+    server, _ = emu.serve(progress_seconds=STEP)
+    handle = server.emulator.handle
+
+    def slow_commit(method, target, body=b""):
+        if method == "POST" and target.endswith(f"/{collection}"):
+            time.sleep(1.5)  # still working when the client's deadline passes
+        return handle(method, target, body)
+
+    server.emulator.handle = slow_commit
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", server.url)
+    monkeypatch.setenv("TRAINSPEC_REQUEST_DEADLINE", "1")
+    monkeypatch.setenv("TRAINSPEC_CREATE_SETTLE_SECONDS", "10")
+    try:
+        props = inputs_for(write(tmp_path, "late"))
+        created = provider().create(props)
+        jobs = list(server.emulator.state[kept])
+        assert jobs == [created.id]
+
+        # A job that never appears: the create fails saying so, and still POSTs only once.
+        server.emulator.handle = lambda method, target, body=b"": (
+            (time.sleep(1.5), (500, {"error": {"code": 500, "status": "INTERNAL"}}))[1]
+            if method == "POST" else handle(method, target, body))
+        monkeypatch.setenv("TRAINSPEC_CREATE_SETTLE_SECONDS", "0.5")
+        with pytest.raises(pr.JobError, match="the job may exist but did not appear within 0.5s"):
+            provider().create(inputs_for(write(tmp_path, "lost")))
+        assert list(server.emulator.state[kept]) == jobs
+    finally:
+        server.shutdown()

@@ -1,4 +1,5 @@
-"""The Pulumi program (__main__.py) under pulumi.runtime.set_mocks: what it registers.
+"""The Pulumi program (compiler/pulumi_program.py, called by __main__.py) under
+pulumi.runtime.set_mocks: what it registers.
 
 No engine runs here: the mock monitor records each RegisterResource request. Numbers cross the
 mock monitor as protobuf Struct values (float64), exactly as they reach the engine.
@@ -20,7 +21,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import mocks as pmocks
 from pulumi.runtime import rpc
 
-from compiler import pipeline
+from compiler import pipeline, pulumi_program
 from compiler import pulumi_resources as pr
 from compiler.normalize import Options
 
@@ -66,14 +67,16 @@ class Monitor(pmocks.MockMonitor):
 
 @pytest.fixture
 def program(monkeypatch):
-    """(run, recorder, monitor): run(config) executes __main__.main() under mocks."""
+    """(run, recorder, monitor): run(config) executes the program's main() under mocks."""
     monkeypatch.chdir(ROOT)
     recorder = Recorder()
     monitor = Monitor(recorder)
     pulumi.runtime.set_mocks(recorder, project="trainspec", stack="dev", preview=False,
                              organization="acme-org",
                              monitor=monitor)
+    # The repo's __main__.py only imports the program shipped in the package.
     main = runpy.run_path(str(ROOT / "__main__.py"), run_name="trainspec_program")["main"]
+    assert main is pulumi_program.main
 
     def run(config: dict[str, str], secret_keys: list[str] | None = None, collect=None):
         """Run the program to completion (every registration done); `collect(jobs)` may
@@ -366,3 +369,16 @@ def test_program_never_imports_pulumi_into_the_cli():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=60, env={**os.environ})
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_spec_run_is_an_input_and_part_of_the_spec_hash(program, tmp_path):
+    run, recorder, _ = program
+    _write(tmp_path, "a-good.yaml", GOOD.replace("metadata: {name: good-job}",
+                                                 "metadata: {name: good-job, run: 2}"))
+    run({"trainspec:specs": str(tmp_path)})
+    inputs = _by_name(recorder)["good-job"].inputs
+    body = pipeline.compile_file(str(tmp_path / "a-good.yaml"),
+                                 Options(project="acme-default", region="us-central1")).body
+    assert inputs["run"] == "2" and inputs["request"] == body  # the request itself is unchanged
+    assert inputs["specHash"] == pr.spec_hash(inputs["identity"], body, "2")
+    assert inputs["specHash"] != pr.spec_hash(inputs["identity"], body)

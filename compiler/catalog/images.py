@@ -127,16 +127,20 @@ ML_RUNTIME_VERSIONS: dict[str, frozenset[str]] = {
 }
 
 
-def check_runtime_python(runtime: str, python: str) -> list[str]:
-    """Problems with a legacy ``runtimeVersion`` / ``pythonVersion`` pair (empty = ok)."""
+def check_runtime_python(runtime: str, python: str) -> tuple[bool, list[str]]:
+    """(whether ``runtimeVersion`` is in the table, problems with the pair; empty = ok).
+
+    The runtime list is incomplete (facts §B.6, ◐): an unknown runtime is a warning for the
+    caller. The Python/runtime pairing of a known runtime is ✅ ([DD-ML] pythonVersion).
+    """
     allowed = ML_RUNTIME_VERSIONS.get(runtime)
     if allowed is None:
-        return [f"runtimeVersion {runtime!r} is not an AI Platform Training runtime version "
-                "(1.0-1.15 or 2.1-2.11)"]
+        return False, [f"runtimeVersion {runtime!r} is not a known AI Platform Training runtime "
+                       "version (1.0-1.15 or 2.1-2.11)"]
     if python not in allowed:
         shown = ", ".join(sorted(allowed))
-        return [f"runtimeVersion {runtime} supports pythonVersion {shown}, not {python!r}"]
-    return []
+        return True, [f"runtimeVersion {runtime} supports pythonVersion {shown}, not {python!r}"]
+    return True, []
 
 
 # Legacy runtime -> prebuilt TF image base name. Legacy 2.x jobs ran Python 3.7, so the

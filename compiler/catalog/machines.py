@@ -17,6 +17,7 @@ from compiler.catalog.ml_machines import (
     SCALE_TIER_TO_VERTEX,
     SCALE_TIERS,
     check_ml,
+    check_ml_verified,
     is_ml_legacy_name,
     smallest_ml_machine,
 )
@@ -46,7 +47,8 @@ __all__ = [
     "DISK_SIZE_RANGE", "FIXED_GPU_MACHINES", "LEGACY_TO_VERTEX", "MACHINE_SHAPES",
     "ML_CE_MACHINES", "ML_CLOUD_TPU", "ML_LEGACY_MACHINES", "ML_N1_GPU_COUNTS",
     "N1_GPU_COUNTS", "SCALE_TIERS", "SCALE_TIER_REFUSALS", "SCALE_TIER_TO_VERTEX",
-    "TPU_VM_MACHINES", "VERTEX_MACHINES", "check_ml", "check_vertex", "default_boot_disk_type",
+    "TPU_VM_MACHINES", "VERTEX_MACHINES", "check_ml", "check_ml_verified", "check_vertex",
+    "default_boot_disk_type",
     "default_tpu_topology", "implied_accelerator", "is_ml_legacy_name", "machine_suggestions",
     "omits_accelerator", "smallest_ml_machine", "smallest_vertex_machine", "topology_chips",
     "tpu_topologies",

@@ -126,16 +126,58 @@ def is_ml_legacy_name(machine: str) -> bool:
     return machine in ML_LEGACY_MACHINES
 
 
-def _check_legacy(machine: str, accel: str | None, count: int | None) -> list[str]:
+def _check_legacy(machine: str, accel: str | None, count: int | None) -> list[tuple[bool, str]]:
     if accel is None:
         return []
     if machine != ML_CLOUD_TPU:
-        return [f"acceleratorConfig is only allowed with Compute Engine machine types; "
-                f"{machine} is a legacy name ({ML_LEGACY_MACHINES[machine][0]})"]
+        # ✅ [DD-ML]: acceleratorConfig only with Compute Engine machine types.
+        return [(True, f"acceleratorConfig is only allowed with Compute Engine machine types; "
+                 f"{machine} is a legacy name ({ML_LEGACY_MACHINES[machine][0]})")]
+    # cloud_tpu with TPU_V2/TPU_V3 x 8: caliban's copy of old docs (◐, facts §B.5).
     if accel not in ML_CLOUD_TPU_TYPES:
-        return [f"{accel} is not available on {ML_CLOUD_TPU}; it takes TPU_V2 or TPU_V3"]
+        return [(False, f"{accel} is not available on {ML_CLOUD_TPU}; it takes TPU_V2 or TPU_V3")]
     if count != 8:
-        return [f"{accel} on {ML_CLOUD_TPU} needs count 8, not {count}"]
+        return [(False, f"{accel} on {ML_CLOUD_TPU} needs count 8, not {count}")]
+    return []
+
+
+def _check(machine: str, accel: str | None, count: int | None) -> list[tuple[bool, str]]:
+    """(verified, message) per problem: verified rests on a ✅ fact, the others on the legacy
+    tables of facts §B.5, which are ◐ or ❌ (warnings, never refusals)."""
+    if accel is None and count == 0:
+        count = None
+    if (accel is None) != (count is None):
+        return [(True, "acceleratorConfig needs both type and count")]
+    if count is not None and count < 1:
+        return [(True, f"acceleratorConfig.count must be at least 1, not {count}")]
+    if accel is not None and accel not in ML_TYPES:
+        return [(True, f"{accel!r} is not an AI Platform Training accelerator type")]
+    if machine in ML_LEGACY_MACHINES:
+        return _check_legacy(machine, accel, count)
+    if machine in ML_A2_MACHINES:
+        fixed = ML_A2_MACHINES[machine]
+        if accel != "NVIDIA_TESLA_A100" or count != fixed:
+            return [(False, f"{machine} takes exactly {fixed} x NVIDIA_TESLA_A100")]
+        return []
+    if machine in VERTEX_MACHINES and machine not in ML_CE_MACHINES:
+        return [(False, f"{machine!r} is a Vertex AI machine type; AI Platform Training "
+                 "documents only n1-standard/n1-highmem/n1-highcpu machine types and legacy "
+                 "names such as standard_gpu")]
+    if machine not in ML_CE_MACHINES:
+        names = sorted(ML_CE_MACHINES | set(ML_LEGACY_MACHINES))
+        close = difflib.get_close_matches(machine, names, n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        return [(False, f"{machine!r} is not an AI Platform Training machine type{hint}")]
+    if accel is None:
+        return []
+    if is_tpu(accel):
+        return [(False, f"{accel} is only available with machine type {ML_CLOUD_TPU}")]
+    allowed = ML_N1_GPU_COUNTS[machine].get(accel)
+    if allowed is None:
+        return [(False, f"{accel} cannot be attached to {machine}")]
+    if count not in allowed:
+        shown = ", ".join(str(c) for c in allowed)
+        return [(False, f"{accel} on {machine} allows count {shown}, not {count}")]
     return []
 
 
@@ -143,42 +185,14 @@ def check_ml(machine: str, accel: str | None, count: int | None) -> list[str]:
     """Problems with one legacy ml replica machine (``*Type`` + ``acceleratorConfig``).
 
     Encodes the ml v1 rules only; whether an accelerator is retired is a Vertex concern.
+    Only those in ``check_ml_verified`` may refuse a spec; the rest are warnings.
     """
-    if accel is None and count == 0:
-        count = None
-    if (accel is None) != (count is None):
-        return ["acceleratorConfig needs both type and count"]
-    if count is not None and count < 1:
-        return [f"acceleratorConfig.count must be at least 1, not {count}"]
-    if accel is not None and accel not in ML_TYPES:
-        return [f"{accel!r} is not an AI Platform Training accelerator type"]
-    if machine in ML_LEGACY_MACHINES:
-        return _check_legacy(machine, accel, count)
-    if machine in ML_A2_MACHINES:
-        fixed = ML_A2_MACHINES[machine]
-        if accel != "NVIDIA_TESLA_A100" or count != fixed:
-            return [f"{machine} takes exactly {fixed} x NVIDIA_TESLA_A100"]
-        return []
-    if machine in VERTEX_MACHINES and machine not in ML_CE_MACHINES:
-        return [f"{machine!r} is a Vertex AI machine type; AI Platform Training documents only "
-                "n1-standard/n1-highmem/n1-highcpu machine types and legacy names such as "
-                "standard_gpu"]
-    if machine not in ML_CE_MACHINES:
-        names = sorted(ML_CE_MACHINES | set(ML_LEGACY_MACHINES))
-        close = difflib.get_close_matches(machine, names, n=3, cutoff=0.6)
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        return [f"{machine!r} is not an AI Platform Training machine type{hint}"]
-    if accel is None:
-        return []
-    if is_tpu(accel):
-        return [f"{accel} is only available with machine type {ML_CLOUD_TPU}"]
-    allowed = ML_N1_GPU_COUNTS[machine].get(accel)
-    if allowed is None:
-        return [f"{accel} cannot be attached to {machine}"]
-    if count not in allowed:
-        shown = ", ".join(str(c) for c in allowed)
-        return [f"{accel} on {machine} allows count {shown}, not {count}"]
-    return []
+    return [message for _, message in _check(machine, accel, count)]
+
+
+def check_ml_verified(machine: str, accel: str | None, count: int | None) -> list[str]:
+    """The problems of ``check_ml`` that rest on a fact verified from a current primary source."""
+    return [message for verified, message in _check(machine, accel, count) if verified]
 
 
 def smallest_ml_machine(accel: str, count: int) -> str | None:

@@ -14,6 +14,15 @@ in waves after PENDING (compiler/cloud/emulated_tuning.py). Labels steer a job, 
 ``emulator-hold: running`` keeps it RUNNING until cancelled; ``emulator-result: failed`` ends it
 FAILED instead of SUCCEEDED.
 
+While a job runs, Vertex jobs with ``jobSpec.enableWebAccess`` (or ``enableDashboardAccess``)
+show ``webAccessUris`` keyed by replica (``workerpool0-0``…), ml jobs with
+``trainingInput.enableWebAccess`` show ``trainingOutput.webAccessUris`` (``master-replica-0``…).
+An ml hyperparameter tuning job reports ``trainingOutput`` trials as they complete (each with a
+deterministic objective value), all ``maxTrials`` once it succeeds.
+
+Cloud Logging's ``POST /v2/entries:list`` serves the jobs' log lines (see
+`compiler.cloud.logging_emulator`), so `status`, `logs` and `wait` run against the same port.
+
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
 ``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``.
 """
@@ -26,6 +35,7 @@ import copy
 import datetime
 import hashlib
 import html
+import ipaddress
 import json
 import os
 import random
@@ -41,6 +51,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from compiler import discovery
 from compiler.cloud import emulated_tuning
+from compiler.cloud import logging_emulator as cloud_logging
 
 VERTEX_SCHEMA = "GoogleCloudAiplatformV1CustomJob"
 TUNING_SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
@@ -72,6 +83,7 @@ ROUTES = [  # (method, pattern, handler name)
     ("GET", _M + r"/(?P<id>[^/:]+)$", "ml_get"),
     ("PATCH", _M + r"/(?P<id>[^/:]+)$", "ml_patch"),
     ("POST", _M + r"/(?P<id>[^/:]+):cancel$", "ml_cancel"),
+    ("POST", r"^/v2/entries:list$", "logging_list"),
 ]
 
 
@@ -227,6 +239,10 @@ class Emulator:
             job["error"] = {"code": 1, "message": "CANCELED"}
         elif state == "JOB_STATE_FAILED":
             job["error"] = {"code": 13, "message": "Emulated failure (label emulator-result)."}
+        spec = job.get("jobSpec") or {}
+        if state == "JOB_STATE_RUNNING" and (spec.get("enableWebAccess")
+                                             or spec.get("enableDashboardAccess")):
+            job["webAccessUris"] = _web_access(name, cloud_logging.vertex_tasks(job), _region_of(name))
         return job
 
     # --- AI Platform Training Job (ml v1) --------------------------------------------------
@@ -302,7 +318,89 @@ class Emulator:
             job["errorMessage"] = "Job was cancelled by the user."
         elif state == "FAILED":
             job["errorMessage"] = "Emulated failure (label emulator-result)."
+        ti = job.get("trainingInput") or {}
+        if state == "RUNNING" and ti.get("enableWebAccess"):
+            job["trainingOutput"]["webAccessUris"] = _web_access(
+                name, cloud_logging.ml_tasks(job), ti.get("region", "us-central1"))
+        if isinstance(ti.get("hyperparameters"), dict) and "start" in times:
+            job["trainingOutput"].update(self._trials(ti["hyperparameters"], state, times))
         return job
+
+    def _trials(self, spec: dict, state: str, times: dict) -> dict:
+        """Hyperparameter tuning output: trials complete evenly over the RUNNING step."""
+        total = cloud_logging.replica_count(spec.get("maxTrials"), 1) or 1
+        start = times["start"]
+        stop = times.get("end", self.clock())
+        if state == "SUCCEEDED":
+            done = total
+        else:
+            span = self.progress_seconds or 1.0
+            done = min(total - 1, int((stop - start) / span * total)) if stop > start else 0
+        trials = []
+        for i in range(1, done + 1):
+            at = start + (i / total) * self.progress_seconds
+            value = round(0.5 + 0.4 * ((i * 37) % 100) / 100, 4)
+            trials.append({
+                "trialId": str(i), "state": "SUCCEEDED",
+                "hyperparameters": _trial_values(spec.get("params") or [], i),
+                "finalMetric": {"trainingStep": str(100 * i), "objectiveValue": value},
+                "startTime": _rfc3339(start), "endTime": _rfc3339(at)})
+        out: dict[str, Any] = {"isHyperparameterTuningJob": True,
+                               "completedTrialCount": str(done)}
+        if spec.get("hyperparameterMetricTag"):
+            out["hyperparameterMetricTag"] = spec["hyperparameterMetricTag"]
+        if trials:
+            out["trials"] = trials
+        return out
+
+    # --- Cloud Logging (entries:list) -------------------------------------------------------
+
+    def _logging_list(self, m, query, body) -> dict:
+        request = _parse(body)
+        names = request.get("resourceNames")
+        if not isinstance(names, list) or not names or not all(
+                isinstance(n, str) and re.match(r"^projects/[^/]+$", n) for n in names):
+            raise _invalid([("resource_names", "Required: one or more resource names such as "
+                             "projects/PROJECT_ID.")])
+        order = request.get("orderBy", "timestamp asc")
+        if order not in cloud_logging.ORDERS:
+            raise _invalid([("order_by", "Only 'timestamp asc' and 'timestamp desc' are "
+                             "supported.")])
+        text = request.get("filter", "")
+        if not isinstance(text, str):
+            raise _invalid([("filter", "Must be a string.")])
+        try:
+            keep = cloud_logging.compile_filter(text) if text.strip() else (lambda e: True)
+        except cloud_logging.FilterError as exc:
+            raise Refusal(400, "INVALID_ARGUMENT", str(exc)) from exc
+        projects = {n.split("/", 1)[1] for n in names}
+        entries = [e for e in self._log_entries(projects) if keep(e)]
+        entries.sort(key=lambda e: cloud_logging.parse_time(e["timestamp"]))
+        if order.endswith("desc"):
+            entries.reverse()
+        return _slice(entries, "entries", request.get("pageSize"), request.get("pageToken"),
+                      cloud_logging.DEFAULT_PAGE, cloud_logging.MAX_PAGE)
+
+    def _log_entries(self, projects: set[str]) -> list[dict]:
+        found = []
+        for kind, steps, prefix, tasks in (
+                ("vertex", VERTEX_STEPS, "JOB_STATE_", cloud_logging.vertex_tasks),
+                ("ml", ML_STEPS, "", cloud_logging.ml_tasks)):
+            for name, rec in self.state[kind].items():
+                project = name.split("/")[1]
+                if project not in projects:
+                    continue
+                state, times = self._progress(rec, steps, prefix)
+                when = {"created": rec["created"], **{k: times[k] for k in ("start", "end")
+                                                       if k in times}}
+                if rec["cancelled"] is not None:
+                    when["cancelled"] = rec["cancelled"]
+                outcome = state.removeprefix(prefix) if "end" in times else ""
+                found += cloud_logging.job_entries(project, name.rsplit("/", 1)[-1],
+                                             tasks(rec["job"]), when, outcome,
+                                             self.progress_seconds, self.clock())
+        # Entries ordered within each job; stable sort by time keeps that order on ties.
+        return found
 
     # --- shared ---------------------------------------------------------------------------
 
@@ -434,6 +532,8 @@ def _vertex_rules(job: dict) -> list[tuple[str, str]]:
     elif isinstance(name, str) and len(name) > 128:
         out.append(("display_name", "Must be at most 128 characters."))
     labels = job.get("labels")
+    if isinstance(labels, dict) and len(labels) > 64:
+        out.append(("labels", "A resource can have at most 64 labels."))
     for key, value in (labels.items() if isinstance(labels, dict) else ()):
         if not _label_ok(key, 1):
             out.append((f"labels[{json.dumps(key)}]", "Label keys must be 1-64 characters of "
@@ -458,6 +558,30 @@ def _vertex_rules(job: dict) -> list[tuple[str, str]]:
         if ("containerSpec" in pool) == ("pythonPackageSpec" in pool):
             out.append((where, "Exactly one of container_spec or python_package_spec is "
                         "required."))
+        out += _vertex_pool_rules(job["jobSpec"], pool, where)
+    return out
+
+
+def _vertex_pool_rules(spec: dict, pool: dict, where: str) -> list[tuple[str, str]]:
+    """Documented refusals inside one pool: NfsMount.server is an IP address, a GPU partition
+    takes acceleratorCount 1 (MachineSpec.gpuPartitionSize), GB200 needs a reservation ([CC])."""
+    out = []
+    machine = pool.get("machineSpec") if isinstance(pool.get("machineSpec"), dict) else {}
+    for i, mount in enumerate(pool.get("nfsMounts") or ()):
+        server = mount.get("server") if isinstance(mount, dict) else None
+        try:
+            ipaddress.ip_address(server or "")
+        except ValueError:
+            out.append((f"{where}.nfs_mounts[{i}].server", "Must be the IP address of the NFS "
+                        "server."))
+    if machine.get("gpuPartitionSize") and str(machine.get("acceleratorCount")) != "1":
+        out.append((f"{where}.machine_spec.gpu_partition_size", "Requires accelerator_count 1."))
+    affinity = machine.get("reservationAffinity")
+    kind = affinity.get("reservationAffinityType") if isinstance(affinity, dict) else None
+    if machine.get("acceleratorType") == "NVIDIA_GB200" and not spec.get("persistentResourceId") \
+            and kind not in ("ANY_RESERVATION", "SPECIFIC_RESERVATION"):
+        out.append((f"{where}.machine_spec.reservation_affinity", "NVIDIA_GB200 is only "
+                    "available through a reservation."))
     return out
 
 
@@ -477,6 +601,8 @@ def _ml_rules(job: dict) -> list[tuple[str, str]]:
     elif isinstance(job_id, str) and not ML_JOB_ID.match(job_id):
         out.append(("job_id", "Must start with a letter and contain only letters, digits and "
                     "underscores (at most 128 characters)."))
+    if isinstance(job.get("labels"), dict) and len(job["labels"]) > 64:
+        out.append(("labels", "A job can have at most 64 labels."))
     ti = job.get("trainingInput")
     if not isinstance(ti, dict):
         return out + [("training_input", "Required; only training jobs are emulated.")]
@@ -497,7 +623,9 @@ def _ml_rules(job: dict) -> list[tuple[str, str]]:
     container = ((ti.get("masterConfig") or {}).get("imageUri")
                  if isinstance(ti.get("masterConfig"), dict) else None)
     if not container:
-        for field in ("runtimeVersion", "pythonVersion", "packageUris", "pythonModule"):
+        # pythonVersion is not among them: gcloud submits without it (no --python-version) and
+        # the service picks the runtime's default.
+        for field in ("runtimeVersion", "packageUris", "pythonModule"):
             if not ti.get(field):
                 out.append((f"training_input.{discovery.to_snake_path(field)}",
                             "Required unless master_config.image_uri is set."))
@@ -550,11 +678,17 @@ def _page(items: list[dict], key: str, query: dict, fields: dict, default: int,
     if query.get("filter", [""])[0].strip():
         keep = _filter(query["filter"][0].strip(), fields)
         items = [i for i in items if keep(i)]
+    return _slice(items, key, query.get("pageSize", [None])[0], query.get("pageToken", [""])[0],
+                  default, limit)
+
+
+def _slice(items: list[dict], key: str, size_value: Any, token: Any, default: int,
+           limit: int) -> dict:
+    """One page of `items`; pageToken is an opaque offset, pageSize is capped at `limit`."""
     try:
-        size = int(query.get("pageSize", [default])[0]) or default
-        token = query.get("pageToken", [""])[0]
-        start = int(base64.urlsafe_b64decode(token).decode()) if token else 0
-    except ValueError as exc:
+        size = int(size_value or default) or default
+        start = int(base64.urlsafe_b64decode(str(token)).decode()) if token else 0
+    except (ValueError, TypeError) as exc:
         raise Refusal(400, "INVALID_ARGUMENT", "Invalid pageSize or pageToken.") from exc
     if size < 0 or start < 0:
         raise Refusal(400, "INVALID_ARGUMENT", "Invalid pageSize or pageToken.")
@@ -564,6 +698,32 @@ def _page(items: list[dict], key: str, query: dict, fields: dict, default: int,
         out[key] = items[start:start + size]
     if start + size < len(items):
         out["nextPageToken"] = base64.urlsafe_b64encode(str(start + size).encode()).decode()
+    return out
+
+
+def _web_access(name: str, tasks: list[str], region: str) -> dict[str, str]:
+    """Interactive-shell URIs per replica (the real ones are opaque hosts per node)."""
+    return {t: f"https://{hashlib.sha256(f'{name}/{t}'.encode()).hexdigest()[:16]}-dot-"
+               f"{region}.aiplatform-training.googleusercontent.com" for t in tasks}
+
+
+def _region_of(name: str) -> str:
+    return name.split("/")[3]
+
+
+def _trial_values(params: list, trial: int) -> dict[str, str]:
+    """The hyperparameters of emulated trial `trial`: deterministic points of each range."""
+    out = {}
+    for p in params:
+        if not isinstance(p, dict) or not p.get("parameterName"):
+            continue
+        choices = p.get("categoricalValues") or p.get("discreteValues")
+        if choices:
+            out[p["parameterName"]] = str(choices[trial % len(choices)])
+            continue
+        low, high = float(p.get("minValue", 0)), float(p.get("maxValue", 1))
+        value = low + (high - low) * ((trial * 7) % 10) / 10
+        out[p["parameterName"]] = str(int(value)) if p.get("type") == "INTEGER" else f"{value:g}"
     return out
 
 
@@ -637,7 +797,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="trainspec emulator",
         description="Serve a local emulator of the Vertex AI CustomJob and AI Platform Training "
-                    "Job REST APIs. Point trainspec at it with TRAINSPEC_API_ENDPOINT.")
+                    "Job REST APIs, and of Cloud Logging entries:list for their jobs. Point "
+                    "trainspec at it with TRAINSPEC_API_ENDPOINT.")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--state", metavar="FILE", help="persist jobs in this JSON file")

@@ -1,12 +1,14 @@
-"""A small REST client for Vertex AI CustomJobs and HyperparameterTuningJobs (aiplatform v1) and
-AI Platform Training Jobs (ml v1).
+"""A small REST client for Vertex AI CustomJobs and HyperparameterTuningJobs (aiplatform v1),
+AI Platform Training Jobs (ml v1), and the Cloud Logging entries of their jobs (logging v2
+``entries:list``).
 
 The Pulumi dynamic providers are pickled into Pulumi state, so they build a `Client` inside each
 call; a client holds no global state, and its credentials are built at its first request.
 
 Environment (read when a client is built, only where the argument is None):
-  TRAINSPEC_API_ENDPOINT      replaces both API hosts, e.g. ``http://127.0.0.1:8765`` (the
-                              emulator); http or https, an optional path prefix, nothing else
+  TRAINSPEC_API_ENDPOINT      replaces every API host (the two job APIs and Cloud Logging), e.g.
+                              ``http://127.0.0.1:8765`` (the emulator); http or https, an
+                              optional path prefix, nothing else
   TRAINSPEC_ACCESS_TOKEN      bearer token; otherwise Application Default Credentials (ADC)
   TRAINSPEC_REQUEST_DEADLINE  seconds one call may take, retries and waits included (300)
 
@@ -18,8 +20,9 @@ header, not even an explicit token, and ADC is never loaded.
 
 Retries: reads, cancels and patches are retried on connection failures, timeouts and HTTP 429,
 500, 502, 503 and 504. A create is not idempotent, so it is retried only when the request
-certainly did not reach the server (connect-phase failure, 429, 503). Any other failure after it
-may have been sent (connection closed before the response, read timeout, 500/502/504) raises
+certainly did not reach the server (connect-phase failure, 429). Any other failure after it may
+have been sent (connection closed before the response, read timeout, a body that is not JSON,
+500/502/503/504) raises
 `ApiError` with ``ambiguous=True``: the job may exist, and the caller looks it up by its labels.
 A deadline bounds every call; past it, `ApiError` says DEADLINE_EXCEEDED.
 
@@ -42,8 +45,11 @@ from compiler.diagnostics import TrainspecError
 
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-RETRY_STATUSES_CREATE = frozenset({429, 503})  # "not processed": safe even for a create
-DEFINITE_5XX = frozenset({501, 503})  # any other 5xx may hide a create that took effect
+# A 429 means the request was refused before any work; a 503 may come from a front end after
+# the backend acted (google.rpc UNAVAILABLE: "not always safe to retry non-idempotent
+# operations"), so for a create it is ambiguous like 500/502/504.
+RETRY_STATUSES_CREATE = frozenset({429})
+DEFINITE_5XX = frozenset({501})  # UNIMPLEMENTED: nothing was done
 DEFAULT_DEADLINE = 300.0
 MAX_DELAY = 32.0  # cap of one backoff step, seconds
 MAX_RETRY_AFTER = 60.0  # a Retry-After above this is clipped, so a call cannot hang for hours
@@ -122,6 +128,10 @@ class Client:
             self.endpoint = _parse_endpoint(endpoint, "endpoint")
         if token is None:
             token = os.environ.get("TRAINSPEC_ACCESS_TOKEN") or None
+        token = (token or "").strip() or None  # a trailing newline from a file or `echo`
+        if token and any(c.isspace() or not c.isprintable() for c in token):
+            raise ConfigError("TRAINSPEC_ACCESS_TOKEN (or token): not a bearer token "
+                              "(it contains spaces or control characters)")
         if deadline is None:
             raw = os.environ.get("TRAINSPEC_REQUEST_DEADLINE")
             self.deadline = _seconds(raw, "TRAINSPEC_REQUEST_DEADLINE") if raw else DEFAULT_DEADLINE
@@ -190,6 +200,27 @@ class Client:
         return self._call("PATCH", self._ml_url(_check_ml(name)), json=body,
                           params={"updateMask": update_mask})
 
+    # --- Cloud Logging (logging v2) ---------------------------------------------------------
+
+    def log_entries(self, project: str, filter: str, *,
+                    order_by: str = "timestamp asc") -> list[dict]:
+        """Every ``entries:list`` entry of `project` matching `filter` (all pages, one deadline).
+
+        A read (a POST only because the query is a body), so it is retried like any read.
+        """
+        url = f"{self.endpoint or 'https://logging.googleapis.com'}/v2/entries:list"
+        until = self._monotonic() + self.deadline
+        body: dict[str, Any] = {"resourceNames": [f"projects/{project}"], "filter": filter,
+                                "orderBy": order_by, "pageSize": 1000}
+        entries: list[dict] = []
+        for _ in range(MAX_PAGES):
+            page = self._call("POST", url, json=dict(body), until=until)
+            entries.extend(page.get("entries", []))
+            if not page.get("nextPageToken"):
+                return entries
+            body["pageToken"] = page["nextPageToken"]
+        raise ApiError(None, f"more than {MAX_PAGES} pages", "INTERNAL", method="POST", url=url)
+
     # --- plumbing -------------------------------------------------------------------------
 
     def _vertex_url(self, region: str, path: str) -> str:
@@ -229,8 +260,11 @@ class Client:
             try:
                 response = self._transport().request(
                     method, url, json=json, params=params, headers=dict(HEADERS),
-                    timeout=min(self.timeout, left))
-            except (requests.ConnectionError, requests.Timeout) as exc:
+                    timeout=min(self.timeout, left), **self._auth_deadline(left))
+                payload = response.json() if response.status_code < 300 and response.content \
+                    else None
+            except (requests.ConnectionError, requests.Timeout,
+                    requests.exceptions.ChunkedEncodingError) as exc:
                 failure = ApiError(None, self._scrub(f"{type(exc).__name__}: {exc}"),
                                    "UNAVAILABLE", method=method, url=url,
                                    ambiguous=not idempotent and not _never_sent(exc))
@@ -240,9 +274,14 @@ class Client:
             except GoogleAuthError as exc:
                 raise ApiError(None, self._scrub(f"credentials: {exc}"), "UNAUTHENTICATED",
                                method=method, url=url) from exc
+            except (requests.RequestException, ValueError) as exc:
+                # An answer that is not JSON, a header requests refuses, ...: one scrubbed line,
+                # and for a create an unknown outcome (the server may have acted).
+                raise ApiError(None, self._scrub(f"{type(exc).__name__}: {exc}"), "UNKNOWN",
+                               method=method, url=url, ambiguous=not idempotent) from None
             else:
                 if response.status_code < 300:
-                    return response.json() if response.content else {}
+                    return payload if payload is not None else {}
                 failure = self._error(method, url, response, idempotent)
                 retry = RETRY_STATUSES if idempotent else RETRY_STATUSES_CREATE
                 if response.status_code not in retry or last:
@@ -253,6 +292,12 @@ class Client:
                 raise self._expired(method, url, failure)
             self._sleep(delay)
         raise AssertionError("unreachable")
+
+    def _auth_deadline(self, left: float) -> dict:
+        """AuthorizedSession's own bound on token refreshes and retries within one request."""
+        from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415
+
+        return {"max_allowed_time": left} if isinstance(self._session, AuthorizedSession) else {}
 
     def _transport(self) -> Any:
         if self._session is None:

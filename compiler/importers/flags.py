@@ -3,8 +3,10 @@
 `gcloud ai-platform jobs submit training` flags land in trainingInput; `gcloud ai custom-jobs
 create` flags land in the CustomJob; `gcloud ai hp-tuning-jobs create` flags land in the
 HyperparameterTuningJob (its trialJobSpec takes the CustomJob ones: --service-account,
---network, --enable-web-access, as gcloud's --log-http bodies show). Names and value syntax are
-gcloud's own.
+--network, --enable-web-access, as gcloud's --log-http bodies show). Names, value syntax
+(`gcloud.arg_list`, `gcloud.arg_dict`) and the merge order are gcloud's own
+(`ConstructCustomJobSpec`, `BuildTrainingJob`); values come either from `import FILE --flag ...`
+(text) or from a parsed gcloud command line (`gcloud.parse`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from . import gcloud
 from .sources import ML, Source
 
 # flag dest → trainingInput field (scalar flags of `ai-platform jobs submit training`).
@@ -19,13 +22,12 @@ ML_SCALARS = {
     "job_dir": "jobDir", "module_name": "pythonModule", "runtime_version": "runtimeVersion",
     "python_version": "pythonVersion", "master_machine_type": "masterType",
     "worker_machine_type": "workerType", "parameter_server_machine_type": "parameterServerType",
-    "evaluator_machine_type": "evaluatorType", "service_account": "serviceAccount",
-    "network": "network",
+    "service_account": "serviceAccount", "network": "network",
 }
-ML_COUNTS = {"worker_count": "workerCount", "parameter_server_count": "parameterServerCount",
-             "evaluator_count": "evaluatorCount"}
+ML_COUNTS = {"worker_count": "workerCount", "parameter_server_count": "parameterServerCount"}
+# gcloud has no evaluator flags: evaluators come from --config only.
 ML_ROLES = {"master": "masterConfig", "worker": "workerConfig",
-            "parameter_server": "parameterServerConfig", "evaluator": "evaluatorConfig"}
+            "parameter_server": "parameterServerConfig"}
 VERTEX_ONLY = ("display_name", "worker_pool_spec", "python_package_uris", "command",
                "enable_dashboard_access", "persistent_resource_id")
 # `gcloud ai hp-tuning-jobs create` flag → HyperparameterTuningJob field.
@@ -36,8 +38,8 @@ ALGORITHM_FLAG = {"algorithm-unspecified": "ALGORITHM_UNSPECIFIED", "grid-search
 BOTH = ("service_account", "network")  # flags of both gcloud commands
 ML_ONLY = ("module_name", "packages", "package_path", "runtime_version", "python_version",
            "job_dir", "scale_tier", "use_chief_in_tf_config", "tpu_tf_version",
-           *(k for k in ML_SCALARS if k not in BOTH), *ML_COUNTS, *(f"{r}_{k}" for r in ML_ROLES
-                                      for k in ("accelerator", "image_uri")))
+           *(k for k in ML_SCALARS if k not in BOTH), *ML_COUNTS,
+           *(f"{r}_{k}" for r in ML_ROLES for k in ("accelerator", "image_uri")))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,8 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     for flag in ("--module-name", "--runtime-version", "--python-version", "--job-dir",
                  "--scale-tier", "--packages", "--package-path", "--tpu-tf-version"):
         m.add_argument(flag)
-    m.add_argument("--use-chief-in-tf-config", action="store_true", default=None)
-    for role in ("master", "worker", "parameter-server", "evaluator"):
+    m.add_argument("--use-chief-in-tf-config", metavar="true|false")
+    for role in ("master", "worker", "parameter-server"):
         m.add_argument(f"--{role}-machine-type")
         m.add_argument(f"--{role}-accelerator", metavar="count=N,type=TYPE")
         m.add_argument(f"--{role}-image-uri")
@@ -82,6 +84,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t.add_argument("--algorithm", choices=tuple(ALGORITHM_FLAG))
 
 
+# Flags whose text `import FILE` parses with gcloud's own value syntax (lists, dicts, booleans).
+_PARSED = ("labels", "worker_pool_spec", "args", "command", "packages", "python_package_uris",
+           "master_accelerator", "worker_accelerator", "parameter_server_accelerator",
+           "use_chief_in_tf_config", "scale_tier", "service_account")
+
+
 def merge(src: Source, ns: argparse.Namespace) -> None:
     """Apply the flags in `ns` to `src.request`, noting each one; problems go to the collector."""
     used = {k for k in (*ML_ONLY, *VERTEX_ONLY) if getattr(ns, k, None) not in (None, False, [])}
@@ -98,97 +106,138 @@ def merge(src: Source, ns: argparse.Namespace) -> None:
                             "a tuning job config has studySpec and trialJobSpec")
     if wrong:
         return
-    (_merge_ml if src.api == ML else _merge_vertex)(src, ns)
+    try:
+        values = _values(ns)
+    except gcloud.GcloudError as e:
+        src.collector.error("$", str(e))
+        return
+    (_merge_ml if src.api == ML else _merge_vertex)(src, ns, values)
     if tuning:
         _merge_tuning(src, ns, tuning)
     req = src.request
-    if ns.labels is not None:
-        req["labels"] = _pairs(src, ns.labels, "--labels")
+    if values.get("labels") is not None:
+        req["labels"] = values["labels"]
         src.note("$.labels", "labels from --labels")
-    if ns.kms_key:
-        key = "encryptionConfig" if src.api == ML else "encryptionSpec"
-        _target(src)[key] = {"kmsKeyName": ns.kms_key}
-        src.note(f"$.{key}", "from --kms-key")
 
 
-def _target(src: Source) -> dict:
-    if src.api == ML:
-        return src.request.setdefault("trainingInput", {})
-    return src.request.setdefault("jobSpec", {}) if src.request is not None else {}
+def _values(ns: argparse.Namespace) -> dict[str, Any]:
+    """Every flag value as gcloud holds it after parsing: text from `import FILE` is parsed
+    here with gcloud's syntax and checks; a parsed gcloud command line is already."""
+    inv = gcloud.Invocation("", "ga")
+    out = {k: v for k, v in vars(ns).items() if v is not None}
+    for dest in _PARSED:
+        value = out.get(dest)
+        flag = "--" + dest.replace("_", "-")
+        if isinstance(value, str):
+            gcloud.set_flag(inv, flag, value)
+            out[dest] = inv.values[flag]
+        elif dest == "worker_pool_spec" and value and isinstance(value[0], str):
+            for text in value:
+                gcloud.set_flag(inv, flag, text)
+            out[dest] = inv.values[flag]
+            gcloud.check_pools(out[dest])
+    return out
 
 
-def _merge_ml(src: Source, ns: argparse.Namespace) -> None:
+def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
+    """BuildTrainingJob: each flag given replaces the file's field."""
     tin = src.request.setdefault("trainingInput", {})
     at = "$.trainingInput"
-    if ns.package_path:
-        src.collector.error("$", "--package-path builds and uploads a local package at submit "
-                            "time", "upload it and pass --packages gs://BUCKET/trainer-0.1.tar.gz")
+    if not isinstance(tin, dict):
+        return  # reported by ml.to_spec
+    if v.get("package_path"):
+        src.collector.error("$", f"--package-path {v['package_path']} {gcloud.LOCAL_CODE}",
+                            "build the package, "
+                            "upload it and pass --packages gs://BUCKET/trainer-0.1.tar.gz")
         return
+    from_gcloud = getattr(ns, "gcloud", None) is not None
     setters: list[tuple[str, Any, str]] = []
-    for dest, key in ML_SCALARS.items():
-        setters.append((key, getattr(ns, dest), dest))
-    for dest, key in ML_COUNTS.items():
-        setters.append((key, getattr(ns, dest), dest))
-    if ns.scale_tier:
-        setters.append(("scaleTier", ns.scale_tier.upper().replace("-", "_"), "scale_tier"))
-    if ns.packages:
-        setters.append(("packageUris", [p for p in ns.packages.split(",") if p], "packages"))
-    if ns.use_chief_in_tf_config:
-        setters.append(("useChiefInTfConfig", True, "use_chief_in_tf_config"))
-    if ns.enable_web_access:
-        setters.append(("enableWebAccess", True, "enable_web_access"))
-    if ns.args is not None:
-        setters.append(("args", [a for a in ns.args.split(",") if a], "args"))
+    for dest, key in {**ML_SCALARS, **ML_COUNTS}.items():
+        setters.append((key, v.get(dest), dest))
+    setters.append(("scaleTier", v.get("scale_tier"), "scale_tier"))
+    # gcloud always sends the uploaded package list ([] without --packages, which drops the
+    # file's packageUris) and enableWebAccess (false without the flag).
+    packages = v.get("packages")
+    setters.append(("packageUris", packages if packages or not from_gcloud else None, "packages"))
+    if from_gcloud and not packages:
+        tin.pop("packageUris", None)
+    setters.append(("useChiefInTfConfig", v.get("use_chief_in_tf_config"),
+                    "use_chief_in_tf_config"))
+    web = v.get("enable_web_access")
+    setters.append(("enableWebAccess", bool(web) if from_gcloud else web or None,
+                    "enable_web_access"))
+    setters.append(("args", v.get("args"), "args"))
     for key, value, dest in setters:
         if value is not None:
             tin[key] = value
-            src.note(f"{at}.{key}", _from(dest))
+            src.note(f"{at}.{key}", "gcloud sends enableWebAccess false without "
+                     "--enable-web-access" if key == "enableWebAccess" and not value
+                     else _from(dest))
     for role, config in ML_ROLES.items():
-        accel, image = getattr(ns, f"{role}_accelerator"), getattr(ns, f"{role}_image_uri")
+        accel, image = v.get(f"{role}_accelerator"), v.get(f"{role}_image_uri")
         if accel:
-            pairs = _pairs(src, accel, f"--{role.replace('_', '-')}-accelerator")
             cfg = tin.setdefault(config, {})
-            cfg["acceleratorConfig"] = {"count": _int(pairs.get("count", "1")),
-                                        "type": pairs.get("type", "").upper().replace("-", "_")}
+            cfg["acceleratorConfig"] = {"count": accel["count"], "type": accel["type"]}
             src.note(f"{at}.{config}.acceleratorConfig", _from(f"{role}_accelerator"))
         if image:
             tin.setdefault(config, {})["imageUri"] = image
             src.note(f"{at}.{config}.imageUri", _from(f"{role}_image_uri"))
-    if ns.tpu_tf_version:
-        tin.setdefault("workerConfig", {})["tpuTfVersion"] = ns.tpu_tf_version
+    if v.get("tpu_tf_version"):
+        tin.setdefault("workerConfig", {})["tpuTfVersion"] = v["tpu_tf_version"]
         src.note(f"{at}.workerConfig.tpuTfVersion", _from("tpu_tf_version"))
+    if v.get("kms_key"):
+        tin["encryptionConfig"] = {"kmsKeyName": v["kms_key"]}
+        src.note(f"{at}.encryptionConfig", _from("kms_key"))
+    master = tin.get("masterConfig")
+    if from_gcloud and not tin.get("packageUris") and not (
+            isinstance(master, dict) and master.get("imageUri")):
+        src.collector.error("$", "a job without a custom container needs packages: gcloud "
+                            "refuses it (\"Non-custom jobs must have packages\")",
+                            "pass --packages gs://BUCKET/trainer-0.1.tar.gz, or "
+                            "--master-image-uri")
 
 
-def _merge_vertex(src: Source, ns: argparse.Namespace) -> None:
+def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
+    """ConstructCustomJobSpec, then the CustomJob around it (displayName, labels, CMEK)."""
     req = src.request
     spec = req.setdefault("jobSpec", {})
-    if ns.display_name is not None:
-        req["displayName"] = ns.display_name
+    if v.get("display_name") is not None:
+        req["displayName"] = v["display_name"]
         src.note("$.displayName", _from("display_name"))
-    for dest, key in (("service_account", "serviceAccount"), ("network", "network"),
-                      ("persistent_resource_id", "persistentResourceId")):
-        if getattr(ns, dest):
-            spec[key] = getattr(ns, dest)
+    for dest, key in (("network", "network"), ("service_account", "serviceAccount")):
+        if v.get(dest) is not None:
+            spec[key] = v[dest]
             src.note(f"$.jobSpec.{key}", _from(dest))
     for dest, key in (("enable_web_access", "enableWebAccess"),
                       ("enable_dashboard_access", "enableDashboardAccess")):
-        if getattr(ns, dest):
+        if v.get(dest):
             spec[key] = True
             src.note(f"$.jobSpec.{key}", _from(dest))
-    if ns.worker_pool_spec:
-        spec["workerPoolSpecs"] = [_pool_flag(src, text) for text in ns.worker_pool_spec]
+    if not v.get("worker_pool_spec") and getattr(ns, "gcloud", None) is not None:
+        _check_config_pools(src, spec.get("workerPoolSpecs"))
+    if v.get("worker_pool_spec"):
+        uris = v.get("python_package_uris") or []
+        spec["workerPoolSpecs"] = [_pool(p, uris) for p in v["worker_pool_spec"]]
         src.note("$.jobSpec.workerPoolSpecs", _from("worker_pool_spec"))
+    elif v.get("python_package_uris"):
+        src.collector.warning("$", "--python-package-uris applies only to pools given with "
+                              "--worker-pool-spec: gcloud ignores it with --config pools")
     for dest, task_key, kinds in (("args", "args", ("containerSpec", "pythonPackageSpec")),
-                                  ("command", "command", ("containerSpec",)),
-                                  ("python_package_uris", "packageUris", ("pythonPackageSpec",))):
-        value = getattr(ns, dest)
-        if value is None:
+                                  ("command", "command", ("containerSpec",))):
+        value = v.get(dest)
+        if not value:  # gcloud: `if args:`, an empty list changes nothing
             continue
         for i, pool in enumerate(spec.get("workerPoolSpecs") or ()):
             for kind in kinds:
                 if isinstance(pool, dict) and isinstance(pool.get(kind), dict):
-                    pool[kind][task_key] = [v for v in value.split(",") if v]
+                    pool[kind][task_key] = list(value)
                     src.note(f"$.jobSpec.workerPoolSpecs[{i}].{kind}.{task_key}", _from(dest))
+    if v.get("persistent_resource_id"):
+        spec["persistentResourceId"] = v["persistent_resource_id"]
+        src.note("$.jobSpec.persistentResourceId", _from("persistent_resource_id"))
+    if v.get("kms_key"):
+        req["encryptionSpec"] = {"kmsKeyName": v["kms_key"]}
+        src.note("$.encryptionSpec", _from("kms_key"))
 
 
 def _merge_tuning(src: Source, ns: argparse.Namespace, given: list[str]) -> None:
@@ -205,48 +254,39 @@ def _merge_tuning(src: Source, ns: argparse.Namespace, given: list[str]) -> None
     src.study = study
 
 
-_POOL_KEYS = {"machine-type": ("machineSpec", "machineType"),
-              "accelerator-type": ("machineSpec", "acceleratorType"),
-              "accelerator-count": ("machineSpec", "acceleratorCount"),
-              "replica-count": (None, "replicaCount"),
-              "container-image-uri": ("containerSpec", "imageUri"),
-              "executor-image-uri": ("pythonPackageSpec", "executorImageUri"),
-              "python-module": ("pythonPackageSpec", "pythonModule"),
-              "disk-type": ("diskSpec", "bootDiskType"),
-              "disk-size": ("diskSpec", "bootDiskSizeGb")}
+def _check_config_pools(src: Source, pools: Any) -> None:
+    """_ValidateWorkerPoolSpecsFromConfig: every --config pool, even an empty one, runs exactly
+    one of a container (imageUri) or a Python package (executorImageUri or pythonModule)."""
+    for i, pool in enumerate(pools if isinstance(pools, list) else ()):
+        pool = pool if isinstance(pool, dict) else {}
+        py, box = pool.get("pythonPackageSpec"), pool.get("containerSpec")
+        python = isinstance(py, dict) and bool(py.get("executorImageUri") or py.get("pythonModule"))
+        container = isinstance(box, dict) and bool(box.get("imageUri"))
+        if python == container:
+            src.collector.error(f"$.jobSpec.workerPoolSpecs[{i}]", "gcloud needs exactly one of "
+                                "containerSpec and pythonPackageSpec in every pool of --config",
+                                "an empty pool {} is accepted in a REST body, not by gcloud "
+                                "--config; pass the pools with --worker-pool-spec (an empty "
+                                "value skips a pool) or drop it")
+            return
 
 
-def _pool_flag(src: Source, text: str) -> dict:
-    pool: dict = {}
-    for key, value in _pairs(src, text, "--worker-pool-spec").items():
-        if key not in _POOL_KEYS:
-            src.collector.error("$", f"--worker-pool-spec key {key!r} is not supported by import",
-                                "local-package-path/script build an image at submit time: "
-                                "build it and pass container-image-uri" if key in (
-                                    "local-package-path", "script", "output-image-uri") else
-                                "keys: " + ", ".join(_POOL_KEYS))
-            continue
-        part, field = _POOL_KEYS[key]
-        number = key in ("accelerator-count", "replica-count", "disk-size")
-        (pool.setdefault(part, {}) if part else pool)[field] = _int(value) if number else value
+def _pool(spec: dict, uris: list[str]) -> dict:
+    """_ConstructSingleWorkerPoolSpec: one --worker-pool-spec as a WorkerPoolSpec."""
+    if not spec:
+        return {}
+    machine: dict = {"machineType": spec.get("machine-type")}
+    if spec.get("accelerator-type"):
+        machine["acceleratorType"] = spec["accelerator-type"]
+        machine["acceleratorCount"] = int(spec.get("accelerator-count", 1))
+    pool: dict = {"machineSpec": machine, "replicaCount": int(spec.get("replica-count", 1))}
+    if spec.get("container-image-uri"):
+        pool["containerSpec"] = {"imageUri": spec["container-image-uri"]}
+    elif uris or spec.get("executor-image-uri") or spec.get("python-module"):
+        pool["pythonPackageSpec"] = {k: val for k, val in (
+            ("executorImageUri", spec.get("executor-image-uri")), ("packageUris", list(uris)),
+            ("pythonModule", spec.get("python-module"))) if val not in (None, [])}
     return pool
-
-
-def _pairs(src: Source, text: str, flag: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in text.split(","):
-        if not item:
-            continue
-        key, sep, value = item.partition("=")
-        if not sep:
-            src.collector.error("$", f"{flag}: {item!r} is not KEY=VALUE")
-            continue
-        out[key.strip()] = value.strip()
-    return out
-
-
-def _int(text: str) -> int | str:
-    return int(text) if text.strip().isdigit() else text
 
 
 def _from(dest: str) -> str:

@@ -114,8 +114,12 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
                             "per replica: trainspec expresses one or the other")
     elif tin.get("args") is not None:
         d.set("spec.container.args", tin["args"], note("args"))
+    # A job without pools (a scale tier) runs the spec-level container: its master's
+    # containerArgs are the spec's args, not a chief pool's (which a tier cannot have).
+    pool_less = not any(_has_pool(tin, r) for r in ROLES)
     for role in present:
-        cfg, p = configs[role], f"spec.pools.{role}.container"
+        cfg = configs[role]
+        p = "spec.container" if pool_less else f"spec.pools.{role}.container"
         if role != "chief" and cfg.get("imageUri") not in (None, image):
             d.set(f"{p}.image", cfg["imageUri"], note(f"{ROLES[role][2]}.imageUri"))
         elif role != "chief" and cfg.get("imageUri") is not None:

@@ -97,8 +97,7 @@ def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]
         return _proto_names(Source("vertex-rest", VERTEX, data, c), "jobSpec"), c.items
     if "workerPoolSpecs" in data:
         return _gcloud_vertex(data, c), c.items
-    if any(k in data for k in ("worker_pool_specs", "job_spec", "trial_job_spec", "container_uri",
-                               "ai_platform_training_args", "training_input")):
+    if any(k in data for k in _SDK_KEYS):
         return _sdk(data, c), c.items
     c.error("$", "not a training job config: expected trainingInput (AI Platform), "
             "workerPoolSpecs or jobSpec (Vertex AI), or SDK worker_pool_specs / job_spec",
@@ -114,6 +113,27 @@ def _exact_json(text: bytes | str) -> dict | None:
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
+
+
+_SDK_KEYS = ("worker_pool_specs", "job_spec", "trial_job_spec", "container_uri",
+             "ai_platform_training_args", "training_input")
+
+
+def describe(data: dict) -> str | None:
+    """What job config `data` is (a phrase for messages), or None when it is none `import`
+    reads: how a spec folder tells a stray gcloud config from a broken spec."""
+    if "trainingInput" in data:
+        return ("an AI Platform Training (ml v1) REST body" if "jobId" in data else
+                "a gcloud ai-platform jobs submit training --config file")
+    if "trialJobSpec" in data or "studySpec" in data:
+        return "a Vertex AI hyperparameter tuning job"
+    if "jobSpec" in data:
+        return "a Vertex AI CustomJob REST body"
+    if "workerPoolSpecs" in data:
+        return "a gcloud ai custom-jobs create --config file (a CustomJobSpec)"
+    if any(k in data for k in _SDK_KEYS):
+        return "a set of Vertex AI Python SDK arguments"
+    return None
 
 
 def _retarget(d: Diagnostic) -> Diagnostic:
@@ -256,6 +276,10 @@ def _sdk_request(data: dict, c: Collector) -> Source:
     for kwargs, at in ((ctor, f"{base}.constructor_kwargs"), (run, where)):
         for key, value in kwargs.items():
             _sdk_kwarg(src, spec, key, value, f"{at}.{key}")
+    bucket = ctor.get("staging_bucket", data.get("staging_bucket"))
+    if isinstance(bucket, str) and "baseOutputDirectory" not in spec:
+        _staging_output(src, spec, bucket, "aiplatform-custom-training" if "container_uri" in data
+                        else "aiplatform-custom-job")
     src.request["jobSpec"] = spec
     return src
 
@@ -326,6 +350,20 @@ def _sdk_parameter(src: Source, pid: str, value: Any, at: str) -> dict:
                  child.get("parent_values") or () if isinstance(child, dict) else ())]}}
             for cid, child in children.items()]
     return out
+
+
+def _staging_output(src: Source, spec: dict, bucket: str, prefix: str) -> None:
+    """Without base_output_dir the SDK sends baseOutputDirectory
+    `<staging_bucket>/<prefix>-<time of the run>` (aiplatform.utils._timestamped_gcs_dir):
+    a new folder per run, which a spec cannot say; the import names one fixed folder and says so."""
+    root = bucket.rstrip("/")
+    root = root if root.startswith("gs://") else "gs://" + root
+    spec["baseOutputDirectory"] = {"outputUriPrefix": f"{root}/{prefix}"}
+    text = (f"staging_bucket {bucket}: the SDK sends baseOutputDirectory {root}/{prefix}-<time "
+            f"of the run>, a new folder per run; the spec names the fixed folder {root}/{prefix}")
+    src.note("$.jobSpec.baseOutputDirectory", text)
+    src.collector.warning("$.jobSpec.baseOutputDirectory", text,
+                          "set spec.outputDir to the folder the job should write to")
 
 
 def _sdk_kwarg(src: Source, spec: dict, key: str, value: Any, at: str) -> None:

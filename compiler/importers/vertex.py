@@ -37,6 +37,8 @@ TASKS = {"containerSpec": ("container", {"imageUri": "image", "command": "comman
          "pythonPackageSpec": ("python", {"executorImageUri": "executorImage",
                                           "packageUris": "packages", "pythonModule": "module",
                                           "args": "args"})}
+# Scheduling.strategy values the API marks enumDeprecated, and their current names ([DD-AIP]).
+DEPRECATED_STRATEGIES = {"ON_DEMAND": "STANDARD", "LOW_COST": "SPOT"}
 AFFINITY = {"ANY_RESERVATION": "ANY", "SPECIFIC_RESERVATION": "SPECIFIC",
             "NO_RESERVATION": "NONE"}
 
@@ -64,7 +66,7 @@ def to_spec(src: Source, d: Draft) -> None:
                 d.set(SPEC_FIELDS[key], value, src.notes.get(at))
         elif key == "baseOutputDirectory":
             if isinstance(value, dict) and "outputUriPrefix" in value:
-                d.set("spec.outputDir", value["outputUriPrefix"])
+                d.set("spec.outputDir", value["outputUriPrefix"], src.notes.get(at))
         elif key == "scheduling":
             _scheduling(src, value, d)
         elif key != "workerPoolSpecs":
@@ -89,6 +91,10 @@ def _scheduling(src: Source, value: Any, d: Draft) -> None:
             src.collector.error(f"$.jobSpec.scheduling.{key}", f"unknown Scheduling field {key!r}")
         elif key == "strategy" and v == "STRATEGY_UNSPECIFIED":
             continue
+        elif key == "strategy" and v in DEPRECATED_STRATEGIES:
+            d.set("spec.scheduling.strategy", DEPRECATED_STRATEGIES[v],
+                  [f"{v} is the deprecated name of {DEPRECATED_STRATEGIES[v]} (the API "
+                   "takes both; trainspec writes the current one)"])
         else:
             d.set(f"spec.scheduling.{SCHEDULING[key]}", v)
 

@@ -42,9 +42,14 @@ _VERTEX_ONLY_POOL = {
 }
 
 
-def job_id(name: str) -> str:
-    """The ml v1 jobId of a spec: its name with '-' → '_' (stable for the same spec)."""
-    return name.replace("-", "_")
+RUN_SUFFIX = "_run_"
+
+
+def job_id(name: str, run: str | None = None) -> str:
+    """The ml v1 jobId of a spec: its name with '-' → '_' (stable for the same spec), and
+    ``_run_<run>`` for a `metadata.run`: a jobId is never reused, so each run needs its own."""
+    base = name.replace("-", "_")
+    return base if run is None else f"{base}{RUN_SUFFIX}{run.replace('-', '_')}"
 
 
 def check(job: Job, c: Collector, today: datetime.date) -> None:
@@ -53,12 +58,18 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     if not JOB_ID.match(job_id(job.name)):
         c.error("$.metadata.name", f"{job_id(job.name)!r} is not a valid AI Platform jobId",
                 "letters, digits and '_', starting with a letter, at most 128")
+    elif job.run is not None and not JOB_ID.match(job_id(job.name, job.run)):
+        c.error("$.metadata.run", f"the jobId of this run, {job_id(job.name, job.run)!r}, is "
+                "not a valid AI Platform jobId", "at most 128 characters in all: shorten "
+                "metadata.name or metadata.run")
     if not job.region:
         c.error("$.spec.region", "ai-platform needs a region",
                 "set spec.region, or pass --region / set gcp:region")
     elif job.region not in regions.ML_TRAINING_REGIONS:
+        # The legacy region list is an old snapshot (◐, facts §B.8): a warning, never a refusal.
         hint = did_you_mean(job.region, sorted(regions.ML_TRAINING_REGIONS))
-        c.error("$.spec.region", f"{job.region!r} is not an AI Platform Training region", hint)
+        c.warning("$.spec.region", f"{job.region!r} is not in the AI Platform Training region "
+                  "list trainspec knows (an old, partial list)", hint)
     env_at = (["$.spec.env"] if job.env else []) + [
         f"{p.path}.env" for p in job.pools.values() if p.env_overridden]
     for path in env_at:
@@ -77,8 +88,10 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
         job.pools["chief"] = job.implicit_pool("$.spec")
         job.note("$.spec.pools.chief", "one master replica (scaleTier CUSTOM, no pools given)")
     if not job.pools and tier == "BASIC_GPU":
-        c.error("$.spec.aiPlatform.scaleTier", "scaleTier BASIC_GPU runs on a K80, which is "
-                "retired", "write a chief pool with a T4 or V100 instead")
+        # BASIC_GPU = one K80 comes from older docs (◐, facts §B.3): a warning.
+        c.warning("$.spec.aiPlatform.scaleTier", "scaleTier BASIC_GPU ran on a K80 GPU (older "
+                  "docs), which is retired: the job will likely fail",
+                  "write a chief pool with a T4 or V100 instead")
     _check_task(job, c)
     if job.tuning is not None:
         tuning_rules.check(job.tuning, c)
@@ -123,12 +136,21 @@ def _check_task(job: Job, c: Collector) -> None:
         if task.executor_image:
             c.warning("$.spec.python.executorImage", "not sent on ai-platform, which runs "
                       "python.runtimeVersion instead (executorImage is vertex only)")
-        if not task.runtime_version or not task.python_version:
-            c.error("$.spec.python", "ai-platform needs python.runtimeVersion and "
-                    "python.pythonVersion", "e.g. runtimeVersion: \"2.11\", pythonVersion: \"3.7\"")
+        if not task.runtime_version:
+            c.error("$.spec.python", "ai-platform needs python.runtimeVersion",
+                    "e.g. runtimeVersion: \"2.11\", pythonVersion: \"3.7\"")
+        elif not task.python_version:
+            # [DD-ML] says "must specify", yet gcloud sends none without --python-version and
+            # the service picks one: not certain enough to refuse.
+            c.warning("$.spec.python", "no python.pythonVersion: the service picks the runtime's "
+                      "default (gcloud sends none without --python-version)",
+                      "set pythonVersion, e.g. \"3.7\" for runtime 1.15 and later")
         else:
-            for message in images.check_runtime_python(task.runtime_version, task.python_version):
-                c.error("$.spec.python.pythonVersion", message)
+            known, problems = images.check_runtime_python(task.runtime_version,
+                                                          task.python_version)
+            for message in problems:
+                (c.error if known else c.warning)("$.spec.python.pythonVersion" if known
+                                                  else "$.spec.python.runtimeVersion", message)
 
 
 def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
@@ -159,13 +181,17 @@ def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
             return
         pool.machine_type = pick
         job.note(f"{p}.machineType", f"{pick} (smallest machine for this pool)")
+    verified = machines.check_ml_verified(pool.machine_type, pool.accelerator_type,
+                                          pool.accelerator_count)
     for message in machines.check_ml(pool.machine_type, pool.accelerator_type,
                                      pool.accelerator_count):
-        c.error(f"{p}.machineType", message)
+        # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings.
+        (c.error if message in verified else c.warning)(f"{p}.machineType", message)
     if job.region and pool.accelerator_type and not regions.ml_accelerator_in_region(
             job.region, pool.accelerator_type):
-        c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available for AI "
-                f"Platform training in {job.region}")
+        # Legacy accelerators by region: caliban's 2020 copy (◐, facts §B.8).
+        c.warning(f"{p}.accelerator.type", f"{pool.accelerator_type} was not offered for AI "
+                  f"Platform training in {job.region} (per an old, partial table)")
 
 
 # -- lowering ------------------------------------------------------------------------------
@@ -236,7 +262,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
         "encryptionConfig": {"kmsKeyName": job.encryption_key} if job.encryption_key else None,
         "enableWebAccess": job.enable_web_access,
     }))
-    body: dict = {"jobId": job_id(job.name)}
+    body: dict = {"jobId": job_id(job.name, job.run)}
     if job.labels:
         body["labels"] = dict(job.labels)
         origins["labels"] = "$.metadata.labels"

@@ -15,7 +15,7 @@ from decimal import Decimal
 import yaml
 
 from .. import tuning_rules
-from ..catalog import accelerators, images, machines, regions
+from ..catalog import accelerators, documented, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import human, to_google
 from ..model import Container, Job, Pool, PythonPackage
@@ -75,7 +75,14 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     for pool in job.pools.values():
         _resolve_machine(job, pool, c)
         _check_pool(job, pool, c, today)
+        _check_documented(job, pool, c)
     _check_scheduling(job, c)
+    psc = job.vertex.get("pscInterfaceConfig")
+    peers = psc.get("dnsPeeringConfigs") if isinstance(psc, dict) else None
+    for i, peer in enumerate(peers if isinstance(peers, list) else ()):
+        if isinstance(peer, dict):
+            _report(c, f"$.spec.vertex.pscInterfaceConfig.dnsPeeringConfigs[{i}].domain",
+                    documented.check_dns_domain(peer.get("domain")))
     if job.kind == KIND and job.tuning is not None:
         _check_tuning(job, job.tuning, c)
 
@@ -208,6 +215,32 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
         _executor(job, pool, c, today)
 
 
+def _report(c: Collector, path: str, problems: list[documented.Problem]) -> None:
+    for code, message, hint in problems:
+        c.add(path, message, severity=documented.severity(code), hint=hint)
+
+
+def _check_documented(job: Job, pool: Pool, c: Collector) -> None:
+    """The rules of catalog/documented.py for one pool: errors where the fact is verified,
+    warnings otherwise (each rule says which)."""
+    p = f"$.spec.pools.{pool.role}"
+    persistent = bool(job.vertex.get("persistentResourceId"))
+    affinity = (pool.reservation or {}).get("affinity")
+    if pool.gpu_partition_size:
+        _report(c, f"{p}.gpuPartitionSize",
+                documented.check_gpu_partition(pool.accelerator_type, pool.gpu_partition_size))
+    networked = bool(job.network or job.vertex.get("pscInterfaceConfig"))
+    for i, mount in enumerate(pool.nfs_mounts):
+        for key, code, message, hint in documented.check_nfs(mount, networked or i > 0):
+            c.add(f"{p}.nfsMounts[{i}]" + (f".{key}" if key else ""), message,
+                  severity=documented.severity(code), hint=hint)
+    _report(c, f"{p}.reservation", documented.check_reservation(
+        affinity, job.scheduling.strategy, persistent))
+    _report(c, f"{p}.machineType", documented.check_gb200(pool.accelerator_type, affinity,
+                                                           persistent))
+    _report(c, f"{p}.disk.type", documented.check_disk(pool.machine_type, pool.disk_type))
+
+
 def _where(p: str, pool: Pool, message: str) -> str:
     """The spec key a catalog message is about: the count, the accelerator or the machine."""
     if not pool.accelerator_type:
@@ -277,7 +310,15 @@ def _check_scheduling(job: Job, c: Collector) -> None:
     pools = list(job.pools.values())
     if s.strategy == "SPOT" and any(_is_tpu(p) and (p.accelerator_count or 0) >= 32 or
                                     (p.accelerator_type == "TPU_V4_POD") for p in pools):
-        c.error("$.spec.scheduling.strategy", "Spot VMs are not available for TPU Pods")
+        _report(c, "$.spec.scheduling.strategy", [
+            ("spot-tpu-pod", "Spot VMs are not available for TPU Pods", None)])
+    elif s.strategy == "SPOT":
+        for p in pools:
+            if documented.multi_host_tpu(p.machine_type, p.tpu_topology):
+                _report(c, "$.spec.scheduling.strategy", [(
+                    "spot-multi-host-tpu", f"Spot VMs are not available for TPU Pods, and "
+                    f"{p.machine_type} with topology {p.tpu_topology} spans several VMs (a Pod "
+                    "slice)", "use strategy STANDARD, or a single-host topology")])
     if s.strategy != "FLEX_START":
         return
     for pool in pools:

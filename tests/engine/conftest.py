@@ -101,14 +101,18 @@ class Project:
     """A specs repository in a temporary folder, driven with the real `pulumi`."""
 
     def __init__(self, root: Path, cli: str, endpoint: str, name: str = "trainspec",
-                 stack: str = "dev", backend: Path | None = None):
+                 stack: str = "dev", backend: Path | None = None, init: bool = False):
         self.root, self.cli, self.stack = root, cli, stack
+        if init:  # a repository written by `python -m compiler init`, as a user starts one
+            subprocess.run([sys.executable, "-m", "compiler", "init", str(root), "--name", name],
+                           cwd=ROOT, check=True, capture_output=True, timeout=120)
         root.mkdir(parents=True, exist_ok=True)
         (root / "specs").mkdir(exist_ok=True)
-        pulumi_yaml = (ROOT / "Pulumi.yaml").read_text()
-        (root / "Pulumi.yaml").write_text(pulumi_yaml.replace("name: trainspec\n",
-                                                              f"name: {name}\n", 1))
-        shutil.copy(ROOT / "__main__.py", root / "__main__.py")
+        if not init:
+            pulumi_yaml = (ROOT / "Pulumi.yaml").read_text()
+            (root / "Pulumi.yaml").write_text(pulumi_yaml.replace("name: trainspec\n",
+                                                                  f"name: {name}\n", 1))
+            shutil.copy(ROOT / "__main__.py", root / "__main__.py")
         # The project's virtualenv is this interpreter's: it has trainspec installed editable.
         (root / "venv").symlink_to(Path(sys.prefix))
         backend = backend or root / ".state"
@@ -151,6 +155,11 @@ class Project:
         return subprocess.Popen([self.cli, *args, "--non-interactive"], cwd=self.root,
                                 env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
+
+    def trainspec(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        """`python -m compiler ARGS` in the repository, with the stack's environment."""
+        return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=self.root,
+                              env=self.env, capture_output=True, text=True, timeout=timeout)
 
     def outputs(self) -> dict:
         import json

@@ -1,7 +1,7 @@
 // Wrapper module: builds the Pulumi CLI (pkg/v3) from the Go module proxy. See scripts/install-pulumi-cli.
 module trainspec.local/pulumi-cli
 
-go 1.26
+go 1.25.11
 
 require github.com/pulumi/pulumi/pkg/v3 v3.259.0
 

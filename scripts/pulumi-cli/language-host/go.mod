@@ -1,7 +1,7 @@
 // Wrapper module: builds the Pulumi Python language host from the Go module proxy. See scripts/install-pulumi-cli.
 module trainspec.local/pulumi-language-python
 
-go 1.26
+go 1.22
 
 require github.com/pulumi/pulumi/sdk/v3 v3.79.0
 

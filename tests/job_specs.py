@@ -1,4 +1,4 @@
-"""Small specs for the engine tests (project and region come from stack config)."""
+"""Small specs for the engine and CLI tests (project and region come from stack config)."""
 
 VERTEX = """\
 apiVersion: trainspec/v1
@@ -12,7 +12,7 @@ spec:
     args: [--steps, "{steps}"]
   pools:
     chief: {{machineType: n1-standard-4}}
-"""
+{workers}"""
 
 ML = """\
 apiVersion: trainspec/v1
@@ -27,7 +27,7 @@ spec:
     args: [--epochs, "{steps}"]
   pools:
     chief: {{machineType: n1-standard-8}}
-"""
+{workers}"""
 
 
 TUNING = """\
@@ -51,16 +51,20 @@ spec:
 """
 
 
-def vertex(name: str = "bert", steps: int = 10, labels: str = "") -> str:
-    return VERTEX.format(name=name, steps=steps, labels=labels)
+def _workers(count: int) -> str:
+    return f"    worker: {{machineType: n1-standard-4, replicas: {count}}}\n" if count else ""
+
+
+def vertex(name: str = "bert", steps: int = 10, labels: str = "", workers: int = 0) -> str:
+    return VERTEX.format(name=name, steps=steps, labels=labels, workers=_workers(workers))
 
 
 def tuning(name: str = "ads-hpt", labels: str = "") -> str:
     return TUNING.format(name=name, labels=labels)
 
 
-def ml(name: str = "census", steps: int = 10, labels: str = "") -> str:
-    return ML.format(name=name, steps=steps, labels=labels)
+def ml(name: str = "census", steps: int = 10, labels: str = "", workers: int = 0) -> str:
+    return ML.format(name=name, steps=steps, labels=labels, workers=_workers(workers))
 
 
 HOLD = ", emulator-hold: running"  # the emulator keeps the job RUNNING until cancelled

@@ -1,0 +1,168 @@
+"""The trainspec Pulumi program: one job per spec under `trainspec:specs` (a Vertex CustomJob or
+HyperparameterTuningJob, or an AI Platform Training job, by spec.platform and kind).
+
+Reads stack config, compiles every spec, and fails with every diagnostic (file:line:col)
+before declaring anything if one spec is invalid: never a partial apply. Provider logic lives in
+compiler/pulumi_resources.py. It ships inside the package, so a specs repository's __main__.py is
+three lines (compiler/_templates/__main__.py, written by `python -m compiler init`).
+"""
+
+from __future__ import annotations
+
+import pulumi
+
+from compiler import pipeline
+from compiler import pulumi_resources as jobs
+from compiler.cli import find_specs
+from compiler.diagnostics import Diagnostic, format_text
+from compiler.normalize import Options
+from compiler.source import child
+
+
+def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
+    """Every spec under `folder`, compiled, and every error found (including missing secrets)."""
+    files, problems = find_specs([folder])
+    if not files and not problems:
+        problems.append(Diagnostic("$", "no *.yaml or *.yml spec found (trainspec:specs)",
+                                   file=folder))
+    results = [pipeline.compile_file(f, options) for f in files]
+    problems += [d for r in results for d in r.errors] + pipeline.check_set(results)
+    for r in results:
+        if not r.ok:
+            continue
+        for key in r.job.secrets:
+            namespace, name = key.split(":", 1)
+            if pulumi.Config(namespace).get_secret(name) is None:
+                problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
+                                    f"secret config {key!r} is not set",
+                                    f"pulumi config set --secret {key} VALUE"))
+        problems += pipeline.location_errors(r)
+    return results, problems
+
+
+def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None) -> Diagnostic:
+    """An error at `path` (a missing key is positioned at its parent)."""
+    return Diagnostic(path, message, file=result.file,
+                      position=result.document.collector().locate(path), hint=hint)
+
+
+def _secret_path(data, key: str, path: str = "$") -> str | None:
+    """The JSON path of the env value `{secret: ...}` that names config `key`."""
+    if isinstance(data, dict):
+        secret = data.get("secret")
+        if isinstance(secret, str) and key in (secret, f"trainspec:{secret}"):
+            return path
+        items = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return None
+    for k, v in items:
+        found = _secret_path(v, key, child(path, k))
+        if found:
+            return found
+    return None
+
+
+def secret_env(keys: list[str]) -> pulumi.Output | dict:
+    """{config key: value} for the secret env values of one job, as one secret Output."""
+    if not keys:
+        return {}
+    values = {k: pulumi.Config(k.split(":", 1)[0]).require_secret(k.split(":", 1)[1])
+              for k in keys}
+    return pulumi.Output.secret(pulumi.Output.all(**values))
+
+
+def job_options(config: pulumi.Config, names: set[str]) -> tuple[dict, list[Diagnostic]]:
+    """{job name: ResourceOptions} from `trainspec:protect` / `trainspec:retainOnDelete`.
+
+    Each is a list of job names (metadata.name), or ["*"] for every job: `protect` makes Pulumi
+    refuse to delete or replace the job; `retainOnDelete` leaves the job running when its spec
+    is removed or the stack destroyed (Pulumi forgets it instead of cancelling it).
+    """
+    chosen: dict[str, dict[str, bool]] = {}
+    problems: list[Diagnostic] = []
+    for key, option in (("protect", "protect"), ("retainOnDelete", "retain_on_delete")):
+        value = config.get_object(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(Diagnostic("$", f"trainspec:{key} must be a list of job names or "
+                                       '["*"]', file="Pulumi stack config"))
+            continue
+        for name in value:
+            if name != "*" and name not in names:
+                problems.append(Diagnostic("$", f"trainspec:{key}: no spec has metadata.name "
+                                           f"{name!r}", file="Pulumi stack config"))
+        for name in names if "*" in value else set(value) & names:
+            chosen.setdefault(name, {})[option] = True
+    return {n: pulumi.ResourceOptions(**o) for n, o in chosen.items()}, problems
+
+
+def declare(result: pipeline.Result, keep_records: bool,
+            opts: pulumi.ResourceOptions | None = None) -> pulumi.CustomResource:
+    job = result.job
+    resource = jobs.RESOURCES[(job.platform, job.kind)](
+        job.name,
+        request=result.body,
+        project=job.project,
+        region=job.region,
+        spec_file=result.file,
+        source_map=jobs.source_map(result),
+        keep_job_records=keep_records,
+        secret_env=secret_env(job.secrets),
+        run=job.run,
+        opts=opts,
+    )
+    exported = {"name": resource.name, "state": resource.state, "error": resource.error,
+                "consoleUrl": resource.consoleUrl, "logsUrl": resource.logsUrl}
+    if isinstance(resource, jobs.VertexHyperparameterTuningJob):
+        exported.update(trialCount=resource.trialCount, bestTrial=resource.bestTrial)
+    pulumi.export(job.name, exported)
+    return resource
+
+
+def service_account(project: str | None) -> pulumi.Output:
+    """Optional per-stack service account that may submit jobs (roles/aiplatform.user)."""
+    import pulumi_gcp as gcp  # only when asked for: the import is slow
+
+    account = gcp.serviceaccount.Account(
+        "trainspec-runner", account_id=f"trainspec-{pulumi.get_stack()}"[:30].rstrip("-"),
+        display_name=f"trainspec jobs ({pulumi.get_stack()})", project=project)
+    gcp.projects.IAMMember("trainspec-runner-aiplatform-user", project=account.project,
+                           role="roles/aiplatform.user",
+                           member=account.email.apply(lambda e: f"serviceAccount:{e}"))
+    pulumi.export("serviceAccountEmail", account.email)
+    return account.email
+
+
+def output_bucket(name: str, project: str | None, region: str | None,
+                  writer: pulumi.Output | None) -> None:
+    """Optional bucket for the jobs' outputDir, with the stack's service account as writer."""
+    import pulumi_gcp as gcp
+
+    bucket = gcp.storage.Bucket("trainspec-outputs", name=name, project=project,
+                                location=(region or "US").upper(),
+                                uniform_bucket_level_access=True)
+    if writer is not None:
+        gcp.storage.BucketIAMMember("trainspec-outputs-writer", bucket=bucket.name,
+                                    role="roles/storage.objectAdmin",
+                                    member=writer.apply(lambda e: f"serviceAccount:{e}"))
+    pulumi.export("outputBucket", bucket.name.apply(lambda n: f"gs://{n}"))
+
+
+def main() -> dict[str, pulumi.CustomResource]:
+    """The program; returns the declared jobs by name (for tests)."""
+    config, gcp = pulumi.Config("trainspec"), pulumi.Config("gcp")
+    options = Options(project=gcp.get("project"), region=gcp.get("region"))
+    results, problems = compile_specs(config.get("specs") or "specs", options)
+    options_by_job, config_problems = job_options(config, {r.job.name for r in results if r.ok})
+    problems += config_problems
+    if problems:
+        raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
+                              + format_text(problems))
+    runner = service_account(gcp.get("project")) if config.get_bool("createServiceAccount") \
+        else None
+    if config.get("outputBucket"):
+        output_bucket(config.get("outputBucket"), gcp.get("project"), gcp.get("region"), runner)
+    keep = config.get_bool("keepJobRecords")
+    keep = True if keep is None else keep  # run history is what users look at afterwards
+    return {r.job.name: declare(r, keep, options_by_job.get(r.job.name)) for r in results}

@@ -1,0 +1,264 @@
+"""A spec's job, found from the spec alone, and what it says: for `status`, `logs` and `wait`.
+
+The spec is compiled as the Pulumi program compiles it (the stack's gcp:project/gcp:region as
+defaults), its identity computed as the provider computes it (`compiler.identity`), and the API
+asked for the jobs labelled with that identity: every run of this spec in this stack, never a
+job of another stack or project (the label is checked again on each job the API returns).
+The newest is the spec's job; it is `current` if its spec-hash label is the spec's generation
+as written now (else the spec changed and `pulumi up` has not run since).
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from . import pipeline
+from .cloud import jobs as api
+from .cloud.rest import ApiError, Client
+from .durations import human
+from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
+from .normalize import Options
+from .workspace import Stack
+
+# trainspec's pool roles → each API's task-name prefix (the replica index follows), see
+# compiler/cloud/logging_emulator.py for where the names come from.
+TASK_PREFIXES = {
+    "vertex": {"chief": "workerpool0-", "worker": "workerpool1-",
+               "parameterServer": "workerpool2-", "evaluator": "workerpool3-"},
+    "ai-platform": {"chief": "master-replica-", "worker": "worker-replica-",
+                    "parameterServer": "ps-replica-", "evaluator": "evaluator-replica-"},
+}
+ROLE_ALIASES = {"master": "chief", "ps": "parameterServer", "parameter-server": "parameterServer"}
+SERVICE = "service"
+
+
+@dataclass
+class Found:
+    """One spec and the jobs of its resource in one stack, newest first."""
+
+    result: pipeline.Result
+    stack: Stack
+    owner: str = ""
+    generation: str = ""
+    jobs: list[dict] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.result.job.name if self.result.job else ""
+
+    @property
+    def platform(self) -> str:
+        return self.result.job.platform if self.result.job else ""
+
+    @property
+    def project(self) -> str:
+        return (self.result.job.project or "") if self.result.job else ""
+
+    @property
+    def job(self) -> dict | None:
+        return self.jobs[0] if self.jobs else None
+
+    @property
+    def current(self) -> bool:
+        job = self.job
+        return job is not None and (job.get("labels") or {}).get(SPEC_HASH_LABEL) == self.generation
+
+
+def compile_for(path: str, stack: Stack, project: str | None = None,
+                region: str | None = None) -> pipeline.Result:
+    """The spec compiled as the stack's program compiles it."""
+    options = Options(project=project or stack.config.get("gcp:project"),
+                      region=region or stack.config.get("gcp:region"))
+    return pipeline.compile_file(path, options)
+
+
+def locate(result: pipeline.Result, stack: Stack, client: Client) -> Found:
+    """The jobs of `result`'s resource in `stack` (the spec must have compiled)."""
+    job = result.job
+    assert job is not None and result.body is not None
+    owner = identity(stack.organization, stack.project, stack.name, job.name)
+    found = Found(result, stack, owner, spec_hash(owner, result.body, job.run))
+    wanted = f'labels.{IDENTITY_LABEL}="{owner}"'
+    if job.platform == "vertex":
+        listed = client.vertex_list(job.project or "", job.region or "", wanted)["customJobs"]
+    else:
+        listed = _ml_jobs(client, job.project or "", result.body["jobId"], wanted)
+    # Whatever the server's filter did, only this resource's jobs are this spec's.
+    mine = [j for j in listed if (j.get("labels") or {}).get(IDENTITY_LABEL) == owner]
+    found.jobs = sorted(mine, key=lambda j: (j.get("createTime", ""), j.get("name", "")),
+                        reverse=True)
+    return found
+
+
+def _ml_jobs(client: Client, project: str, job_id: str, wanted: str) -> list[dict]:
+    """This resource's ml jobs: the listed ones (every run, but only of the last 90 days, [MMJ])
+    and the current run's jobId read directly (jobIds are deterministic). A list filter the API
+    refuses (400: labels filters on ml v1 are unverified) leaves the direct read."""
+    def named(j: dict) -> dict:  # ml jobs carry no `name`: projects/P/jobs/JOB_ID
+        return {**j, "name": f"projects/{project}/jobs/{j.get('jobId', '')}"}
+
+    try:
+        found = {j["name"]: j for j in map(named, client.ml_list(project, wanted)["jobs"])}
+    except ApiError as exc:
+        if exc.status != 400:
+            raise
+        found = {}
+    try:
+        current = named(client.ml_get(f"projects/{project}/jobs/{job_id}"))
+    except ApiError as exc:
+        if not exc.not_found:
+            raise
+    else:
+        found[current["name"]] = current
+    return list(found.values())
+
+
+def refresh(found: Found, client: Client) -> dict:
+    """The spec's job as the API shows it now (also stored in `found`)."""
+    job = found.job
+    assert job is not None
+    if found.platform == "vertex":
+        fresh = client.vertex_get(job["name"])
+    else:
+        fresh = {**client.ml_get(job["name"]), "name": job["name"]}
+    found.jobs[0] = fresh
+    return fresh
+
+
+# --- what a job says ---------------------------------------------------------------------------
+
+def parse_time(text: str | None) -> datetime.datetime | None:
+    if not text:
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(_trim_nanos(text).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+
+
+def _trim_nanos(text: str) -> str:
+    # RFC 3339 from Google may carry 9 fractional digits; Python takes at most 6.
+    if "." not in text:
+        return text
+    head, _, tail = text.partition(".")
+    digits = len(tail) - len(tail.lstrip("0123456789"))
+    return f"{head}.{tail[:min(digits, 6)]}{tail[digits:]}"
+
+
+def duration(job: dict, now: datetime.datetime) -> float | None:
+    """Seconds the job has run: start to end, or to `now` while it runs; None before it starts."""
+    start = parse_time(job.get("startTime"))
+    if start is None:
+        return None
+    end = parse_time(job.get("endTime")) or now
+    return max(0.0, (end - start).total_seconds())
+
+
+def human_seconds(seconds: float | None) -> str:
+    return "-" if seconds is None else human(Decimal(int(seconds)))
+
+
+def view(found: Found, now: datetime.datetime) -> dict[str, Any]:
+    """Every field `status` shows for one spec (the JSON of `status --format json`)."""
+    out: dict[str, Any] = {
+        "spec": found.result.file, "name": found.name, "platform": found.platform,
+        "project": found.project or None, "stack": found.stack.qualified,
+        "identity": found.owner, "generation": found.generation,
+        "run": found.result.job.run if found.result.job else None,
+        "exists": found.job is not None,
+    }
+    job = found.job
+    if job is None:
+        return out
+    name, project = job["name"], found.project
+    seconds = duration(job, now)
+    out.update({
+        "job": name, "jobId": api.job_id(name), "state": api.short_state(job.get("state", "")),
+        "apiState": job.get("state", ""), "final": api.is_final(job.get("state", "")),
+        "current": found.current, "previousRuns": len(found.jobs) - 1,
+        "createTime": job.get("createTime"), "startTime": job.get("startTime"),
+        "endTime": job.get("endTime"), "durationSeconds": seconds,
+        "duration": human_seconds(seconds), "error": api.message(job) or None,
+        "consoleUrl": (api.vertex_console_url(name, project) if found.platform == "vertex"
+                       else api.ml_console_url(name, project)),
+        "logsUrl": api.logs_url(name, project),
+        "webAccessUris": web_access(job), "tensorboardUrl": tensorboard(job),
+        "trials": trials(job),
+    })
+    return out
+
+
+def web_access(job: dict) -> dict[str, str]:
+    """Interactive-shell / dashboard URIs per replica, when the job enabled them."""
+    uris = job.get("webAccessUris") or (job.get("trainingOutput") or {}).get("webAccessUris")
+    return dict(sorted(uris.items())) if isinstance(uris, dict) else {}
+
+
+def tensorboard(job: dict) -> str | None:
+    board = (job.get("jobSpec") or {}).get("tensorboard")
+    if isinstance(board, str) and board.count("/") == 5 and "name" in job:
+        return api.tensorboard_url(board, job["name"])
+    return None
+
+
+def trials(job: dict) -> dict[str, Any] | None:
+    """An ml tuning job's progress: trials completed of maxTrials, and the best one so far."""
+    spec = (job.get("trainingInput") or {}).get("hyperparameters")
+    if not isinstance(spec, dict):
+        return None
+    output = job.get("trainingOutput") or {}
+    done = [t for t in output.get("trials") or [] if isinstance(t, dict)]
+    scored = [t for t in done if isinstance((t.get("finalMetric") or {}).get("objectiveValue"),
+                                            (int, float))]
+    goal = spec.get("goal") or "MAXIMIZE"
+    best = None
+    if scored:
+        pick = max if goal == "MAXIMIZE" else min
+        top = pick(scored, key=lambda t: t["finalMetric"]["objectiveValue"])
+        best = {"trialId": top.get("trialId"), "objectiveValue": top["finalMetric"]["objectiveValue"],
+                "hyperparameters": top.get("hyperparameters") or {}}
+    return {"completed": _int(output.get("completedTrialCount"), len(done)),
+            "max": _int(spec.get("maxTrials"), None), "goal": goal,
+            "metric": spec.get("hyperparameterMetricTag") or output.get("hyperparameterMetricTag"),
+            "best": best}
+
+
+def _int(value: Any, default: int | None) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+# --- replicas ----------------------------------------------------------------------------------
+
+def replica_name(platform: str, task: str) -> str:
+    """A task name as trainspec calls the replica: ``chief-0``, ``worker-1``… (else as is)."""
+    for role, prefix in TASK_PREFIXES.get(platform, {}).items():
+        if task.startswith(prefix) and task[len(prefix):].isdigit():
+            return f"{role}-{task[len(prefix):]}"
+    return task or SERVICE
+
+
+def replica_filter(platform: str, replica: str) -> str | None:
+    """The Cloud Logging filter term for `--replica` (a role, ROLE-INDEX, a task name or
+    ``service``); None if `replica` names none of them."""
+    prefixes = TASK_PREFIXES[platform]
+    role, _, index = replica.rpartition("-") if replica[-1:].isdigit() else (replica, "", "")
+    role = ROLE_ALIASES.get(role, role)
+    if role in prefixes and not index:
+        return f'resource.labels.task_name=~"^{prefixes[role]}[0-9]+$"'
+    if role in prefixes and index.isdigit():
+        return f'resource.labels.task_name="{prefixes[role]}{index}"'
+    if replica == SERVICE or any(replica.startswith(p) and replica[len(p):].isdigit()
+                                 for p in prefixes.values()):
+        return f'resource.labels.task_name="{replica}"'
+    return None
+
+
+def replica_choices(platform: str) -> list[str]:
+    return [*TASK_PREFIXES[platform], "ROLE-INDEX (worker-1)", SERVICE]

@@ -1,0 +1,373 @@
+"""`status`, `logs` and `wait`: what became of the jobs a repository's specs describe.
+
+Each finds a spec's job from the spec alone (`compiler.track`, `compiler.workspace`): no Pulumi
+state, the same auth and endpoint rules as the providers (`compiler.cloud.rest.Client`).
+Bad input (a missing or invalid spec, no Pulumi stack) is reported as located errors and exit
+1 before any API call; no command leaves a traceback, and Ctrl-C stops quietly (exit 130).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from . import diagnostics as diag
+from . import durations, pipeline, track
+from .cloud import jobs as api
+from .cloud.rest import ApiError, Client, ConfigError
+from .workspace import Stack, WorkspaceError, resolve
+
+EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+LOG_OVERLAP = 60.0  # seconds re-read on each poll: entries that arrive late are still shown
+# The clock, replaceable in tests (so that `--follow` and `wait` run in milliseconds).
+sleep: Callable[[float], None] = time.sleep
+monotonic: Callable[[], float] = time.monotonic
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+class Stop(Exception):
+    """A command cannot go on; `code` is its exit status, the message already printed."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+# --- arguments ---------------------------------------------------------------------------------
+
+def duration_arg(text: str) -> float:
+    """argparse type: 2h, 30m, 90s, 1h30m or seconds."""
+    seconds = durations.parse(text)
+    if seconds is None or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration (e.g. 90s, 30m, 2h, 1h30m)")
+    return float(seconds)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stack", metavar="NAME", help="whose jobs: STACK, ORG/STACK or "
+                   "ORG/PROJECT/STACK (default: PULUMI_STACK, else the stack selected with "
+                   "`pulumi stack select` for the spec's Pulumi project)")
+    p.add_argument("--org", metavar="ORG", help="Pulumi organization (default: from a qualified "
+                   "stack name, else PULUMI_ORGANIZATION, else 'organization' as on file backends)")
+    p.add_argument("--project", help="GCP project for specs that set none (default: the "
+                   "stack's gcp:project)")
+    p.add_argument("--region", help="region for specs that set none (default: the stack's "
+                   "gcp:region)")
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("status", help="the job of each spec: state, times, failure, links")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    _common(p)
+    p.set_defaults(run=cmd_status)
+
+    p = sub.add_parser("logs", help="a spec's job log lines from Cloud Logging; --follow until "
+                       "it ends")
+    p.add_argument("path", metavar="SPEC", help="one spec file")
+    p.add_argument("--follow", "-f", action="store_true",
+                   help="keep printing until the job ends; exit 0 if it succeeded, 1 if not")
+    p.add_argument("--since", type=duration_arg, metavar="DURATION",
+                   help="only lines of the last DURATION (1h, 30m); default: since the job began")
+    p.add_argument("--replica", metavar="NAME", help="one replica: chief, worker, "
+                   "parameterServer, evaluator, ROLE-INDEX (worker-1), a task name "
+                   "(workerpool1-0) or service")
+    p.add_argument("--interval", type=duration_arg, default=5.0, metavar="DURATION",
+                   help="with --follow: time between polls (default 5s)")
+    _common(p)
+    p.set_defaults(run=cmd_logs)
+
+    p = sub.add_parser("wait", help="block until every spec's job is final; exit 0 all "
+                       "succeeded, 1 any failed or cancelled, 2 on timeout")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    p.add_argument("--timeout", type=duration_arg, metavar="DURATION",
+                   help="give up after DURATION (2h, 30m, 90s) with exit 2 (default: no limit)")
+    p.add_argument("--interval", type=duration_arg, default=15.0, metavar="DURATION",
+                   help="time between polls (default 15s)")
+    _common(p)
+    p.set_defaults(run=cmd_wait)
+
+
+# --- shared ------------------------------------------------------------------------------------
+
+def _find(paths: list[str], args: argparse.Namespace,
+          err: TextIO) -> tuple[list[track.Found], Client]:
+    """Every spec under `paths` with its jobs; bad input → located errors and Stop(1)."""
+    from .cli import find_specs  # noqa: PLC0415 - cli imports this module
+
+    files, problems = find_specs(paths)
+    if not files and not problems:
+        err.write("error: no *.yaml or *.yml spec found under " + " ".join(paths) + "\n")
+        raise Stop(EXIT_FAILED)
+    stacks: dict[Path, Stack] = {}  # one look-up per folder of specs
+    results: list[tuple[pipeline.Result, Stack]] = []
+    for f in files:
+        folder = Path(f).parent
+        try:
+            stack = stacks.get(folder) or resolve(f, stack=args.stack, org=args.org)
+        except WorkspaceError as exc:
+            err.write(f"error: {exc}\n")
+            raise Stop(EXIT_FAILED) from None
+        stacks[folder] = stack
+        results.append((track.compile_for(f, stack, args.project, args.region), stack))
+    problems += [d for r, _ in results for d in r.errors + pipeline.location_errors(r)]
+    problems += pipeline.check_set([r for r, _ in results])
+    if problems:
+        err.write(diag.format_text(problems) + "\n")
+        raise Stop(EXIT_FAILED)
+    try:
+        client = Client()
+        return [track.locate(r, s, client) for r, s in results], client
+    except (ApiError, ConfigError) as exc:
+        err.write(f"error: {exc}\n")
+        raise Stop(EXIT_FAILED) from None
+
+
+def _guard(command: Callable[..., int]) -> Callable[..., int]:
+    """Stop → its exit code; Ctrl-C → 130 without a word; API failures → one line, exit 1."""
+    def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        try:
+            return command(args, out, err)
+        except Stop as stop:
+            return stop.code
+        except KeyboardInterrupt:
+            out.flush()
+            return EXIT_INTERRUPTED
+        except (ApiError, ConfigError) as exc:
+            err.write(f"error: {exc}\n")
+            return EXIT_FAILED
+    run.__doc__ = command.__doc__
+    return run
+
+
+# --- status ------------------------------------------------------------------------------------
+
+def status_text(views: list[dict]) -> str:
+    stacks = sorted({v["stack"] for v in views})
+    rows = [("SPEC", "JOB", "PLATFORM", "STATE", "STARTED", "DURATION", "CONSOLE")]
+    details: list[str] = []
+    for v in views:
+        if not v["exists"]:
+            rows.append((v["spec"], v["name"], v["platform"], "NOT SUBMITTED", "-", "-", "-"))
+            continue
+        started = track.parse_time(v["startTime"])
+        rows.append((v["spec"], v["name"], v["platform"], v["state"],
+                     f"{started:%Y-%m-%d %H:%M:%SZ}" if started else "-", v["duration"],
+                     v["consoleUrl"]))
+        details += _details(v)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    lines = [f"stack {', '.join(stacks)}"]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows]
+    missing = [v for v in views if not v["exists"]]
+    if missing:
+        lines.append(f"{len(missing)} spec(s) have no job in this stack yet: `pulumi up` submits "
+                     "them")
+    return "\n".join([line.rstrip() for line in lines] + details) + "\n"
+
+
+def _details(v: dict) -> list[str]:
+    out = []
+    if v["error"]:
+        out.append(f"  error     {v['error']}")
+    for task, uri in v["webAccessUris"].items():
+        out.append(f"  shell     {track.replica_name(v['platform'], task):<10} {uri}")
+    if v["tensorboardUrl"]:
+        out.append(f"  tensorboard {v['tensorboardUrl']}")
+    t = v["trials"]
+    if t:
+        text = f"  trials    {t['completed']} of {t['max'] or '?'} completed"
+        if t["best"]:
+            params = ", ".join(f"{k}={val}" for k, val in t["best"]["hyperparameters"].items())
+            text += (f"; best trial {t['best']['trialId']}: {t['metric'] or 'objective'} "
+                     f"{t['best']['objectiveValue']} ({t['goal']})" + (f" with {params}"
+                                                                    if params else ""))
+        out.append(text)
+    if not v["current"]:
+        out.append("  note      the spec changed since this job was submitted; `pulumi up` "
+                   "replaces it")
+    if v["previousRuns"]:
+        out.append(f"  history   {v['previousRuns']} earlier run(s) of this spec are kept")
+    return [f"{v['name']}: {v['job']}", *out] if out else []
+
+
+@_guard
+def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """For each spec, the job it maps to and what that job says."""
+    found, _ = _find(args.paths, args, err)
+    now = utcnow()
+    views = [track.view(f, now) for f in found]
+    if args.format == "json":
+        out.write(json.dumps({"jobs": views}, indent=2) + "\n")
+    else:
+        out.write(status_text(views))
+    return EXIT_OK
+
+
+# --- logs --------------------------------------------------------------------------------------
+
+def _stamp(moment: datetime.datetime) -> str:
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def log_line(platform: str, entry: dict) -> str:
+    """One entry: time, replica, severity (if above INFO) and message."""
+    labels = (entry.get("resource") or {}).get("labels") or {}
+    task = labels.get("task_name") or (entry.get("labels") or {}).get(
+        "ml.googleapis.com/task_name") or track.SERVICE
+    payload = entry.get("jsonPayload")
+    if entry.get("textPayload") is not None:
+        text = str(entry["textPayload"])
+    elif isinstance(payload, dict) and "message" in payload:
+        text = str(payload["message"])
+    else:
+        text = json.dumps(payload if payload is not None else entry.get("protoPayload", {}),
+                          sort_keys=True)
+    severity = entry.get("severity", "DEFAULT")
+    level = "" if severity in ("DEFAULT", "DEBUG", "INFO", "NOTICE") else f"{severity} "
+    moment = track.parse_time(entry.get("timestamp"))
+    when = f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z" if moment else "-"
+    return f"{when} {track.replica_name(platform, task):<18} {level}{text.rstrip()}"
+
+
+class LogReader:
+    """New entries of one job on each `read()`, each entry once, in order."""
+
+    def __init__(self, client: Client, found: track.Found, since: datetime.datetime,
+                 replica: str | None):
+        self.client, self.found = client, found
+        job = found.job or {}
+        base = api.logs_filter(job.get("name", ""))
+        self.filter = base + (f" AND {replica}" if replica else "")
+        self.cursor = since
+        self.seen: dict[str, datetime.datetime] = {}
+
+    def read(self) -> list[dict]:
+        start = self.cursor - datetime.timedelta(seconds=LOG_OVERLAP) if self.seen else self.cursor
+        entries = self.client.log_entries(self.found.project, f'{self.filter} AND '
+                                          f'timestamp>="{_stamp(start)}"')
+        new = []
+        for e in entries:
+            key = str(e.get("insertId") or json.dumps(e, sort_keys=True))
+            if key in self.seen:
+                continue
+            moment = track.parse_time(e.get("timestamp")) or self.cursor
+            self.seen[key] = moment
+            self.cursor = max(self.cursor, moment)
+            new.append(e)
+        horizon = self.cursor - datetime.timedelta(seconds=2 * LOG_OVERLAP)
+        self.seen = {k: t for k, t in self.seen.items() if t >= horizon}  # bounded memory
+        return new
+
+
+@_guard
+def cmd_logs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """A spec's job log lines; with --follow, until the job ends (exit: its outcome)."""
+    if Path(args.path).is_dir():
+        err.write(f"error: {args.path} is a folder: `logs` shows the job of one spec file\n")
+        return EXIT_FAILED
+    (found,), client = _find([args.path], args, err)
+    spec = found.result.file
+    if found.job is None:
+        err.write(f"error: {spec}: {found.name!r} has no job in stack "
+                  f"{found.stack.qualified} yet: `pulumi up` submits it\n")
+        return EXIT_FAILED
+    replica = None
+    if args.replica:
+        replica = track.replica_filter(found.platform, args.replica)
+        if replica is None:
+            err.write(f"error: --replica {args.replica!r}: expected one of "
+                      f"{', '.join(track.replica_choices(found.platform))}\n")
+            return EXIT_FAILED
+    job = found.job
+    err.write(f"{found.name}: {job['name']} ({api.short_state(job.get('state', ''))})\n")
+    if not found.current:
+        err.write("note: the spec changed since this job was submitted\n")
+    created = track.parse_time(job.get("createTime")) or utcnow()
+    since = utcnow() - datetime.timedelta(seconds=args.since) if args.since else created
+    reader = LogReader(client, found, since, replica)
+    watched = False  # whether the job ended while we followed it
+    while True:
+        state = job.get("state", "")
+        final = api.is_final(state)
+        for entry in reader.read():
+            out.write(log_line(found.platform, entry) + "\n")
+        out.flush()
+        if not args.follow:
+            return EXIT_OK
+        if final:
+            break
+        watched = True
+        sleep(args.interval)
+        job = track.refresh(found, client)
+    if watched:
+        # Lines logged just before the end can reach Cloud Logging after the state changed.
+        sleep(args.interval)
+        for entry in reader.read():
+            out.write(log_line(found.platform, entry) + "\n")
+    verdict = api.short_state(state)
+    message = api.message(job)
+    err.write(f"{found.name}: {verdict}" + (f": {message}" if message and not
+                                             api.succeeded(state) else "") + "\n")
+    return EXIT_OK if api.succeeded(state) else EXIT_FAILED
+
+
+# --- wait --------------------------------------------------------------------------------------
+
+@_guard
+def cmd_wait(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Block until every spec's job is final; print each state change with the time elapsed."""
+    found, client = _find(args.paths, args, err)
+    absent = [f for f in found if f.job is None]
+    if absent:
+        for f in absent:
+            err.write(f"error: {f.result.file}: {f.name!r} has no job in stack "
+                      f"{f.stack.qualified} yet: `pulumi up` submits it\n")
+        return EXIT_FAILED
+    start = monotonic()
+    last: dict[int, str] = {}
+
+    def report(i: int, f: track.Found) -> None:
+        state = api.short_state(f.job.get("state", ""))
+        if last.get(i) != state:
+            before = f"{last[i]} → " if i in last else ""
+            elapsed = track.human_seconds(monotonic() - start)
+            note = "" if f.current or i in last else "  (an earlier version of the spec)"
+            out.write(f"[{elapsed:>7}] {f.name}: {before}{state}{note}\n")
+            out.flush()
+            last[i] = state
+
+    for i, f in enumerate(found):
+        report(i, f)
+    while True:
+        open_jobs = [(i, f) for i, f in enumerate(found) if not api.is_final(f.job["state"])]
+        if not open_jobs:
+            break
+        left = None if args.timeout is None else args.timeout - (monotonic() - start)
+        if left is not None and left <= 0:
+            names = ", ".join(f"{f.name} ({api.short_state(f.job['state'])})" for _, f in open_jobs)
+            err.write(f"timeout after {track.human_seconds(args.timeout)}: still running: "
+                      f"{names}\n")
+            return EXIT_TIMEOUT
+        sleep(args.interval if left is None else min(args.interval, left))
+        for i, f in open_jobs:
+            track.refresh(f, client)
+            report(i, f)
+    failed = [f for f in found if not api.succeeded(f.job["state"])]
+    total = track.human_seconds(monotonic() - start)
+    if failed:
+        err.write(f"{len(failed)} of {len(found)} job(s) did not succeed:\n")
+        for f in failed:
+            message = api.message(f.job)
+            err.write(f"  {f.name} ({f.result.file}): {api.short_state(f.job['state'])}"
+                      + (f": {message}" if message else "") + "\n")
+        return EXIT_FAILED
+    out.write(f"all {len(found)} job(s) succeeded ({total})\n")
+    return EXIT_OK
