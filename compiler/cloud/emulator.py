@@ -796,9 +796,10 @@ def main(argv: list[str] | None = None) -> int:
     """CLI: ``python -m compiler emulator --port PORT [...]``; serves until interrupted."""
     parser = argparse.ArgumentParser(
         prog="trainspec emulator",
-        description="Serve a local emulator of the Vertex AI CustomJob and AI Platform Training "
-                    "Job REST APIs, and of Cloud Logging entries:list for their jobs. Point "
-                    "trainspec at it with TRAINSPEC_API_ENDPOINT.")
+        description="Serve a local emulator of the Vertex AI CustomJob and "
+                    "HyperparameterTuningJob and AI Platform Training Job REST APIs, and of Cloud "
+                    "Logging entries:list for their jobs. Point trainspec at it with "
+                    "TRAINSPEC_API_ENDPOINT.")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--state", metavar="FILE", help="persist jobs in this JSON file")
