@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from . import pipeline
+from . import pipeline, source
 from .diagnostics import Collector, Diagnostic, format_text, has_errors
 from .importers import flags, gcloud, ml, render, sources, study, vertex
 from .importers.spec import Draft
@@ -211,15 +211,23 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
     src, found = sources.load(blob, inv.config)
     if src is None or has_errors(found):
         return Outcome(None, None, found)
-    if src.kind not in GCLOUD_CONFIG_KINDS[inv.api]:
-        what = sources.describe(src.request) if src.kind != "vertex-sdk" else None
-        want = "a CustomJobSpec (workerPoolSpecs, ...)" if inv.api == "vertex" else \
-            "an ml v1 Job (trainingInput, ...)"
-        snake = src.kind == "vertex-sdk"
+    doc, _ = source.parse(blob, inv.config)
+    raw = doc.data if isinstance(doc.data, dict) else {}
+    # SDK arguments are snake_case (trial_job_spec, worker_pool_specs): not what gcloud reads.
+    snake = src.kind == "vertex-sdk" or (src.kind == "vertex-hpt" and not (
+        "trialJobSpec" in raw or "studySpec" in raw))
+    kinds = ("vertex-hpt",) if inv.tuning else GCLOUD_CONFIG_KINDS[inv.api]
+    if snake or src.kind not in kinds:
+        want = ("a HyperparameterTuningJob (studySpec, trialJobSpec, ...)" if inv.tuning else
+                "a CustomJobSpec (workerPoolSpecs, ...)" if inv.api == "vertex" else
+                "an ml v1 Job (trainingInput, ...)")
         return _refused(f"--config {inv.config}: {inv.text} reads {want}, not "
                         + ("snake_case keys: gcloud passes them on as unknown fields and the "
-                           "API refuses the request (write workerPoolSpecs, machineSpec, ...)"
-                           if snake else str(what or src.kind)), file=inv.config)
+                           "API refuses the request (write "
+                           + ("studySpec, trialJobSpec" if inv.tuning else
+                              "workerPoolSpecs, machineSpec") + ", ...)"
+                           if snake else str(sources.describe(raw) or src.kind)),
+                        file=inv.config)
     return decompile(blob, inv.config, ns, src)
 
 

@@ -861,3 +861,27 @@ def test_cli_import_gcloud_command_line(tmp_path, monkeypatch):
     assert code == 1
     assert "one of --config and --worker-pool-spec must be specified" in err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+def test_gcloud_config_of_the_wrong_kind_is_named_by_what_it_is(tmp_path, monkeypatch):
+    """A tuning config given to custom-jobs, SDK snake_case given to hp-tuning-jobs: refused,
+    saying what the file is (gcloud sends neither as the user meant)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hpt.yaml").write_text(
+        "studySpec: {metrics: [{metricId: a, goal: MAXIMIZE}]}\n"
+        "trialJobSpec: {workerPoolSpecs: [{machineSpec: {machineType: n1-standard-4}}]}\n")
+    (tmp_path / "sdk.yaml").write_text(
+        "metric_spec: {a: maximize}\n"
+        "trial_job_spec: {worker_pool_specs: [{machine_spec: {machine_type: n1-standard-4}}]}\n")
+    custom = ["gcloud", "ai", "custom-jobs", "create", "--region=us-central1",
+              "--display-name=x", "--config=hpt.yaml"]
+    outcome = decompile.import_gcloud(custom, [])
+    assert not outcome.ok
+    assert outcome.diagnostics[0].message.endswith(
+        "reads a CustomJobSpec (workerPoolSpecs, ...), not a Vertex AI hyperparameter tuning job")
+    tuning = ["gcloud", "ai", "hp-tuning-jobs", "create", "--region=us-central1",
+              "--display-name=x", "--config=sdk.yaml"]
+    outcome = decompile.import_gcloud(tuning, [])
+    assert not outcome.ok
+    assert "snake_case keys" in outcome.diagnostics[0].message
+    assert "(write studySpec, trialJobSpec, ...)" in outcome.diagnostics[0].message

@@ -213,7 +213,9 @@ def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> Non
         if v.get(dest):
             spec[key] = True
             src.note(f"$.jobSpec.{key}", _from(dest))
-    if not v.get("worker_pool_spec") and getattr(ns, "gcloud", None) is not None:
+    inv = getattr(ns, "gcloud", None)
+    if not v.get("worker_pool_spec") and inv is not None and not inv.tuning:
+        # custom-jobs only: hp-tuning-jobs create passes its config's pools on unchecked.
         _check_config_pools(src, spec.get("workerPoolSpecs"))
     if v.get("worker_pool_spec"):
         uris = v.get("python_package_uris") or []
