@@ -392,14 +392,7 @@ def _region(inv: Invocation) -> None:
 
 def _check_vertex(inv: Invocation) -> None:
     v = inv.values
-    _region(inv)
-    if v["--region"] not in VERTEX_REGIONS:
-        raise GcloudError(f"invalid value for [region]: {v['--region']!r} is not one of gcloud's "
-                          "custom-job training regions")
-    if "--display-name" not in v:
-        raise GcloudError("argument --display-name: must be specified")
-    if not v["--display-name"]:
-        raise GcloudError("argument --display-name: must not be empty")
+    _vertex_common(inv, "custom-job", ("--display-name",))
     pools = v.get("--worker-pool-spec")
     if not pools and "--config" not in v:
         raise GcloudError("one of --config and --worker-pool-spec must be specified")
@@ -409,18 +402,24 @@ def _check_vertex(inv: Invocation) -> None:
 
 
 def _check_tuning(inv: Invocation) -> None:
-    """hp_tuning_jobs create: the region as for custom jobs, --config and --display-name."""
+    """hp-tuning-jobs create: the region as for custom jobs, --config and --display-name."""
+    _vertex_common(inv, "tuning-job", ("--config", "--display-name"))
+    _kms(inv)
+
+
+def _vertex_common(inv: Invocation, what: str, required: tuple[str, ...]) -> None:
+    """Both Vertex commands: a region of gcloud's training list, the required flags, and a
+    display name that is not empty."""
     v = inv.values
     _region(inv)
     if v["--region"] not in VERTEX_REGIONS:
         raise GcloudError(f"invalid value for [region]: {v['--region']!r} is not one of gcloud's "
-                          "training regions")
-    for flag in ("--config", "--display-name"):
+                          f"{what} training regions")
+    for flag in required:
         if flag not in v:
             raise GcloudError(f"argument {flag}: must be specified")
     if not v["--display-name"]:
         raise GcloudError("argument --display-name: must not be empty")
-    _kms(inv)
 
 
 def check_pools(pools: list[dict]) -> None:
