@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -16,9 +17,20 @@ from typing import BinaryIO, TextIO
 from . import decompile, emit, explain, pipeline, review, scaffold, source, watch
 from . import diagnostics as diag
 from .normalize import Options
+from .source import shown
 from .version import VERSION
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+# 2 is `diff`'s "changes" (review.EXIT_CHANGED): a usage error must not read as a plan, so
+# usage errors exit 64 (EX_USAGE, sysexits.h), never argparse's default 2.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 64
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits EXIT_USAGE (its subcommand parsers are this class)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
@@ -33,10 +45,10 @@ def find_specs(paths: list[str]) -> tuple[list[str], list[diag.Diagnostic]]:
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 found += [os.path.join(dirpath, f) for f in sorted(filenames)
                           if f.endswith(SPEC_SUFFIXES) and not f.startswith(".")]
-        elif p.is_file():
+        elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
             found.append(str(p))
         else:
-            problems.append(diag.Diagnostic("$", "no such file or directory", file=str(p)))
+            problems.append(diag.Diagnostic("$", "no such file or directory", file=shown(str(p))))
     return found, problems
 
 
@@ -53,7 +65,7 @@ def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: s
                   "errors": sum(d.is_error for d in items),
                   "warnings": sum(not d.is_error for d in items),
                   "diagnostics": [d.to_json() for d in sorted(items, key=diag.sort_key)]}
-        out.write(json.dumps(report, indent=2) + "\n")
+        out.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     elif items:
         err.write(diag.format_text(items) + "\n")
 
@@ -114,23 +126,37 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     sources: dict[str, str] = {}
     for r in results:
         name = emit.output_name(r.file, base)
+        if not emit.safe_name(name):
+            err.write(f"error: {shown(r.file)}: its output name {name!r} is not one trainspec "
+                      f"writes (hidden part or control character); nothing written to "
+                      f"{args.out}\n")
+            return EXIT_FAILED
         if name in sources:
             err.write(f"error: {sources[name]} and {r.file} both compile to {name}; rename one; "
                       f"nothing written to {args.out}\n")
             return EXIT_FAILED
         outputs[name], sources[name] = emit.dumps(r.body), r.file
+    blocked = emit.check_names(Path(args.out), outputs)
+    if blocked:
+        err.write("".join(line + "\n" for line in blocked))
+        err.write(f"error: {args.out} cannot be written safely; nothing written\n")
+        return EXIT_FAILED
     if args.check:
         stale = emit.stale_outputs(Path(args.out), outputs)
         for line in stale:
             err.write(line + "\n")
         if stale:
-            err.write(f"error: {args.out} is stale: run `python -m compiler compile {args.path} "
-                      f"--out {args.out}` and commit the result\n")
+            command = shlex.join(["python", "-m", "compiler", "compile", args.path, "--out",
+                                  args.out])
+            err.write(f"error: {args.out} is stale: run `{command}` and commit the result\n")
             return EXIT_FAILED
         err.write(f"{len(outputs)} compiled request(s) in {args.out} are up to date\n")
         return EXIT_OK
     try:
         emit.write_tree(Path(args.out), outputs)
+    except emit.OutsideOut as e:
+        err.write(f"error: {e}; nothing written\n")
+        return EXIT_FAILED
     except OSError as e:
         err.write(f"error: cannot write {e.filename or args.out}: {e.strerror or e}\n")
         return EXIT_FAILED
@@ -161,7 +187,7 @@ def _platform_flags(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="trainspec", description="Validate, compile and apply "
+    top = _Parser(prog="trainspec", description="Validate, compile and apply "
                                   "training-job specs for Vertex AI and AI Platform Training.")
     top.add_argument("--version", action="version", version=f"trainspec {VERSION}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -233,6 +259,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None,
     args.stdin = stdin if stdin is not None else sys.stdin.buffer
     try:
         return args.run(args, out, err)
+    except emit.WorkerDied as e:
+        err.write(f"error: {e}; nothing written\n")
+        return EXIT_FAILED
     except KeyboardInterrupt:
         err.write("interrupted\n")
         return 130

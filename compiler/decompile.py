@@ -203,11 +203,9 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
         kind = "vertex-gcloud" if inv.api == "vertex" else "ml-gcloud"
         src = sources.Source(kind, inv.api, req, Collector(GCLOUD_FILE))
         return decompile("", GCLOUD_FILE, ns, src)
-    try:
-        with open(inv.config, "rb") as f:
-            blob = f.read()
-    except OSError as e:
-        return _refused(f"--config {inv.config}: cannot read file: {e.strerror or e}")
+    blob, problem = source.read_bytes(inv.config)  # a pipe, a device, a huge file: refused
+    if problem is not None:
+        return Outcome(None, None, [problem])
     src, found = sources.load(blob, inv.config)
     if src is None or has_errors(found):
         return Outcome(None, None, found)
@@ -258,11 +256,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if getattr(args, "gcloud_words", None) is not None:
         outcome = import_gcloud(args.gcloud_words, args.own)
     else:
-        try:
-            with open(args.path, "rb") as f:
-                blob = f.read()
-        except OSError as e:
-            err.write(f"{args.path}: error: $: cannot read file: {e.strerror or e}\n")
+        blob, problem = source.read_bytes(args.path)  # a pipe, a device, a huge file: refused
+        if problem is not None:
+            err.write(problem.format() + "\n")
             return 1
         outcome = decompile(blob, args.path, args)
     if outcome.diagnostics:

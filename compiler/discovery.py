@@ -16,6 +16,7 @@ import binascii
 import difflib
 import functools
 import json
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -169,6 +170,9 @@ def _check_scalar(prop: dict, value: Any, path: str) -> Iterator[tuple[str, str,
         if isinstance(value, bool) or not (isinstance(value, (int, float))
                                            or value in _SPECIAL_FLOATS):
             yield path, f"expected a number, got {_json_type(value)}", "error"
+        elif isinstance(value, float) and not math.isfinite(value):
+            # JSON has no NaN/Infinity literal: a body holding one cannot be sent as JSON.
+            yield path, f"{value!r} is not a finite number; JSON cannot carry it", "error"
     elif kind == "boolean":
         if not isinstance(value, bool):
             yield path, f"expected true or false, got {_json_type(value)}", "error"

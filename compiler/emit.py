@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from . import pipeline
+from .diagnostics import TrainspecError
 from .normalize import Options
 
 PARALLEL_THRESHOLD = 200  # below this, process start-up costs more than it saves
@@ -27,7 +30,8 @@ def dumps(body: dict) -> str:
     """Canonical JSON: key order as compiled (deterministic; labels/env keep the user's order)."""
     if isinstance(body, _Serialized) and body.text:
         return body.text
-    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+    # Strict JSON: NaN/Infinity are refused where a spec is read, and never written.
+    return json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def output_name(spec_file: str, base: Path) -> str:
@@ -62,42 +66,145 @@ def compile_many(files: list[str], options: Options, jobs: int = 0) -> list[pipe
         return [pipeline.compile_file(f, options) for f in files]
     size = (len(files) + workers - 1) // workers
     chunks = [(files[i:i + size], options) for i in range(0, len(files), size)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return [r for chunk in pool.map(_compile_chunk, chunks) for r in chunk]
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return [r for chunk in pool.map(_compile_chunk, chunks) for r in chunk]
+    except BrokenProcessPool as e:
+        # Spec limits keep a worker alive; if one dies anyway (killed, out of memory), say so.
+        raise WorkerDied(f"a worker process compiling {len(files)} spec(s) died ({e}); "
+                         "rerun with --jobs 1 to find the spec") from None
+
+
+class WorkerDied(TrainspecError):
+    """A worker process of `compile_many` died; no result is trustworthy."""
 
 
 MANIFEST = ".trainspec-outputs"  # what trainspec wrote in OUTDIR: the only files it may remove
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 
 
-def _manifest(outdir: Path) -> set[str]:
+class OutsideOut(TrainspecError):
+    """Writing an output would go outside OUTDIR (through a symbolic link, or a bad name)."""
+
+
+def safe_name(name: str) -> bool:
+    """True for a name trainspec may write or remove under OUTDIR: a relative POSIX path of
+    visible parts (no '..', no absolute path, no hidden or empty part) ending in .json, with no
+    control character. The manifest is committed, so a pull request can put anything in it."""
+    if not name.endswith(".json") or not name.isprintable() or "\\" in name:
+        return False
+    return all(part and not part.startswith(".") for part in name.split("/"))
+
+
+def _through_link(outdir: Path, name: str, checked: set[str]) -> Path | None:
+    """The first folder on the way from `outdir` to `name` that is a symbolic link, if any:
+    writing or removing through it would act outside OUTDIR."""
+    parts = name.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        sub = "/".join(parts[:i])
+        if sub in checked:
+            continue
+        if os.path.islink(outdir / sub):
+            return outdir / sub
+        checked.add(sub)
+    return None
+
+
+def _manifest(outdir: Path) -> tuple[set[str], list[str]]:
+    """The names an earlier run wrote (only safe ones), and what was wrong with the others."""
+    path = outdir / MANIFEST
     try:
-        text = (outdir / MANIFEST).read_text(encoding="utf-8")
+        info = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
-        return set()
-    return {line for line in text.splitlines() if line and not line.startswith("#")}
+        return set(), []
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_MANIFEST_BYTES:
+        return set(), [f"{path}: not a regular file of at most 16 MiB; ignored (nothing it "
+                       "lists is removed)"]
+    with open(path, "rb") as f:
+        text = f.read(MAX_MANIFEST_BYTES).decode("utf-8", "replace")
+    names, problems = set(), []
+    for line in text.split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        if safe_name(line):
+            names.add(line)
+        else:
+            problems.append(f"{path}: entry {line[:200]!r} is not a file trainspec writes under "
+                            f"{outdir}; it is ignored (never removed) and dropped from the manifest")
+    return names, problems
+
+
+def check_names(outdir: Path, outputs: dict[str, str]) -> list[str]:
+    """Why some output cannot be written inside `outdir`, one line each (empty: all can)."""
+    problems, checked = [], set()
+    for name in sorted(outputs):
+        if not safe_name(name):
+            problems.append(f"{name!r}: not a name trainspec writes (hidden, control character "
+                            "or '..' in the spec's path)")
+            continue
+        link = _through_link(outdir, name, checked)
+        if link is not None:
+            problems.append(f"{link}: a symbolic link inside {outdir}; trainspec writes only "
+                            "inside the output folder, never through links")
+    return problems
+
+
+def _regular_text(path: Path) -> str | None:
+    """The text of `path` if it is a regular file (a link is never followed), else None."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def stale_outputs(outdir: Path, outputs: dict[str, str]) -> list[str]:
     """Differences between `outputs` and what `outdir` holds, one line each."""
-    lines = []
+    lines = check_names(outdir, outputs)
+    if lines:
+        return lines
     for name, text in sorted(outputs.items()):
         path = outdir / name
-        try:
-            if path.read_text(encoding="utf-8") != text:
-                lines.append(f"{path}: stale")
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        if not os.path.lexists(path):
             lines.append(f"{path}: missing")
-    for name in sorted(_manifest(outdir) - set(outputs)):
-        if (outdir / name).exists():
+        elif _regular_text(path) != text:
+            lines.append(f"{path}: stale")
+    previous, problems = _manifest(outdir)
+    lines += problems
+    checked: set[str] = set()
+    for name in sorted(previous - set(outputs)):
+        if _through_link(outdir, name, checked) is None and os.path.lexists(outdir / name):
             lines.append(f"{outdir / name}: no spec compiles to it any more")
     return lines
 
 
+def _write(path: Path, text: str) -> None:
+    # Temp file + rename: a reader never sees half a file, and a link at `path` is replaced,
+    # not followed. O_EXCL never opens an existing file (a planted link) as the temp file.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(tmp, flags, 0o644)
+    except FileExistsError:
+        os.unlink(tmp)
+        fd = os.open(tmp, flags, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
 def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
     """Write every output atomically (temp file + rename) and remove the outputs of deleted
-    specs. Only files listed in OUTDIR's manifest (written by an earlier run) are ever removed:
-    other files in OUTDIR are left alone. Raises OSError if OUTDIR cannot be written."""
-    previous = _manifest(outdir)
+    specs. Only files listed in OUTDIR's manifest (written by an earlier run) are ever removed,
+    and only inside OUTDIR: a manifest entry that is not a name trainspec writes ('../x', an
+    absolute path) is ignored, and nothing is written or removed through a symbolic link.
+    Raises OutsideOut (before writing anything) or OSError if OUTDIR cannot be written."""
+    problems = check_names(outdir, outputs)
+    if problems:
+        raise OutsideOut("; ".join(problems))
+    previous, _ = _manifest(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     made: set[Path] = set()
     for name, text in outputs.items():
@@ -105,21 +212,16 @@ def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
-        try:
-            with open(path, encoding="utf-8") as f:
-                if f.read() == text:
-                    continue
-        except (FileNotFoundError, UnicodeDecodeError):
-            pass
-        # Temp file + rename: a reader never sees half a file. A pid-named temp beside the
-        # target is enough (one writer per process) and much cheaper than mkstemp's.
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        if _regular_text(path) != text:
+            _write(path, text)
+    checked: set[str] = set()
     for name in sorted(previous - set(outputs)):
-        (outdir / name).unlink(missing_ok=True)
-    (outdir / MANIFEST).write_text(manifest_text(outputs), encoding="utf-8")
+        path = outdir / name
+        if _through_link(outdir, name, checked) is not None:
+            continue
+        if os.path.islink(path) or os.path.isfile(path):  # a link itself, never its target
+            path.unlink(missing_ok=True)
+    _write(outdir / MANIFEST, manifest_text(outputs))
 
 
 def manifest_text(outputs: dict[str, str]) -> str:

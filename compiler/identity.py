@@ -21,7 +21,8 @@ __all__ = ["IDENTITY_LABEL", "SPEC_HASH_LABEL", "identity", "spec_hash"]
 
 
 def _digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()[:32]  # a valid label value (<= 63)
 
 

@@ -34,6 +34,7 @@ MAX_ARGS_CHARS = 100_000
 MAX_PACKAGES = 100  # [DD-AIP] pythonPackageSpec.packageUris, [DD-ML] packageUris
 MAX_ENV = 100  # [DD-AIP] ContainerSpec.env
 DEFAULT_PROJECT_KEYS = ("project", "region")
+DURATION_PATHS = ("$.spec.scheduling.timeout", "$.spec.scheduling.maxWait")
 
 
 @dataclass(frozen=True)
@@ -71,18 +72,35 @@ def _i(value: Any) -> int | None:
 class Normalizer:
     def __init__(self, doc: Document, c: Collector, options: Options):
         self.doc, self.c, self.options = doc, c, options
+        self.as_text: set[str] = set()  # paths whose scalar is sent as the text written
+
+    def text(self, value: Any, path: str) -> str:
+        """A scalar as typed: non-strings keep their source text (1e-3, yes, 0600)."""
+        if isinstance(value, str):
+            return value
+        self.as_text.add(path)
+        return self.doc.raw.get(path, str(value))
 
     def strings(self, value: Any, path: str) -> tuple[str, ...]:
         """A list of args as typed: non-string scalars keep their source text (1e-3, yes)."""
         if not isinstance(value, list):
             return ()
-        out = []
-        for i, item in enumerate(value):
-            if isinstance(item, str):
-                out.append(item)
-            elif isinstance(item, (int, float, bool)):
-                out.append(self.doc.raw.get(child(path, i), str(item)))
-        return tuple(out)
+        return tuple(self.text(item, child(path, i)) for i, item in enumerate(value)
+                     if isinstance(item, (str, int, float, bool)))
+
+    def integer(self, raw: dict, key: str, path: str) -> int | None:
+        """An integer field; None if absent, not an integer, or misread (see numbers_as_written),
+        so no rule reasons about a value the spec did not mean."""
+        return None if path in self.doc.suspect else _i(raw.get(key))
+
+    def numbers_as_written(self) -> None:
+        """Refuse numbers YAML read otherwise than they look (0600 is octal 384, 1:30 is 90)
+        or that JSON cannot carry (.inf, .nan, beyond int64), wherever the number itself,
+        not its text, would be used."""
+        for path, reading in self.doc.suspect.items():
+            if path not in self.as_text:
+                message, hint = reading.problem(duration=path in DURATION_PATHS)
+                self.c.error(path, message, hint)
 
     # -- top level -------------------------------------------------------------------------
     def job(self) -> Job:
@@ -120,6 +138,7 @@ class Normalizer:
             self.c.error("$.spec.pools", "missing pool 'chief': the primary replica "
                          "(Vertex pool 0 / AI Platform master) is required when pools are given")
         self.cross_checks(job)
+        self.numbers_as_written()
         return job
 
     def tuning(self, job: Job, spec: dict) -> None:
@@ -224,15 +243,14 @@ class Normalizer:
                 if key:
                     merged[name] = EnvVar(name, secret=key)
             elif isinstance(value, (str, int, float, bool)):
-                text = value if isinstance(value, str) else self.doc.raw.get(p, str(value))
-                merged[name] = EnvVar(name, value=text)
+                merged[name] = EnvVar(name, value=self.text(value, p))
         return tuple(merged.values())
 
     # -- pools -----------------------------------------------------------------------------
     def pool(self, job: Job, role: str, raw: dict, path: str) -> Pool:
         c = self.c
         pool = Pool(role=role, path=path)
-        replicas = _i(raw.get("replicas"))
+        replicas = self.integer(raw, "replicas", path + ".replicas")
         if role == "chief" and replicas is not None and replicas != 1:
             c.error(path + ".replicas", f"the chief pool runs exactly 1 replica, not {replicas}",
                     "it is Vertex pool 0 / the AI Platform master; put more replicas in 'worker'")
@@ -240,7 +258,8 @@ class Normalizer:
         pool.machine_type = _s(raw.get("machineType"))
         self.accelerator(pool, _d(raw.get("accelerator")), path + ".accelerator")
         disk = _d(raw.get("disk"))
-        pool.disk_type, pool.disk_size_gb = _s(disk.get("type")), _i(disk.get("sizeGb"))
+        pool.disk_type = _s(disk.get("type"))
+        pool.disk_size_gb = self.integer(disk, "sizeGb", path + ".disk.sizeGb")
         pool.task, pool.overrides = self.pool_task(job, raw, path)
         pool.env = self.env(_d(raw.get("env")), path + ".env", job.env)
         pool.env_overridden = "env" in raw
@@ -257,7 +276,7 @@ class Normalizer:
 
     def accelerator(self, pool: Pool, raw: dict, path: str) -> None:
         name = _s(raw.get("type"))
-        count = _i(raw.get("count"))
+        count = self.integer(raw, "count", path + ".count")
         if name is None:
             return
         enum = accelerators.canonical(name)
@@ -326,10 +345,10 @@ class Normalizer:
             restart_on_worker_restart=_b(raw.get("restartOnWorkerRestart")),
             strategy=_s(raw.get("strategy")),
             disable_retries=_b(raw.get("disableRetries")),
-            priority=_i(raw.get("priority")),
+            priority=self.integer(raw, "priority", "$.spec.scheduling.priority"),
         )
         for key, attr in (("timeout", "timeout"), ("maxWait", "max_wait")):
-            if key in raw:
+            if key in raw and f"$.spec.scheduling.{key}" not in self.doc.suspect:
                 seconds = durations.parse(raw[key])
                 if seconds is None:
                     self.c.error(f"$.spec.scheduling.{key}", f"invalid duration {raw[key]!r}",

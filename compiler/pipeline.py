@@ -56,9 +56,11 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     target.check(job, c, today)
     result.job = job
     result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
-    # A value the schema already refused is not reported again by the semantic rules.
-    result.diagnostics += c.items[:found_by_schema] + [
-        d for d in c.items[found_by_schema:] if d.path not in schema_bad]
+    # A value the schema already refused is not reported again by the semantic rules, except
+    # a number YAML misread (0600, 1:30, .inf): why it is wrong beats what type it is not.
+    misread = {d.path for d in c.items[found_by_schema:] if d.path in doc.suspect}
+    result.diagnostics += [d for d in c.items[:found_by_schema] if d.path not in misread] + [
+        d for d in c.items[found_by_schema:] if d.path not in schema_bad or d.path in misread]
     if not has_errors(result.diagnostics):
         result.body, result.origins = target.lower(job)
     return _done(result)

@@ -15,8 +15,47 @@ from compiler import pipeline
 from compiler import pulumi_resources as jobs
 from compiler.cli import find_specs
 from compiler.diagnostics import Diagnostic, format_text
+from compiler.model import CONFIG_NAMESPACE
 from compiler.normalize import Options
 from compiler.source import child
+
+
+class Settings:
+    """trainspec's stack settings, read like `pulumi config set KEY` writes them.
+
+    A bare key lands in the Pulumi project's own namespace (``ml-jobs:protect`` in a project
+    named ml-jobs); ``trainspec:KEY`` is read as well, so both spellings work whatever the project
+    is called. The project's namespace wins when both are set.
+    """
+
+    def __init__(self) -> None:
+        names = dict.fromkeys([pulumi.get_project(), CONFIG_NAMESPACE])
+        self._configs = [pulumi.Config(n) for n in names]
+
+    def _holder(self, key: str) -> pulumi.Config:
+        # pulumi.runtime.get_config reads without the "value is a secret" warning of Config.get.
+        return next((c for c in self._configs
+                     if pulumi.runtime.get_config(c.full_key(key)) is not None), self._configs[-1])
+
+    def get(self, key: str) -> str | None:
+        return self._holder(key).get(key)
+
+    def get_bool(self, key: str) -> bool | None:
+        return self._holder(key).get_bool(key)
+
+    def get_object(self, key: str):
+        return self._holder(key).get_object(key)
+
+    def get_secret(self, key: str) -> pulumi.Output | None:
+        return self._holder(key).get_secret(key)
+
+    def require_secret(self, key: str) -> pulumi.Output:
+        return self._holder(key).require_secret(key)
+
+
+def _secret_name(key: str) -> str:
+    """``trainspec:KEY`` (how the compiler names a secret) → KEY."""
+    return key.split(":", 1)[1]
 
 
 def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
@@ -31,11 +70,10 @@ def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result],
         if not r.ok:
             continue
         for key in r.job.secrets:
-            namespace, name = key.split(":", 1)
-            if pulumi.Config(namespace).get_secret(name) is None:
+            if Settings().get_secret(_secret_name(key)) is None:
                 problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
-                                    f"secret config {key!r} is not set",
-                                    f"pulumi config set --secret {key} VALUE"))
+                                    f"secret config {_secret_name(key)!r} is not set",
+                                    f"pulumi config set --secret {_secret_name(key)} VALUE"))
         problems += pipeline.location_errors(r)
     return results, problems
 
@@ -68,12 +106,12 @@ def secret_env(keys: list[str]) -> pulumi.Output | dict:
     """{config key: value} for the secret env values of one job, as one secret Output."""
     if not keys:
         return {}
-    values = {k: pulumi.Config(k.split(":", 1)[0]).require_secret(k.split(":", 1)[1])
-              for k in keys}
+    settings = Settings()
+    values = {k: settings.require_secret(_secret_name(k)) for k in keys}
     return pulumi.Output.secret(pulumi.Output.all(**values))
 
 
-def job_options(config: pulumi.Config, names: set[str]) -> tuple[dict, list[Diagnostic]]:
+def job_options(config: Settings, names: set[str]) -> tuple[dict, list[Diagnostic]]:
     """{job name: ResourceOptions} from `trainspec:protect` / `trainspec:retainOnDelete`.
 
     Each is a list of job names (metadata.name), or ["*"] for every job: `protect` makes Pulumi
@@ -151,7 +189,7 @@ def output_bucket(name: str, project: str | None, region: str | None,
 
 def main() -> dict[str, pulumi.CustomResource]:
     """The program; returns the declared jobs by name (for tests)."""
-    config, gcp = pulumi.Config("trainspec"), pulumi.Config("gcp")
+    config, gcp = Settings(), pulumi.Config("gcp")
     options = Options(project=gcp.get("project"), region=gcp.get("region"))
     results, problems = compile_specs(config.get("specs") or "specs", options)
     options_by_job, config_problems = job_options(config, {r.job.name for r in results if r.ok})

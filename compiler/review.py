@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import pipeline
+from . import pipeline, source
 from . import plan as planning
-from .diagnostics import Diagnostic, format_text
+from .diagnostics import Diagnostic, Position, format_text
 from .normalize import Options
+from .source import shown
 from .tuning import summary as tuning_summary
 
 EXIT_SAME, EXIT_ERROR, EXIT_CHANGED = 0, 1, 2
@@ -51,12 +52,14 @@ changed, not removed + added. Secret env values and credential-like values are r
 EXIT_CODES = """\
 exit status:
   0  no change: every spec compiles to the same request on both sides
-  1  error: a spec on the HEAD side does not compile (located diagnostics are printed),
-     git failed (unknown revision, not a repository), or the spec folder holds no spec
-     file on either side (a wrong --specs or --repo). A BASE-side spec that does not
-     compile is reported but is not an error: the change may be fixing it.
+  1  error: a spec on the HEAD side does not compile (located diagnostics are printed) or
+     two HEAD specs name one job, git failed (unknown revision, not a repository), the
+     --stack file cannot be read, or the spec folder holds no spec file on either side (a
+     wrong --specs or --repo). A BASE-side spec that does not compile is reported but is
+     not an error: the change may be fixing it.
   2  changes: at least one spec is created, replaced, updated or deleted
-(argparse usage errors also exit 2, with a usage message on stderr and nothing on stdout)"""
+ 64  usage error (an unknown flag, a missing BASE): a usage message on stderr, nothing on
+     stdout; never 2, so a CI step cannot mistake it for a plan"""
 
 
 class ReviewError(Exception):
@@ -90,21 +93,46 @@ def _is_spec(path: str) -> bool:
         part.startswith(".") for part in path.split("/")[:-1])
 
 
-def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, bytes]:
-    """Spec files under `prefix` (a repo-relative folder) at `ref`: path → content."""
-    listed = _git(repo, "ls-tree", "-r", "-z", "--full-tree", "--name-only", ref, "--",
-                  prefix or ".")
-    paths = sorted(p for p in listed.decode("utf-8", "surrogateescape").split("\0")
-                   if p and _is_spec(p))
-    if not paths:
-        return {}
+Content = bytes | Diagnostic  # a spec file's bytes, or why it cannot be read as one
+
+
+def _unreadable(path: str, message: str) -> Diagnostic:
+    return Diagnostic("$", message, file=shown(path), position=Position(1, 1))
+
+
+def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, Content]:
+    """Spec files under `prefix` (a repo-relative folder) at `ref`: path → content, or why it
+    is not readable as a spec (a symbolic link, a file over the size limit, a control character
+    in its name)."""
+    listed = _git(repo, "ls-tree", "-r", "-z", "-l", "--full-tree", ref, "--", prefix or ".")
+    out: dict[str, Content] = {}
+    blobs: list[str] = []
+    for line in listed.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = line.partition("\t")
+        if not path or not _is_spec(path):
+            continue
+        mode, kind, _, size = meta.split()
+        if kind != "blob":
+            continue
+        if not path.isprintable():  # keyed as shown: a report never holds a raw line break
+            out[shown(path)] = _unreadable(path, "the file name holds a control character (a "
+                                           "line break?): rename it")
+        elif mode == "120000":
+            out[path] = _unreadable(path, "a symbolic link: diff reads the spec files git stores, "
+                                    "not what links point to")
+        elif int(size) > source.MAX_BYTES:
+            out[path] = _unreadable(path, f"file is larger than {source.MAX_BYTES // 1048576} MiB "
+                                    f"({size} bytes)")
+        else:
+            blobs.append(path)
+    if not blobs:
+        return dict(sorted(out.items()))
     # One `git cat-file --batch` reads every blob (`git show REF:path` per file would start a
     # process per spec: minutes for a repo with thousands of specs).
-    request = "".join(f"{ref}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
+    request = "".join(f"{ref}:{p}\n" for p in blobs).encode("utf-8", "surrogateescape")
     blob = _git(repo, "cat-file", "--batch", stdin=request)
-    out: dict[str, bytes] = {}
     at = 0
-    for path in paths:
+    for path in blobs:
         end = blob.index(b"\n", at)
         header = blob[at:end].split()
         if len(header) != 3:
@@ -112,13 +140,15 @@ def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, bytes]:
         size = int(header[2])
         out[path] = blob[end + 1:end + 1 + size]
         at = end + 1 + size + 1
-    return out
+    return dict(sorted(out.items()))
 
 
-def read_worktree(root: Path, prefix: str) -> dict[str, bytes]:
-    """Spec files under `prefix` in the working tree, tracked or not: path → content."""
+def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
+    """Spec files under `prefix` in the working tree, tracked or not: path → content, or why
+    it cannot be read as a spec (a named pipe, a device, a link, a huge file: never opened in
+    a way that blocks or reads without end)."""
     base = root / prefix if prefix else root
-    out: dict[str, bytes] = {}
+    out: dict[str, Content] = {}
     if not base.is_dir():
         return out
     for dirpath, dirnames, filenames in os.walk(base):
@@ -126,7 +156,17 @@ def read_worktree(root: Path, prefix: str) -> dict[str, bytes]:
         for name in filenames:
             if name.endswith(SPEC_SUFFIXES):
                 full = Path(dirpath) / name
-                out[full.relative_to(root).as_posix()] = full.read_bytes()
+                rel = full.relative_to(root).as_posix()
+                if not rel.isprintable():
+                    out[shown(rel)] = _unreadable(rel, "the file name holds a control character "
+                                                  "(a line break?): rename it")
+                    continue
+                if os.path.islink(full):
+                    out[rel] = _unreadable(rel, "a symbolic link: diff reads the spec files git "
+                                           "stores, not what links point to")
+                    continue
+                blob, problem = source.read_bytes(str(full))
+                out[rel] = blob if problem is None else _unreadable(rel, problem.message)
     return dict(sorted(out.items()))
 
 
@@ -234,16 +274,12 @@ class Review:
         return EXIT_CHANGED if self.changed else EXIT_SAME
 
 
-def _identity(result: pipeline.Result | None) -> tuple[str, str] | None:
-    if result is None or result.job is None or not result.job.name:
-        return None
-    return (result.job.name, result.job.platform)
-
-
 _Compiled = tuple[pipeline.Result, frozenset]
 
 
-def _compile(path: str, text: bytes, options: Options) -> _Compiled:
+def _compile(path: str, text: Content, options: Options) -> _Compiled:
+    if isinstance(text, Diagnostic):
+        return pipeline.Result(text.file, [text]), frozenset()
     result = pipeline.compile_text(text, path, options)
     # Values the spec marks as secret (by env or flag name), to keep them out of diagnostics
     # even when the spec does not compile and there is no body to redact.
@@ -258,44 +294,118 @@ def _entry(old_file: str | None, new_file: str | None, old: _Compiled | None,
                  secrets=(old[1] if old else frozenset()) | (new[1] if new else frozenset()))
 
 
-def compare(old: dict[str, bytes], new: dict[str, bytes], options: Options) -> list[Entry]:
-    """Entries for every spec whose content differs between `old` and `new` (path → bytes)."""
-    removed = {p: _compile(p, old[p], options) for p in sorted(old) if p not in new}
-    added = {p: _compile(p, new[p], options) for p in sorted(new) if p not in old}
-    entries: list[Entry] = []
-    for p in sorted(set(old) & set(new)):
-        if old[p] != new[p]:  # same bytes, same compiler: same request
-            entries.append(_entry(p, p, _compile(p, old[p], options), _compile(p, new[p], options)))
-    # A moved file keeps its job when the job's identity (name, platform) is unchanged.
-    by_identity: dict[tuple[str, str], list[str]] = {}
-    for p, (r, _) in added.items():
-        key = _identity(r)
-        if key is not None:
-            by_identity.setdefault(key, []).append(p)
-    for p, r in removed.items():
-        candidates = by_identity.get(_identity(r[0]) or ("", ""), [])
-        if candidates:
-            q = candidates.pop(0)
-            entries.append(_entry(p, q, r, added.pop(q)))
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: the spec files (path → content) and what the Pulumi stack
+    config adds to them (defaults for project/region, and its secret entries)."""
+
+    files: dict[str, Content]
+    options: Options = Options()
+    secrets: dict[str, Any] = field(default_factory=dict)  # config key → encrypted value
+
+
+def _name(compiled: _Compiled) -> str | None:
+    """The Pulumi resource a spec maps to: its job name (metadata.name), if it has one."""
+    job = compiled[0].job
+    return job.name if job is not None and job.name else None
+
+
+def _by_identity(side: dict[str, _Compiled],
+                 before: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """Job name → the file defining it, and the files paired by path instead: no name (did
+    not parse), or another file with an already used name. Of several files with one name,
+    the one at the path the name had `before` (the BASE side) keeps it, else the first."""
+    named: dict[str, str] = {}
+    loose: list[str] = []
+    for path in _in_claim_order(side, before or {}):
+        name = _name(side[path])
+        if name is not None and name not in named:
+            named[name] = path
         else:
-            entries.append(_entry(p, None, r, None))
-    entries += [_entry(None, q, None, r) for q, r in added.items()]
+            loose.append(path)
+    return named, loose
+
+
+def _in_claim_order(side: dict[str, _Compiled], before: dict[str, str]) -> list[str]:
+    return sorted(side, key=lambda p: (before.get(_name(side[p]) or "") != p, p))
+
+
+def compare(old: dict[str, Content] | Side, new: dict[str, Content] | Side,
+            options: Options = Options()) -> list[Entry]:
+    """One entry per job on either side, paired as `pulumi up` pairs them: by the Pulumi
+    resource it maps to (metadata.name), not by file. A spec moved to another file, or two
+    files swapped, is the same job; two files naming one job on the HEAD side is an error.
+    Files without a name (they do not parse) are paired by path."""
+    old = old if isinstance(old, Side) else Side(old, options)
+    new = new if isinstance(new, Side) else Side(new, options)
+    cache: dict[tuple, _Compiled] = {}
+
+    def compiled(path: str, content: Content, opts: Options) -> _Compiled:
+        key = (path, content if isinstance(content, bytes) else id(content), opts)
+        if key not in cache:
+            cache[key] = _compile(path, content, opts)
+        return cache[key]
+
+    olds = {p: compiled(p, c, old.options) for p, c in old.files.items()}
+    news = {p: compiled(p, c, new.options) for p, c in new.files.items()}
+    old_named, old_loose = _by_identity(olds)
+    # Two HEAD specs with one job name: Pulumi refuses the duplicate resource, so must we. The
+    # file that had the name on the BASE side keeps it; the other one is the error.
+    clashes: dict[str, list[Diagnostic]] = {}
+    order = _in_claim_order(news, old_named)
+    for d in pipeline.check_set([news[p][0] for p in order]):
+        clashes.setdefault(d.file, []).append(d)
+    for p, (r, found) in news.items():
+        if r.file in clashes:
+            news[p] = (dataclasses.replace(r, diagnostics=r.diagnostics + clashes[r.file]), found)
+    new_named, new_loose = _by_identity(news, old_named)
+    pairs = {name: (old_named.get(name), new_named.get(name))
+             for name in sorted(set(old_named) | set(new_named))}
+    # A file that does not parse on one side keeps its path's pairing on the other.
+    for path in old_loose:
+        name = _name(news[path]) if path in news else None
+        if name is not None and pairs[name][0] is None and pairs[name][1] == path \
+                and _name(olds[path]) is None:
+            pairs[name] = (path, path)
+    paired_old = {o for o, _ in pairs.values() if o}
+    paired_new = {n for _, n in pairs.values() if n}
+    loose = sorted({p for p in old_loose if p not in paired_old}
+                   | {p for p in new_loose if p not in paired_new})
+    entries = [_entry(o, n, olds.get(o) if o else None, news.get(n) if n else None)
+               for o, n in list(pairs.values())
+               + [(p if p in old.files and p not in paired_old else None,
+                   p if p in new.files and p not in paired_new else None) for p in loose]]
+    changed = {k for k in set(old.secrets) | set(new.secrets)
+               if old.secrets.get(k) != new.secrets.get(k)}
     for e in entries:
-        e.plan = _plan(e)
+        e.plan = _plan(e, changed)
     entries.sort(key=lambda e: (e.file, e.old_file or ""))
     return entries
 
 
-def _plan(e: Entry) -> planning.Plan:
+SECRET_CHANGE = "stack secret "  # a Change path: a secret config value the job reads changed
+
+
+def _plan(e: Entry, changed_secrets: set[str] = frozenset()) -> planning.Plan:
     # A BASE side that did not compile was never applied: compare against "no job".
     old_body = e.old.body if e.old is not None and e.old.ok else None
     new_body = e.new.body if e.new is not None and e.new.ok else None
     if e.failed:
         return planning.Plan(planning.NONE)
     old_platform = e.old.job.platform if old_body is not None and e.old.job else None
-    return planning.classify(e.platform, old_body, new_body, old_platform,
-                             old_location=_location(e.old), new_location=_location(e.new),
-                             old_run=_run(e.old), new_run=_run(e.new))
+    found = planning.classify(e.platform, old_body, new_body, old_platform,
+                              old_location=_location(e.old), new_location=_location(e.new),
+                              old_run=_run(e.old), new_run=_run(e.new))
+    if old_body is None or new_body is None:
+        return found
+    # The provider replaces a job whose secret env value changed: it would run with the old one.
+    secrets = sorted(set(e.new.job.secrets if e.new.job else ()) & changed_secrets)
+    if not secrets:
+        return found
+    where = [c for c in found.changes if c.path in planning.LOCATION_PATHS]
+    return planning.Plan(planning.REPLACE, where + [
+        planning.Change(SECRET_CHANGE + key, "<secret>", "<secret: its ciphertext changed>")
+        for key in secrets] + [c for c in found.changes if c not in where])
 
 
 def _run(r: pipeline.Result | None) -> str | None:
@@ -309,9 +419,60 @@ def _location(r: pipeline.Result | None) -> tuple[str | None, str | None] | None
     return (r.job.project, r.job.region)
 
 
+_STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def _read_file(root: Path, ref: str | None, path: str) -> Content | None:
+    """One file at `ref` (None: the working tree), None if it is not there."""
+    if ref is None:
+        full = root / path
+        if not os.path.lexists(full):
+            return None
+        blob, problem = source.read_bytes(str(full))
+        return blob if problem is None else _unreadable(path, problem.message)
+    return read_revision(root, ref, path).get(path)
+
+
+def stack_side(root: Path, ref: str | None, path: str,
+               options: Options) -> tuple[Options, dict[str, Any]] | None:
+    """What stack config file `path` (Pulumi.NAME.yaml) at `ref` adds to the specs, as the
+    Pulumi program reads it: `gcp:project` / `gcp:region` are defaults for specs without their
+    own (`options` given on the command line win), and its secret entries (`{secure: ...}`),
+    compared between the sides. None if the file is not there."""
+    content = _read_file(root, ref, path)
+    if content is None:
+        return None
+    if isinstance(content, Diagnostic):
+        raise StackError(content.format())
+    doc, found = source.parse(content, path)
+    errors = [d for d in found if d.is_error]
+    config = doc.data.get("config") if isinstance(doc.data, dict) else None
+    if errors or not isinstance(config if config is not None else {}, dict):
+        raise StackError(format_text(errors) if errors else f"{path}: 'config' is not a mapping")
+    config = config or {}
+
+    def text(key: str) -> str | None:
+        value = config.get(key)
+        return value if isinstance(value, str) and value else None
+
+    chosen = Options(platform=options.platform, project=options.project or text("gcp:project"),
+                     region=options.region or text("gcp:region"))
+    secrets = {k: v for k, v in config.items() if isinstance(v, dict) and "secure" in v}
+    return chosen, secrets
+
+
+class StackError(ReviewError):
+    """The stack config file cannot be read."""
+
+
 def review(repo: Path, base: str, head: str | None, specs: str = "specs",
-           options: Options = Options(), merge_base: bool = False) -> Review:
-    """Compare the specs under `specs` at `base` with those at `head` (None: working tree)."""
+           options: Options = Options(), merge_base: bool = False,
+           stack: str | None = None) -> Review:
+    """Compare the specs under `specs` at `base` with those at `head` (None: working tree).
+
+    `stack`: also read `Pulumi.<stack>.yaml` (in the --repo folder, the Pulumi project) on
+    both sides, as `pulumi up` would: its gcp:project / gcp:region apply to specs without
+    their own, and a changed secret a job reads replaces that job."""
     root, prefix = _locate(repo, specs)
     if merge_base:
         base = _git(root, "merge-base", base, head or "HEAD").decode().strip()
@@ -324,14 +485,31 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
         missing = f" ({folder} does not exist)" if head is None and not folder.is_dir() else ""
         raise NoSpecsError(f"no spec files (*.yaml, *.yml) in {prefix or '.'}/ {sides}{missing}; "
                            "pass the spec folder with --specs DIR (relative to --repo DIR)")
-    return Review(base, head or WORKTREE, prefix or ".", compare(old, new, options),
+    old_side, new_side = Side(old, options), Side(new, options)
+    if stack is not None:
+        if not _STACK_NAME.match(stack):
+            raise StackError(f"{stack!r} is not a stack name (letters, digits, '-', '_', '.')")
+        project_dir = _locate(repo, ".")[1]
+        path = f"{project_dir}/Pulumi.{stack}.yaml" if project_dir else f"Pulumi.{stack}.yaml"
+        before, after = stack_side(root, base, path, options), stack_side(root, head, path,
+                                                                           options)
+        if before is None and after is None:
+            raise StackError(f"no {path} at {base} or "
+                             f"{'in the working tree' if head is None else 'at ' + head}")
+        if before is not None:
+            old_side = Side(old, *before)
+        if after is not None:
+            new_side = Side(new, *after)
+    return Review(base, head or WORKTREE, prefix or ".", compare(old_side, new_side),
                   len(set(old) | set(new)))
 
 
 # -- redaction ------------------------------------------------------------------------------
 
 _SECRET_WORDS = (r"secret|token|passw(?:or)?d|passwd|pwd|api[_-]?key|access[_-]?key|"
-                 r"private[_-]?key|credential|auth|"
+                 r"private[_-]?key|credential|auth|webhook|"
+                 # "pass" and "dsn" as words: DB_PASS, --db-pass, SENTRY_DSN; not bypass, passes
+                 r"(?<![a-z])pass(?![a-z])|(?<![a-z])dsn(?![a-z])|"
                  # "key" as a word of the name: api_key, --key, sshKey, SSH_KEY; not monkey
                  r"(?-i:(?<![A-Za-z])(?:key|Key|KEY)|(?<=[a-z])Key|(?<=[A-Z])KEY)(?![a-z])")
 _SECRET_NAME = re.compile(f"({_SECRET_WORDS})", re.IGNORECASE)
@@ -345,6 +523,7 @@ _SECRET_SHAPES = [re.compile(p) for p in (
     r"\bsk-[A-Za-z0-9_-]{20,}\b",  # OpenAI-style secret key
     r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.",  # JWT
     r"\bya29\.[A-Za-z0-9_-]{20,}",  # Google OAuth access token
+    r"\bhttps://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+",  # webhook
     r"://[^/\s:@]+:[^/\s@]+@",  # URL with a password
 )]
 # The same shapes, for hiding only the secret part of a longer text (a diagnostic, a command).
@@ -353,6 +532,16 @@ _SECRET_SPANS = [re.compile(p, re.DOTALL) for p in (
     *(p.pattern for p in _SECRET_SHAPES[1:-1]),
 )]
 _URL_PASSWORD = re.compile(r"(://[^/\s:@'\"]+:)[^/\s@'\"]+@")
+# Secrets after a visible prefix, kept so a reader sees what was hidden: an HTTP credential
+# (Authorization: Bearer …), a token as a URL's user (a Sentry DSN, https://TOKEN@host) and a
+# `-p VALUE` (mysql, psql and friends take the password so).
+_SECRET_AFTER = [re.compile(p, re.IGNORECASE) for p in (
+    r"\b((?:proxy-)?authorization\s*[:=]\s*(?:(?:bearer|basic|token|digest|negotiate)\s+)?)"
+    r"(?!<redacted>)[^\s\"',;]+",
+    r"\b(bearer\s+)(?!<redacted>)[A-Za-z0-9._~+/=-]{8,}",
+    r"(://)(?!<redacted>)[A-Za-z0-9_-]{16,}(?=@)",
+    r"(?<!\S)(-p(?:=|\s+))(?!<redacted>)(?=[^\s-])\S+",
+)]
 # key=value and --flag=value (or --flag VALUE) inside a text, the key naming a secret:
 # api_key=XYZ, --token=abc, password=..., ?access_token=...&
 _SECRET_PAIR = re.compile(
@@ -378,6 +567,8 @@ def redact_text(text: str, literals: Iterable[str] = ()) -> str:
     for pattern in _SECRET_SPANS:
         text = pattern.sub(REDACTED, text)
     text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
+    for pattern in _SECRET_AFTER:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
 
     def pair(m: re.Match) -> str:
         # `--flag VALUE` only for dashed flags: "the token expired" is prose, not a pair.
@@ -397,12 +588,17 @@ def _redact_args(items: list) -> list:
         m = _FLAG.match(item)
         if hide_next and not item.startswith("-"):
             out.append(REDACTED)
-        elif m and _SECRET_NAME.search(m.group(1)) and m.group(3):
+        elif m and _secret_flag(m.group(1)) and m.group(3):
             out.append(f"{m.group(1)}={REDACTED}")
         else:
             out.append(_redact(item))
-        hide_next = bool(item.startswith("-") and not m and _SECRET_NAME.search(item))
+        hide_next = bool(item.startswith("-") and not m and _secret_flag(item))
     return out
+
+
+def _secret_flag(flag: str) -> bool:
+    """A flag whose value is a secret: its name says so (--db-password, --api-key), or -p."""
+    return flag == "-p" or bool(_SECRET_NAME.search(flag))
 
 
 def _redact(value: Any, key: str = "") -> Any:
@@ -477,16 +673,21 @@ def redacted_changes(e: Entry) -> list[planning.Change]:
     """The plan's changes with every value taken from the redacted bodies."""
     old = dict(_nodes(redact(e.old.body) if e.old is not None and e.old.ok else {}))
     new = dict(_nodes(redact(e.new.body) if e.new is not None and e.new.ok else {}))
-    return [c if c.path in planning.NON_BODY_PATHS else
+    return [c if _not_body(c) else
             planning.Change(c.path, old.get(c.path) if c.kind != "added" else None,
                             new.get(c.path) if c.kind != "removed" else None, c.kind)
             for c in e.plan.changes]
 
 
+def _not_body(c: planning.Change) -> bool:
+    """A change of where the job runs, of its run, or of a secret it reads: not a body path."""
+    return c.path in planning.NON_BODY_PATHS or c.path.startswith(SECRET_CHANGE)
+
+
 # -- reporting ------------------------------------------------------------------------------
 
 def _value(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+    return json.dumps(v, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
 
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -537,7 +738,7 @@ def display_changes(e: Entry) -> list[planning.Change]:
     """The entry's changes as leaf lines, redacted; a redacted value that changed still shows."""
     out = []
     for c in redacted_changes(e):
-        if c.path in planning.NON_BODY_PATHS:
+        if _not_body(c):
             out.append(c)
             continue
         out += _refine(c) or [c]
@@ -616,19 +817,27 @@ def _fence(body: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def render_markdown(rv: Review) -> str:
-    out = [MARKER, f"### trainspec diff: `{rv.base}` → `{rv.head}`", ""]
+COMMENT_LIMIT = 65_536  # characters in a GitHub comment body; longer ones are refused
+
+
+def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
+    """A PR comment. Longer than `limit`, it is summarised (whole table rows, no per-spec
+    details, a count of what is left out), never cut mid-table: GitHub refuses longer ones."""
+    head = [MARKER, f"### trainspec diff: `{rv.base}` → `{rv.head}`", ""]
+    moved = [f"- moved, same request: `{e.old_file}` → `{e.new_file}`" for e in rv.moved]
     if not rv.changed:
-        out.append(f"No changes: {rv.compared} spec file(s) compile to the same requests.")
-        out += [f"- moved, same request: `{e.old_file}` → `{e.new_file}`" for e in rv.moved]
-        return "\n".join(out) + "\n"
-    out += ["| Spec | Job | Platform | Action |", "|---|---|---|---|"]
+        text = "\n".join(head + [f"No changes: {rv.compared} spec file(s) compile to the same "
+                                 "requests."] + moved) + "\n"
+        if len(text) <= limit:
+            return text
+        return "\n".join(head + [f"No changes: {rv.compared} spec file(s) compile to the same "
+                                 f"requests; {len(rv.moved)} moved to another file."]) + "\n"
+    table = ["| Spec | Job | Platform | Action |", "|---|---|---|---|"]
     for e in rv.changed:
         spec = f"`{e.old_file}` → `{e.new_file}`" if e.renamed else f"`{e.file}`"
-        out.append(f"| {_cell(spec)} | {_cell(e.job or '?')} | {e.platform or '?'} | "
-                   f"{_ACTION_LABEL[e.action]} |")
-    out += ["", *[f"- moved, same request: `{e.old_file}` → `{e.new_file}`" for e in rv.moved],
-            _summary_line(rv), ""]
+        table.append(f"| {_cell(spec)} | {_cell(e.job or '?')} | {e.platform or '?'} | "
+                     f"{_ACTION_LABEL[e.action]} |")
+    details = []
     for e in rv.changed:
         if e.failed:
             body = format_text(_errors(e.new, e.secrets))
@@ -640,9 +849,34 @@ def render_markdown(rv: Review) -> str:
         if e.base_failed:
             body += "\n# the BASE side did not compile:\n" + format_text(_errors(e.old, e.secrets))
         fence = _fence(body)
-        out += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>", "",
-                f"{fence}{lang}", body, fence, "", "</details>", ""]
-    return "\n".join(out)
+        details += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>",
+                    "", f"{fence}{lang}", body, fence, "", "</details>", ""]
+    text = "\n".join(head + table + ["", *moved, _summary_line(rv), ""] + details)
+    if len(text) <= limit:
+        return text
+    out = head + [_summary_line(rv), "", f"_This report is {len(text):,} characters, more than a "
+                  f"GitHub comment takes ({limit:,}): a summary without per-spec details. "
+                  "`python -m compiler diff` prints them all (see the job log)._", ""]
+    tail = ([f"{len(rv.moved)} spec(s) moved to another file with the same request."]
+            if rv.moved else [])
+    reserve = len(f"… and {len(table)} more spec(s), not listed here.") + 4 + sum(
+        len(line) + 1 for line in tail)
+    used = sum(len(line) + 1 for line in out)
+    shown_rows = 0
+    for row in table:
+        if used + len(row) + 1 > limit - reserve:
+            break
+        out.append(row)
+        used += len(row) + 1
+        shown_rows += 1
+    if shown_rows <= 2:  # not even one row: no table at all
+        out = out[:len(out) - shown_rows]
+        shown_rows = 2
+    left = len(table) - shown_rows
+    out.append("")
+    if left:
+        out.append(f"… and {left} more spec(s), not listed here.")
+    return "\n".join(out + tail) + "\n"
 
 
 def _html(text: str) -> str:
@@ -671,7 +905,7 @@ def render_json(rv: Review) -> str:
               "changed": len(rv.changed), "ok": not rv.failed, "exitCode": rv.exit_code,
               "summary": summary, "entries": specs,
               "moved": [{"oldFile": e.old_file, "newFile": e.new_file} for e in rv.moved]}
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 RENDER = {"text": render_text, "markdown": render_markdown, "json": render_json}
@@ -690,6 +924,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a folder inside the git repository (default: current folder)")
     p.add_argument("--merge-base", action="store_true",
                    help="compare from the merge base of BASE and HEAD, as a pull request does")
+    p.add_argument("--stack", metavar="NAME",
+                   help="read Pulumi.NAME.yaml (in --repo) on both sides, as `pulumi up` does: "
+                   "gcp:project/gcp:region for specs without their own, secret changes")
     p.add_argument("--format", choices=tuple(RENDER), default="text",
                    help="text (default), markdown (a PR comment) or json")
 
@@ -701,7 +938,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         rv = review(Path(getattr(args, "repo", ".")), args.base, args.head,
                     getattr(args, "specs", "specs"), options,
-                    getattr(args, "merge_base", False))
+                    getattr(args, "merge_base", False), getattr(args, "stack", None))
     except ReviewError as e:
         err.write(f"error: {e}\n")
         if "unknown revision" in str(e) or "Not a valid object name" in str(e):

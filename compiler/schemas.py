@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,10 +49,21 @@ def inline_refs(node: Any, defs: dict) -> Any:
     return {k: inline_refs(v, defs) for k, v in node.items() if k != "$defs"}
 
 
+def _is_integer(_checker: Any, value: Any) -> bool:
+    # JSON Schema counts 2.0 as an integer; YAML reads `count: 2.0` as a float and the APIs'
+    # integer fields take no fraction, so a spec writes integers as integers (2, not 2.0).
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 @functools.cache
 def validator(version: str = CURRENT) -> jsonschema.protocols.Validator:
     published = schema(version)
-    return jsonschema.Draft202012Validator(inline_refs(published, published.get("$defs", {})))
+    return _Validator(inline_refs(published, published.get("$defs", {})))
 
 
 def did_you_mean(word: str, choices: Any) -> str | None:
@@ -143,9 +155,12 @@ def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str 
         hint = None
         if "string" in expected and isinstance(inst, (int, float)) and not isinstance(inst, bool):
             hint = "quote it, e.g. \"2.10\": unquoted, YAML reads it as a number"
-        elif "number" in expected and isinstance(inst, str) and _is_float(inst):
-            hint = f"YAML reads {inst} as text: write it with a dot, {_dotted(inst)}"
-        yield path, f"expected {want}, got {_describe(inst)}", hint, False
+        elif "integer" in expected and isinstance(inst, float) and inst.is_integer():
+            hint = f"write {int(inst)}: with a decimal point YAML reads a float"
+        elif ("number" in expected or "integer" in expected) and isinstance(inst, str):
+            hint = exponent_hint(inst)
+        got = repr(inst) if isinstance(inst, float) and "integer" in expected else _describe(inst)
+        yield path, f"expected {want}, got {got}", hint, False
     elif kind == "enum":
         choices = error.validator_value
         hint = did_you_mean(inst, choices) if isinstance(inst, str) else None
@@ -164,20 +179,18 @@ def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str 
         yield path, error.message, None, False
 
 
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+_EXPONENT = re.compile(r"^([-+]?)(\d+)(?:\.(\d*))?([eE])([-+]?)(\d+)$")
 
 
-def _dotted(text: str) -> str:
-    """1e-4 → 1.0e-4: PyYAML (YAML 1.1) reads a number in exponent form only with a dot."""
-    mantissa, sep, exponent = text.lower().partition("e")
-    if sep and "." not in mantissa:
-        mantissa += ".0"
-    return mantissa + sep + exponent
+def exponent_hint(text: str) -> str | None:
+    """For `1e-5`, which YAML 1.1 (PyYAML) reads as a string: how to write it as a number."""
+    m = _EXPONENT.match(text.strip())
+    if m is None:
+        return None
+    sign, whole, fraction, e, exp_sign, exponent = m.groups()
+    number = f"{sign}{whole}.{fraction or '0'}{e}{exp_sign or '+'}{exponent}"
+    return (f"YAML reads {text} as text: an exponent needs a '.' before it and a sign after "
+            f"the '{e}'; write {number}")
 
 
 def _short(value: Any) -> str:

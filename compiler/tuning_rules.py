@@ -53,7 +53,6 @@ MESSAGES = {
                   "an argument instead",
                   "minValue equals maxValue ({low}): the parameter is not searched; pass it as "
                   "an argument instead"),
-    "bad-number": ("{value} is {why}",) * 2,
     "log-range": ("a log scale needs a strictly positive range",) * 2,
     "log-values": ("a log scale needs strictly positive values",) * 2,
     "categorical-scale": ("scale does not apply to a categorical parameter",
@@ -194,7 +193,8 @@ def _ml_parameter(p: dict, at: str, c: Collector) -> Parameter:
     values: tuple = ()
     if kind in RANGED:
         low, high = _n(p.get("minValue")), _n(p.get("maxValue"))
-        if low is None or high is None:
+        # Written but not a number: the schema says so at the value, once.
+        if "minValue" not in p or "maxValue" not in p:
             c.error(at, f"a {written} parameter needs minValue and maxValue")
     elif kind == "categorical":
         raw = p.get("categoricalValues")
@@ -264,10 +264,9 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
     log = p.scale in ("log", "reverse-log")
     if p.kind in RANGED:
         lo, hi = p.low, p.high
+        # A number JSON cannot carry (beyond int64, not finite) is refused where it is written
+        # (compiler/source.py); the rules below only read numbers that can be sent.
         bad = [v for v in (lo, hi) if v is not None and number_problem(v, p.kind)]
-        for v in bad:
-            c.error(where(t, p, "range"), _say(t, "bad-number", value=_show(v),
-                                               why=number_problem(v, p.kind)))
         if lo is not None and hi is not None and not bad:
             if lo > hi:
                 c.error(where(t, p, "range"), _say(t, "range-order", low=lo, high=hi))
@@ -279,10 +278,7 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
             c.error(where(t, p, "scale"), _say(t, "log-range"))
     elif p.kind == "discrete":
         values = p.values
-        bad = [v for v in values if number_problem(v, p.kind)]
-        for v in bad:
-            c.error(where(t, p, "values"), _say(t, "bad-number", value=_show(v),
-                                                why=number_problem(v, p.kind)))
+        bad = [v for v in values if number_problem(v, p.kind)]  # refused where written
         if not bad and any(b <= a for a, b in zip(values, values[1:])):
             c.error(where(t, p, "values"), _say(t, "discrete-order"))
         elif not bad and len(values) > MAX_DISCRETE_VALUES:
@@ -308,7 +304,8 @@ INT64 = (-(2**63), 2**63 - 1)  # [DD-AIP] IntegerValueSpec bounds and parentIntV
 
 
 def number_problem(value: int | float, kind: str | None) -> str | None:
-    """Why a number cannot be sent: not finite, beyond a double, or (integers) beyond int64."""
+    """Why a number cannot be sent: not finite, beyond a double, or (integers) beyond int64.
+    compiler/source.py reports each such number where it is written; the rules skip them."""
     if isinstance(value, float):
         return None if math.isfinite(value) else "not a finite number"
     if kind == "integer" and not INT64[0] <= value <= INT64[1]:
@@ -318,11 +315,6 @@ def number_problem(value: int | float, kind: str | None) -> str | None:
     except OverflowError:
         return "too large for a double"
     return None
-
-
-def _show(value: int | float) -> str:
-    text = str(value)
-    return text if len(text) <= 24 else f"{text[:12]}…({len(text)} digits)"
 
 
 def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
@@ -338,7 +330,7 @@ def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
         return "parent-type", {**fields, "what": "a whole number" if p.kind == "integer"
                                else "a number"}
     if number_problem(value, p.kind):
-        return "bad-number", {"value": _show(value), "why": number_problem(value, p.kind)}
+        return None  # refused where it is written (compiler/source.py)
     if p.kind == "integer":
         if p.low is not None and p.high is not None and not p.low <= value <= p.high:
             return "parent-domain", {**fields, "domain": f"{p.low} to {p.high}"}

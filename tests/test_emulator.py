@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 import requests
@@ -433,8 +434,9 @@ def test_state_file_persists_jobs_across_restarts(start, tmp_path, clock):
     vertex = c.vertex_create("p", "r", vertex_body())
     c.ml_create("p", ml_body())
     c.ml_cancel("projects/p/jobs/train_1")
-    assert json.loads(state.read_text())["ml"]
-    assert [p.name for p in tmp_path.iterdir()] == ["emulator.json"]  # no temp files left
+    # A snapshot and the journal of the writes since (no temp files left).
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["emulator.json",
+                                                          "emulator.json.journal"]
 
     clock.advance(STEP)
     _, again = start(state_file=str(state), clock=clock, progress_seconds=STEP)
@@ -507,3 +509,109 @@ def test_both_apis_refuse_more_than_64_labels():
         assert "labels" in dict(server_rules(api, body)), api
         del body["labels"]["k0"]
         assert "labels" not in dict(server_rules(api, body)), api
+
+
+# -- limits: request bodies, silent clients, state that grows (issue 8 §2) ----------------------
+
+def _raw(server, data: bytes, wait: float = 5.0) -> bytes:
+    """Send `data` on a fresh connection; everything the server answers before closing."""
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=wait) as sock:
+        sock.sendall(data)
+        chunks = []
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def test_a_body_over_the_limit_gets_413_unread(start):
+    server, c = start(max_body=1000)
+    path = "/v1/projects/p/locations/us-central1/customJobs"
+    # Announces a gigabyte and sends none of it: the answer must not wait for the body.
+    answer = _raw(server, f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n"
+                  "Content-Type: application/json\r\n\r\n".encode(), wait=5)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413 ")
+    assert json.loads(body) == {"error": {
+        "code": 413, "status": "INVALID_ARGUMENT",
+        "message": "Request payload size exceeds the limit: 1000 bytes."}}
+    chunked = _raw(server, f"POST {path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                   "\r\n5\r\nhello\r\n0\r\n\r\n".encode())
+    assert chunked.startswith(b"HTTP/1.1 411 ")
+    assert c.vertex_create("p", "us-central1", vertex_body())["state"]  # still serving
+
+
+def test_a_silent_client_is_dropped_after_the_timeout(start):
+    server, c = start(request_timeout=0.5)
+    started = time.monotonic()
+    # Headers never finished: without a socket timeout this thread would wait forever.
+    assert _raw(server, b"GET /v1/projects/p/jobs HTTP/1.1\r\nHost: x\r\n", wait=10) == b""
+    assert time.monotonic() - started < 5
+    path = "/v1/projects/p/locations/us-central1/customJobs"
+    # A body announced but cut short is dropped too, without an answer or a traceback.
+    assert _raw(server, f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{{"
+                .encode(), wait=10) == b""
+    assert c.vertex_create("p", "us-central1", vertex_body())["state"]
+
+
+def test_state_stays_fast_as_jobs_accumulate(tmp_path):
+    # Before: every write rewrote and fsynced the whole state (2,000 creates took ~100 s).
+    state = tmp_path / "s.json"
+    emulator = Emulator(state_file=str(state), progress_seconds=0)
+    body = json.dumps(vertex_body()).encode()
+    started = time.monotonic()
+    for i in range(2000):
+        status, _ = emulator.handle("POST", "/v1/projects/p/locations/r/customJobs", body)
+        assert status == 200
+        assert time.monotonic() - started < 20, f"{i} creates took 20 s"
+    # Listing by label (what a create does first) reads stored jobs, not 2,000 renderings.
+    status, found = emulator.handle("GET", "/v1/projects/p/locations/r/customJobs?filter="
+                                    "labels.team%3Dvision&pageSize=5")
+    assert status == 200 and len(found["customJobs"]) == 5
+    assert time.monotonic() - started < 20
+    emulator.close()
+    again = Emulator(state_file=str(state), progress_seconds=0)
+    assert len(again.state["vertex"]) == 2000 and again.state["next_id"] == 2001
+    again.close()
+
+
+def test_a_write_cut_short_is_ignored_and_the_journal_is_folded(tmp_path, monkeypatch):
+    from compiler.cloud import emulator as module  # noqa: PLC0415
+
+    monkeypatch.setattr(module, "COMPACT_AFTER", 5)
+    state = tmp_path / "s.json"
+    first = Emulator(state_file=str(state), progress_seconds=0, clock=FakeClock())
+    assert first.handle("POST", "/v1/projects/p/jobs", json.dumps(ml_body()).encode())[0] == 200
+    name = "/v1/projects/p/jobs/train_1"
+    for i in range(10):  # a write per patch: past 1 record + 5 lines, a snapshot is taken
+        etag = first.handle("GET", name)[1]["etag"]
+        patch = json.dumps({"labels": {"n": str(i)}, "etag": etag}).encode()
+        assert first.handle("PATCH", name + "?updateMask=labels", patch)[0] == 200
+    snapshot = json.loads(state.read_text())
+    assert snapshot["ml"]["projects/p/jobs/train_1"]["version"] == 7  # folded after 6 patches
+    assert len(open(f"{state}.journal", "rb").read().splitlines()) == 4
+    first.close()
+    with open(f"{state}.journal", "ab") as f:
+        f.write(b'{"next_id": 99, "changes": [["ml", "proj')  # the process died mid-write
+    again = Emulator(state_file=str(state), progress_seconds=0, clock=FakeClock())
+    record = again.state["ml"]["projects/p/jobs/train_1"]
+    assert record["version"] == 11 and record["job"]["labels"] == {"n": "9"}
+    assert again.state["next_id"] == 1
+    assert open(f"{state}.journal", "rb").read().endswith(b"}\n")  # the torn line is gone
+    again.close()
+
+
+def test_nan_and_infinity_are_not_json():
+    em = Emulator(progress_seconds=0)
+    for literal in ("NaN", "Infinity", "-Infinity"):
+        body = json.dumps(vertex_body()).replace('"replicaCount": "1"',
+                                                 f'"replicaCount": "1", "x": {literal}')
+        status, answer = em.handle("POST", "/v1/projects/p/locations/r/customJobs",
+                                   body.encode())
+        assert status == 400 and "not JSON" in answer["error"]["message"], literal

@@ -5,6 +5,7 @@ compiler/cloud/emulated_tuning.py)."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from test_emulator import STEP, TOKEN, FakeClock, vertex_body
@@ -184,3 +185,19 @@ def test_a_custom_job_body_is_refused_by_the_tuning_collection():
     assert status == 400
     fields = {v["field"] for v in body["error"]["details"][0]["fieldViolations"]}
     assert {"job_spec", "study_spec", "max_trial_count"} <= fields
+
+
+def test_tuning_jobs_persist_across_restarts_with_their_cancel_and_delete(tmp_path):
+    """--state FILE: the tuning collection is journalled like the others."""
+    state = str(tmp_path / "s.json")
+    first = Emulator(state_file=state, progress_seconds=0)
+    path = "/v1/projects/p/locations/us-central1/hyperparameterTuningJobs"
+    kept, gone = (first.handle("POST", path, json.dumps(tuning_body()).encode())[1]["name"]
+                  for _ in range(2))
+    assert first.handle("DELETE", f"/v1/{gone}")[0] == 200
+    first.close()
+    again = Emulator(state_file=state, progress_seconds=0)
+    assert list(again.state["tuning"]) == [kept]
+    status, job = again.handle("GET", f"/v1/{kept}")
+    assert status == 200 and job["state"] == "JOB_STATE_SUCCEEDED" and len(job["trials"]) == 4
+    again.close()

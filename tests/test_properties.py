@@ -387,4 +387,5 @@ def test_pinned_numbers_beyond_a_double_or_int64_are_refused(text):
     for platform in ("vertex", "ai-platform"):
         result = testing.assert_refused_located(text.replace("region:", f"platform: {platform}\n"
                                                              "  region:"))
-        assert any("too large for a double" in d.message for d in result.errors)
+        # Refused where written (compiler/source.py): beyond the int64 range JSON numbers take.
+        assert any("outside the 64-bit integer range" in d.message for d in result.errors)

@@ -64,7 +64,7 @@ def test_an_ai_platform_run_gets_its_own_job_id():
 @pytest.mark.parametrize("value, message", [
     ("true", "$.metadata.run: expected an integer or a string, got a boolean"),
     ("-1", "$.metadata.run: -1 is less than the minimum of 0"),
-    ("1.5", "$.metadata.run: expected an integer or a string, got a number"),
+    ("1.5", "$.metadata.run: expected an integer or a string, got 1.5"),
     ('"two words"', "$.metadata.run: 'two words': a run is a whole number or a tag"),
     ("[1]", "$.metadata.run: expected an integer or a string, got a list"),
 ])

@@ -6,6 +6,7 @@ import io
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -485,3 +486,195 @@ def test_a_tuning_job_shows_its_search_space(repo):
     code, out, _ = run(repo, "HEAD")
     assert "delete: the job is cancelled if still running" in out
     assert "  search space (before)" in out
+
+
+# -- issue 8 §3: pairing by identity, stack config, redaction, report size, exit codes ---------
+
+def test_a_renamed_spec_and_a_new_job_at_its_old_path_are_a_move_and_a_create(repo):
+    # Before: paired by path, the untouched resnet job was shown as replaced by "fresh".
+    (repo / "specs" / "resnet.yaml").rename(repo / "specs" / "vision.yaml")
+    (repo / "specs" / "resnet.yaml").write_text(VERTEX.replace("name: resnet", "name: fresh"))
+    code, out, _ = run(repo, "main")
+    assert code == 2
+    assert "specs/resnet.yaml (job fresh, vertex)\n  create: a new job is submitted" in out
+    assert "moved, same request: specs/resnet.yaml → specs/vision.yaml" in out
+    assert "replace" not in out and "delete" not in out
+    assert "1 of 3 spec file(s) changed: 1 create" in out
+
+
+def test_swapping_two_files_is_no_change(repo):
+    a, b = repo / "specs" / "resnet.yaml", repo / "specs" / "legacy" / "census.yaml"
+    text_a, text_b = a.read_text(), b.read_text()
+    a.write_text(text_b)
+    b.write_text(text_a)
+    code, out, _ = run(repo, "main")
+    assert code == 0, out
+    assert "no changes" in out
+    assert "moved, same request: specs/legacy/census.yaml → specs/resnet.yaml" in out
+
+
+def test_two_specs_with_one_job_name_are_an_error(repo):
+    (repo / "specs" / "copy.yaml").write_text(VERTEX.replace("resnet:1.0", "resnet:9"))
+    for fmt in ("text", "json"):
+        code, out, err = run(repo, "main", "--format", fmt)
+        assert code == 1, out
+        assert "job name 'resnet' is already used by specs/resnet.yaml" in out + err
+        assert "replace:" not in out and '"action": "replace"' not in out
+        assert "specs/copy.yaml:4:" in out + err or '"line": 4' in out
+    # validate says the same
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["validate", str(repo / "specs")], out, err) == 1
+    assert "job name 'resnet' is already used by" in err.getvalue()
+
+
+def test_an_untouched_spec_that_no_longer_compiles_is_reported(repo):
+    edit(repo / "specs" / "resnet.yaml", "n1-standard-8", "n1-standard-3")
+    git(repo, "commit", "-qam", "broken on main")
+    edit(repo / "specs" / "legacy" / "census.yaml", "census:3.1", "census:3.2")
+    code, out, _ = run(repo, "main")
+    assert code == 1  # `pulumi up` would fail on it, whoever touched what
+    assert "specs/resnet.yaml:15:" in out and "census:3.2" in out
+
+
+STACK = "config:\n  gcp:project: acme-prod\n  gcp:region: us-central1\n"
+
+
+def test_stack_config_defaults_are_part_of_the_plan(repo):
+    edit(repo / "specs" / "resnet.yaml", "  region: us-central1\n", "")
+    (repo / "Pulumi.dev.yaml").write_text(STACK)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "stack")
+    (repo / "Pulumi.dev.yaml").write_text(STACK.replace("us-central1", "europe-west4"))
+    code, out, _ = run(repo, "main", "--stack", "dev")
+    assert code == 2, out
+    assert "specs/resnet.yaml (job resnet, vertex)" in out
+    assert '- region: "us-central1"' in out and '+ region: "europe-west4"' in out
+    assert "census" not in out  # it sets its own region
+    assert run(repo, "main")[0] == 0  # without --stack the config is not read
+    (repo / "Pulumi.dev.yaml").write_text(STACK.replace("acme-prod", "acme-test"))
+    code, out, _ = run(repo, "main", "--stack", "dev")
+    assert code == 2 and '+ project: "acme-test"' in out
+    assert "specs/legacy/census.yaml" in out  # no project of its own either
+    git(repo, "commit", "-qam", "move")
+    code, out, _ = run(repo, "main~1", "main", "--stack", "dev")  # both sides from git
+    assert code == 2 and '+ project: "acme-test"' in out
+
+
+def test_a_changed_stack_secret_replaces_the_jobs_that_read_it(repo):
+    secret = "config:\n  trainspec:wandbApiKey:\n    secure: v1:AAAA\n"
+    (repo / "Pulumi.dev.yaml").write_text(secret)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "stack")
+    (repo / "Pulumi.dev.yaml").write_text(secret.replace("AAAA", "BBBB"))
+    code, out, _ = run(repo, "main", "--stack", "dev")
+    assert code == 2
+    assert "specs/resnet.yaml (job resnet, vertex)\n  replace:" in out
+    assert "stack secret trainspec:wandbApiKey" in out and "AAAA" not in out
+    assert "census" not in out
+
+
+@pytest.mark.parametrize("name,message", [("prod", "no Pulumi.prod.yaml at main"),
+                                          ("../x", "is not a stack name")])
+def test_a_missing_or_bad_stack_is_an_error(repo, name, message):
+    code, out, err = run(repo, "main", "--stack", name)
+    assert code == 1 and out == "" and message in err
+
+
+@pytest.mark.parametrize("value,hidden,shown", [
+    ("Authorization: Bearer abcdef123456", "abcdef123456", "Authorization: Bearer <redacted>"),
+    ("--header=Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz", "Basic <redacted>"),
+    ("curl -H 'Authorization: Bearer tok123456789'", "tok123456789", "Bearer <redacted>"),
+    ("https://hooks.slack.com/services/T0001/B0002/abcdefghijklmn", "abcdefghijklmn", ""),
+    ("https://0123456789abcdef0123456789abcdef@o12345.ingest.sentry.io/678",
+     "0123456789abcdef0123456789abcdef", "https://<redacted>@o12345.ingest.sentry.io/678"),
+    ("postgres://admin:s3cr3tpw@db/x", "s3cr3tpw", ""),
+    ("mysql -u root -p hunter9", "hunter9", "-p <redacted>"),
+])
+def test_credentials_real_repos_carry_are_redacted_in_text(value, hidden, shown):
+    body = {"containerSpec": {"args": [value]}, "env": [{"name": "HEADER", "value": value}]}
+    text = json.dumps(review.redact(body))
+    assert hidden not in text and shown in text
+
+
+@pytest.mark.parametrize("flag", ["--db-password", "--db-pass", "--pass", "-p", "--password"])
+def test_password_flags_hide_their_value(flag):
+    args = ["--lr", "0.1", flag, "hunter2", "--epochs", "3", f"{flag}=hunter3"]
+    assert review.redact({"args": args})["args"] == [
+        "--lr", "0.1", flag, "<redacted>", "--epochs", "3", f"{flag}=<redacted>"]
+    assert review.spec_secrets({"args": args}) == {"hunter2"}
+
+
+@pytest.mark.parametrize("name,secret", [
+    ("DB_PASS", True), ("DB_PASSWORD", True), ("GH_TOKEN", True), ("APP_SECRET", True),
+    ("AWS_KEY", True), ("SLACK_WEBHOOK_URL", True), ("SENTRY_DSN", True), ("LR", False),
+    ("PASSTHROUGH", False), ("BYPASS_CACHE", False), ("KEYBOARD_LAYOUT", False),
+    ("NUM_PASSES", False)])
+def test_env_names_that_say_secret_hide_their_value(name, secret):
+    env = review.redact({"env": [{"name": name, "value": "v4lue"}]})["env"][0]["value"]
+    assert (env == "<redacted>") is secret
+
+
+def test_a_report_longer_than_a_github_comment_is_summarised_by_whole_rows(repo):
+    for i in range(400):
+        (repo / "specs" / f"job-{i:03}-{'x' * 200}.yaml").write_text(
+            VERTEX.replace("name: resnet", f"name: job-{i:03}"))
+    code, out, _ = run(repo, "main", "--format", "markdown")
+    assert code == 2
+    assert len(out) <= review.COMMENT_LIMIT
+    assert "a summary without per-spec details" in out and "<details>" not in out
+    rows = [line for line in out.splitlines() if line.startswith("| `specs/")]
+    assert 0 < len(rows) < 400 and all(r.endswith("| 🟢 create |") for r in rows)
+    assert f"… and {400 - len(rows)} more spec(s), not listed here." in out
+    assert "400 of 402 spec file(s) changed: 400 create" in out
+    code, text, _ = run(repo, "main")  # the log keeps every change
+    assert code == 2 and text.count("create: a new job is submitted") == 400
+
+
+def test_usage_errors_do_not_exit_like_changes(repo):
+    for argv in (["diff"], ["diff", "main", "--no-such-flag"], ["diff", "main", "--format", "x"]):
+        with pytest.raises(SystemExit) as caught:
+            cli.main(argv, io.StringIO(), io.StringIO())
+        assert caught.value.code == cli.EXIT_USAGE == 64
+        assert caught.value.code not in (review.EXIT_SAME, review.EXIT_CHANGED)
+
+
+def _workflow_step(name: str) -> dict:
+    import yaml  # noqa: PLC0415
+
+    workflow = yaml.safe_load((ROOT / "examples" / "github-actions" / "trainspec.yml").read_text())
+    (step,) = [s for s in workflow["jobs"]["review"]["steps"] if s.get("name") == name]
+    return step
+
+
+def _github_if(expression: str, status: str) -> bool:
+    """The few GitHub expression forms the workflow uses, evaluated for a diff status."""
+    text = expression.strip().removeprefix("${{").removesuffix("}}")
+    text = (text.replace("!cancelled()", "True").replace("steps.diff.outcome", "'success'")
+            .replace("steps.diff.outputs.status", repr(status))
+            .replace("&&", " and ").replace("||", " or "))
+    return bool(eval(text, {"__builtins__": {}}))  # noqa: S307 - our own test input
+
+
+@pytest.mark.parametrize("argv,status", [([], "0"), (["--format", "markdown"], "2"),
+                                         (["--bogus"], "64")])
+def test_the_example_workflow_fails_on_usage_errors_and_not_on_changes(repo, tmp_path, argv,
+                                                                       status):
+    step = _workflow_step("Diff against the base branch")
+    if status == "2":
+        edit(repo / "specs" / "resnet.yaml", "resnet:1.0", "resnet:1.1")
+    script = step["run"].replace("${{ github.base_ref }}", "main")
+    if argv:  # the same command with one more argument
+        script = script.replace("--merge-base", "--merge-base " + " ".join(argv))
+    git(repo, "branch", "-f", "origin/main", "main")
+    output, summary = tmp_path / "out", tmp_path / "summary"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "python").symlink_to(sys.executable)
+    env = {"PATH": f"{bindir}:/usr/bin:/bin", "GITHUB_OUTPUT": str(output),
+           "GITHUB_STEP_SUMMARY": str(summary), "PYTHONPATH": str(ROOT)}
+    subprocess.run(["bash", "-e", "-c", script], cwd=repo, env=env, check=True)
+    assert output.read_text() == f"status={status}\n"
+    fail = _workflow_step("Fail unless the diff ran and found no error (exit 0 or 2)")
+    post = _workflow_step("Post or update the PR comment")
+    assert _github_if(fail["if"], status) is (status not in ("0", "2"))
+    assert _github_if(post["if"], status) is (status in ("0", "1", "2"))

@@ -327,7 +327,7 @@ def test_logs_since_shows_only_recent_lines(world, capsys):
     assert lines and all("provisioned" not in line for line in lines)
     assert lines[-1].endswith("Job completed successfully.")
     assert {line.split()[1] for line in lines} == {"service", "chief-0"}
-    assert run("logs", spec, "--stack", "dev", "--since", "yesterday")[0] == 2
+    assert run("logs", spec, "--stack", "dev", "--since", "yesterday")[0] == 64  # usage error
     assert "'yesterday' is not a duration" in capsys.readouterr().err
 
 
@@ -383,7 +383,7 @@ def test_logs_of_a_job_not_submitted_and_bad_input(world, capsys):
     code, _, err = run("logs", "specs/bad.yaml", "--stack", "dev")
     assert code == 1 and "specs/bad.yaml:1:1: error: $: missing required key 'metadata'" in err
     assert "Traceback" not in err
-    assert run("logs", spec, "specs/bad.yaml", "--stack", "dev")[0] == 2  # one SPEC, by contract
+    assert run("logs", spec, "specs/bad.yaml", "--stack", "dev")[0] == 64  # one SPEC: a usage error
     assert "unrecognized arguments: specs/bad.yaml" in capsys.readouterr().err
 
 
@@ -499,7 +499,7 @@ def test_wait_for_a_job_not_submitted_and_bad_input(world, capsys):
     assert (code, out) == (1, "") and "Traceback" not in err
     assert "missing: error: $: no such file or directory" in err
     assert "specs/census.yaml:12:13: error: $.spec.pools.chief.machineTyp: unknown key" in err
-    assert run("wait", "specs", "--stack", "dev", "--timeout", "soon")[0] == 2
+    assert run("wait", "specs", "--stack", "dev", "--timeout", "soon")[0] == 64  # usage error
     assert "'soon' is not a duration" in capsys.readouterr().err
 
 

@@ -24,7 +24,9 @@ Cloud Logging's ``POST /v2/entries:list`` serves the jobs' log lines (see
 `compiler.cloud.logging_emulator`), so `status`, `logs` and `wait` run against the same port.
 
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
-``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``.
+``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``. ``--state FILE`` persists jobs (a snapshot plus
+an append-only journal, see `Emulator._save`). Bodies over `MAX_BODY_BYTES` get 413 unread; a
+connection silent for `REQUEST_TIMEOUT` seconds is closed.
 """
 
 from __future__ import annotations
@@ -67,6 +69,10 @@ RESULT_LABEL, RESULT_FAILED = "emulator-result", "failed"
 ML_JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
 _ID_BASE = 1_000_000_000_000_000_000  # Vertex job IDs are large decimal numbers
 _BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+SECTIONS = ("vertex", "tuning", "ml", "operations")
+COMPACT_AFTER = 1000  # journal lines beyond the number of records before a new snapshot
+MAX_BODY_BYTES = 4 * 1024 * 1024  # a request body; a CustomJob is a few KiB
+REQUEST_TIMEOUT = 30.0  # seconds a connection may stay silent (slow clients never hold a thread)
 
 _V = r"^/v1/projects/(?P<p>[^/:]+)/locations/(?P<r>[^/:]+)"
 _C = r"/(?P<c>customJobs|hyperparameterTuningJobs)"
@@ -125,9 +131,10 @@ class Emulator:
         self._lock = threading.Lock()
         self.state: dict[str, Any] = {"next_id": 1, "vertex": {}, "tuning": {}, "ml": {},
                                      "operations": {}}
-        if state_file and os.path.exists(state_file):
-            with open(state_file, encoding="utf-8") as f:
-                self.state.update(json.load(f))
+        self._journal: Any = None
+        self._entries = 0  # lines in the journal since the last snapshot
+        if state_file:
+            self._load()
 
     def handle(self, method: str, target: str, body: bytes = b"") -> tuple[int, dict | str]:
         """Answer one request: (HTTP status, JSON body), or (404, HTML page) for no route."""
@@ -160,7 +167,7 @@ class Emulator:
         self.state["next_id"] += 1
         self.state[key][name] = {"job": {**job, "name": name}, "created": self.clock(),
                                  "cancelled": None}
-        self._save()
+        self._save((key, name))
         return self._render_vertex(name)
 
     def _vertex_get(self, m, query, body) -> dict:
@@ -169,12 +176,13 @@ class Emulator:
     def _vertex_list(self, m, query, body) -> dict:
         prefix = f"projects/{m['p']}/locations/{m['r']}/{m['c']}/"
         records = self.state[COLLECTIONS[m["c"]][0]]
-        jobs = [self._render_vertex(n) for n in records if n.startswith(prefix)]
-        return _page(jobs, m["c"], query, _VERTEX_FILTER_FIELDS, 100, 1000)
+        names = [n for n in records if n.startswith(prefix)]
+        return _page(names, self._render_vertex, lambda n: records[n]["job"],
+                     m["c"], query, _VERTEX_FILTER_FIELDS, 100, 1000)
 
     def _vertex_cancel(self, m, query, body) -> dict:
         name = self._vertex_name(m)
-        self._cancel(self.state[COLLECTIONS[m["c"]][0]][name], self._render_vertex(name)["state"])
+        self._cancel(COLLECTIONS[m["c"]][0], name, self._render_vertex(name)["state"])
         return {}
 
     def _vertex_delete(self, m, query, body) -> dict:
@@ -196,7 +204,7 @@ class Emulator:
                            "genericMetadata": {"createTime": now, "updateTime": now}},
               "response": {"@type": "type.googleapis.com/google.protobuf.Empty"}}
         self.state["operations"][op["name"]] = op
-        self._save()
+        self._save((key, name), ("operations", op["name"]))
         return op
 
     def _operation_get(self, m, query, body) -> dict:
@@ -259,7 +267,7 @@ class Emulator:
         job = {k: v for k, v in job.items() if k not in ("etag", "trainingOutput")}
         self.state["ml"][name] = {"job": job, "created": self.clock(), "cancelled": None,
                                   "version": 1}
-        self._save()
+        self._save(("ml", name))
         return self._render_ml(name)
 
     def _ml_get(self, m, query, body) -> dict:
@@ -267,12 +275,13 @@ class Emulator:
 
     def _ml_list(self, m, query, body) -> dict:
         prefix = f"projects/{m['p']}/jobs/"
-        jobs = [self._render_ml(n) for n in self.state["ml"] if n.startswith(prefix)]
-        return _page(jobs, "jobs", query, _ML_FILTER_FIELDS, 20, 100)
+        names = [n for n in self.state["ml"] if n.startswith(prefix)]
+        return _page(names, self._render_ml, lambda n: self.state["ml"][n]["job"],
+                     "jobs", query, _ML_FILTER_FIELDS, 20, 100)
 
     def _ml_cancel(self, m, query, body) -> dict:
         name = self._ml_name(m)
-        self._cancel(self.state["ml"][name], self._render_ml(name)["state"])
+        self._cancel("ml", name, self._render_ml(name)["state"])
         return {}
 
     def _ml_patch(self, m, query, body) -> dict:
@@ -295,7 +304,7 @@ class Emulator:
                           "read the job again and retry.")
         rec["job"]["labels"] = dict(patch.get("labels") or {})
         rec["version"] += 1
-        self._save()
+        self._save(("ml", name))
         return self._render_ml(name)
 
     def _ml_name(self, m) -> str:
@@ -434,14 +443,15 @@ class Emulator:
                 times["update"] = times["end"] = cancelled + p
         return state, times
 
-    def _cancel(self, rec: dict, state: str) -> None:
+    def _cancel(self, api: str, name: str, state: str) -> None:
         if state.removeprefix("JOB_STATE_") in ("SUCCEEDED", "FAILED", "CANCELLED"):
             raise Refusal(400, "FAILED_PRECONDITION",
                           f"The job is already in a terminal state ({state}) "
                           "and cannot be cancelled.")
+        rec = self.state[api][name]
         if rec["cancelled"] is None:  # cancelling twice is harmless, as on the real API
             rec["cancelled"] = self.clock()
-            self._save()
+            self._save((api, name))
 
     def _maybe_fail(self) -> None:
         # Faults come before any effect, like a front end shedding load.
@@ -451,14 +461,69 @@ class Emulator:
         if roll < self.fault_rate_429 + self.fault_rate_503:
             raise Refusal(503, "UNAVAILABLE", "The service is currently unavailable (emulated).")
 
-    def _save(self) -> None:
+    # --- persistence (--state FILE) -----------------------------------------------------
+    #
+    # FILE is a snapshot (the whole state as JSON); FILE.journal holds, one JSON line each,
+    # the records every write changed since. A write appends one line and fsyncs it: durable,
+    # and its cost does not grow with the number of jobs. When the journal outgrows the state,
+    # it is folded into a new snapshot (written to a temp file, fsynced, renamed) and emptied.
+
+    def _load(self) -> None:
+        if os.path.exists(self.state_file):
+            with open(self.state_file, encoding="utf-8") as f:
+                self.state.update(json.load(f))
+        else:
+            self._snapshot()
+        journal = self.state_file + ".journal"
+        if os.path.exists(journal):
+            with open(journal, "rb") as f:
+                lines = f.read().split(b"\n")
+            # The last line lacks its newline only if a write was cut short: never answered.
+            for line in lines[:-1]:
+                self._apply(json.loads(line))
+            self._entries = len(lines) - 1
+            if lines[-1]:
+                with open(journal, "r+b") as f:
+                    f.truncate(sum(len(line) + 1 for line in lines[:-1]))
+
+    def _apply(self, entry: dict) -> None:
+        self.state["next_id"] = entry["next_id"]
+        for section, key, value in entry["changes"]:
+            if value is None:
+                self.state[section].pop(key, None)
+            else:
+                self.state[section][key] = value
+
+    def _save(self, *changed: tuple[str, str]) -> None:
         if not self.state_file:
             return
+        entry = {"next_id": self.state["next_id"],
+                 "changes": [[section, key, self.state[section].get(key)]
+                             for section, key in changed]}
+        if self._journal is None:
+            self._journal = open(self.state_file + ".journal", "ab")  # noqa: SIM115
+        self._journal.write(json.dumps(entry, separators=(",", ":")).encode() + b"\n")
+        self._journal.flush()
+        os.fsync(self._journal.fileno())
+        self._entries += 1
+        if self._entries > COMPACT_AFTER + sum(len(self.state[k]) for k in SECTIONS):
+            self._compact()
+
+    def _compact(self) -> None:
+        self._snapshot()
+        # Replaying the old journal over the new snapshot would change nothing: emptying it
+        # after the rename is safe even if the process dies in between.
+        self._journal.truncate(0)
+        self._journal.flush()
+        os.fsync(self._journal.fileno())
+        self._entries = 0
+
+    def _snapshot(self) -> None:
         folder = os.path.dirname(os.path.abspath(self.state_file))
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".emulator-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.state, f, indent=1, sort_keys=True)
+                json.dump(self.state, f, separators=(",", ":"), sort_keys=True)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.state_file)  # atomic: readers never see a half-written file
@@ -466,6 +531,12 @@ class Emulator:
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
+
+    def close(self) -> None:
+        """Close the journal (tests reopen the same state file)."""
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
 
 
 _TERMINAL = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"})
@@ -483,9 +554,14 @@ _NOT_FOUND_PAGE = """<!DOCTYPE html>
 MAX_JSON_DEPTH = 64  # deeper than any request body; like Google's frontends, refuse, don't recurse
 
 
+def _not_json(constant: str) -> Any:
+    # Python's json module reads NaN/Infinity; JSON (and Google's front ends) do not.
+    raise ValueError(f"Unexpected token {constant!r}: not JSON")
+
+
 def _parse(body: bytes) -> dict:
     try:
-        value = json.loads(body or b"{}")
+        value = json.loads(body or b"{}", parse_constant=_not_json)
     except ValueError as exc:
         raise Refusal(400, "INVALID_ARGUMENT", f"Invalid JSON payload received. {exc}") from exc
     except RecursionError as exc:
@@ -649,8 +725,9 @@ _TERM = re.compile(r'\s*(?P<key>labels\.[^\s=!]+|[A-Za-z_]+)\s*(?P<op>!=|=)\s*'
                    r'(?P<value>"(?:[^"\\]|\\.)*"|[^\s"]+)\s*(?:AND\b|$)')
 
 
-def _filter(expression: str, fields: dict[str, str]) -> Callable[[dict], bool]:
-    """A predicate for AIP-160 filters made of ``key=value`` terms joined by AND."""
+def _filter(expression: str, fields: dict[str, str]) -> tuple[Callable[[dict], bool], bool]:
+    """A predicate for AIP-160 filters made of ``key=value`` terms joined by AND, and whether
+    it reads the job's state (computed on rendering) rather than only what was submitted."""
     terms, pos = [], 0
     while pos < len(expression):
         match = _TERM.match(expression, pos)
@@ -670,21 +747,30 @@ def _filter(expression: str, fields: dict[str, str]) -> Callable[[dict], bool]:
             return (job.get("labels") or {}).get(key[len("labels."):])
         return job.get(fields[key])
 
-    return lambda job: all((get(job, k) == v) == (op == "=") for k, op, v in terms)
+    uses_state = any(fields.get(k) == "state" for k, _, _ in terms)
+    return (lambda job: all((get(job, k) == v) == (op == "=") for k, op, v in terms)), uses_state
 
 
-def _page(items: list[dict], key: str, query: dict, fields: dict, default: int,
-          limit: int) -> dict:
-    if query.get("filter", [""])[0].strip():
-        keep = _filter(query["filter"][0].strip(), fields)
-        items = [i for i in items if keep(i)]
-    return _slice(items, key, query.get("pageSize", [None])[0], query.get("pageToken", [""])[0],
-                  default, limit)
+def _page(names: list[str], render: Callable[[str], dict], submitted: Callable[[str], dict],
+          key: str, query: dict, fields: dict, default: int, limit: int) -> dict:
+    """One page of jobs. Only the page is rendered, and a filter on what was submitted
+    (labels, names) reads the stored job: listing stays cheap as jobs accumulate."""
+    expression = query.get("filter", [""])[0].strip()
+    if expression:
+        keep, uses_state = _filter(expression, fields)
+        if uses_state:
+            rendered = {n: render(n) for n in names}
+            names, render = [n for n in names if keep(rendered[n])], rendered.__getitem__
+        else:
+            names = [n for n in names if keep(submitted(n))]
+    return _slice(names, key, query.get("pageSize", [None])[0], query.get("pageToken", [""])[0],
+                  default, limit, render)
 
 
-def _slice(items: list[dict], key: str, size_value: Any, token: Any, default: int,
-           limit: int) -> dict:
-    """One page of `items`; pageToken is an opaque offset, pageSize is capped at `limit`."""
+def _slice(items: list, key: str, size_value: Any, token: Any, default: int, limit: int,
+           render: Callable[[Any], dict] = lambda item: item) -> dict:
+    """One page of `items`, each through `render`; pageToken is an opaque offset, pageSize is
+    capped at `limit`."""
     try:
         size = int(size_value or default) or default
         start = int(base64.urlsafe_b64decode(str(token)).decode()) if token else 0
@@ -695,7 +781,7 @@ def _slice(items: list[dict], key: str, size_value: Any, token: Any, default: in
     size = min(size, limit)
     out: dict[str, Any] = {}
     if items[start:start + size]:  # Google omits empty repeated fields
-        out[key] = items[start:start + size]
+        out[key] = [render(i) for i in items[start:start + size]]
     if start + size < len(items):
         out["nextPageToken"] = base64.urlsafe_b64encode(str(start + size).encode()).decode()
     return out
@@ -741,23 +827,50 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "trainspec-emulator"
     disable_nagle_algorithm = True  # headers and body go out in two writes; don't stall on ACKs
 
+    def setup(self) -> None:
+        # A socket timeout (StreamRequestHandler applies `timeout`): a client that stops
+        # sending mid-request is dropped instead of holding a thread forever.
+        self.timeout = self.server.request_timeout
+        super().setup()
+
     def _serve(self) -> None:
+        limit = self.server.max_body
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = -1
-        if length < 0:
-            status, payload = 400, Refusal(400, "INVALID_ARGUMENT", "Bad Content-Length.").body()
+        refusal = None
+        if self.headers.get("Transfer-Encoding"):
+            refusal = Refusal(411, "INVALID_ARGUMENT", "Send the body with a Content-Length.")
+        elif length < 0:
+            refusal = Refusal(400, "INVALID_ARGUMENT", "Bad Content-Length.")
+        elif length > limit:
+            # Refused before reading: the body never reaches memory.
+            refusal = Refusal(413, "INVALID_ARGUMENT",
+                              f"Request payload size exceeds the limit: {limit} bytes.")
+        if refusal is not None:
+            self.close_connection = True  # the unread body must not be read as a request
+            status, payload = refusal.code, refusal.body()
         else:
-            body = self.rfile.read(length) if length else b""
+            try:
+                body = self.rfile.read(length) if length else b""
+            except TimeoutError:
+                self.close_connection = True
+                return
+            if len(body) < length:  # the client hung up mid-body
+                self.close_connection = True
+                return
             status, payload = self.server.emulator.handle(self.command, self.path, body)
         if isinstance(payload, str):
             data, kind = payload.encode(), "text/html; charset=UTF-8"
         else:
-            data, kind = json.dumps(payload, indent=2).encode(), "application/json; charset=UTF-8"
+            data = json.dumps(payload, indent=2, allow_nan=False).encode()
+            kind = "application/json; charset=UTF-8"
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(data)
 
@@ -769,10 +882,26 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.emulator.log(f"{self.address_string()} {format % args}")
 
 
-def make_server(host: str = "127.0.0.1", port: int = 0, **options: Any) -> ThreadingHTTPServer:
-    """A bound, not yet serving, HTTP server around `Emulator(**options)`; ``.url`` is its base."""
-    server = ThreadingHTTPServer((host, port), _Handler)
-    server.daemon_threads = True
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    max_body = MAX_BODY_BYTES
+    request_timeout = REQUEST_TIMEOUT
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that times out or hangs up is not an emulator failure: one line, no trace.
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (TimeoutError, ConnectionError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def make_server(host: str = "127.0.0.1", port: int = 0, *, max_body: int = MAX_BODY_BYTES,
+                request_timeout: float = REQUEST_TIMEOUT, **options: Any) -> ThreadingHTTPServer:
+    """A bound, not yet serving, HTTP server around `Emulator(**options)`; ``.url`` is its base.
+    Request bodies over `max_body` bytes get 413; a connection silent for `request_timeout`
+    seconds is closed."""
+    server = _Server((host, port), _Handler)
+    server.max_body, server.request_timeout = max_body, request_timeout
     server.emulator = Emulator(**options)  # type: ignore[attr-defined]
     server.url = f"http://{host}:{server.server_address[1]}"  # type: ignore[attr-defined]
     return server
@@ -823,6 +952,7 @@ def main(argv: list[str] | None = None) -> int:
         pass
     finally:
         server.server_close()
+        server.emulator.close()
     return 0
 
 

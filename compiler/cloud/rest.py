@@ -33,6 +33,7 @@ for a 404 page from a wrong endpoint or path. Tokens never appear in error messa
 from __future__ import annotations
 
 import email.utils
+import json as _json
 import os
 import random
 import re
@@ -250,6 +251,12 @@ class Client:
 
         if until is None:
             until = self._monotonic() + self.deadline
+        if json is not None:
+            try:  # requests would raise InvalidJSONError mid-call; say why, send nothing
+                _json.dumps(json, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise ApiError(None, f"the request body is not JSON ({exc}); nothing was sent",
+                               "INVALID_ARGUMENT", method=method, url=url) from None
         failure: ApiError | None = None
         for attempt in range(1, self.max_attempts + 1):
             last = attempt == self.max_attempts

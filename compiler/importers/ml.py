@@ -109,6 +109,10 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
     if commands[0] is not None and all(cmd == commands[0] for cmd in commands):
         d.set("spec.container.command", commands[0])
     pooled = any("containerArgs" in configs[r] for r in present)
+    if pooled and not any(_has_pool(tin, r) for r in ROLES) and tin.get("args") is None:
+        # A scale tier job: masterConfig.containerArgs are the spec's container args.
+        d.set("spec.container.args", configs["chief"]["containerArgs"])
+        pooled = False
     if pooled and tin.get("args"):
         src.collector.error("$.trainingInput.args", "args for every replica and containerArgs "
                             "per replica: trainspec expresses one or the other")

@@ -80,7 +80,8 @@ class Source:
 
 def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]:
     """Parse a JSON or YAML config (safely, with positions) and detect its kind."""
-    doc, found = source.parse(text, file)
+    # JSON bodies and gcloud's YAML (1.2) mean 1e-05 as a number, not PyYAML's string.
+    doc, found = source.parse(text, file, exponents=True)
     c = doc.collector()
     if doc.data is None or any(d.is_error for d in found):
         return None, [_retarget(d) for d in found]

@@ -87,10 +87,14 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
         _check_tuning(job, job.tuning, c)
 
 
-def _write_instead(t: Tuning | None) -> str | None:
-    """The spec.tuning that says what an aiPlatform.hyperparameters block says, as one line."""
+def _write_instead(t: Tuning | None, c: Collector) -> str | None:
+    """The spec.tuning that says what an aiPlatform.hyperparameters block says, as one line;
+    while the block itself has errors, only where to move it (its values are not all known)."""
     if t is None:
         return None
+    if any(d.is_error and d.path.startswith(f"{t.path}.") for d in c.items):
+        return "write kind: HyperparameterTuningJob and move the search to spec.tuning " \
+            "(docs/migration.md, hyperparameter tuning jobs)"
     text = yaml.safe_dump(to_spec(t), default_flow_style=True, sort_keys=False, width=10**6,
                           allow_unicode=True).strip()
     return f"write kind: HyperparameterTuningJob and, instead of aiPlatform.hyperparameters, " \
@@ -134,7 +138,7 @@ def _check_ai_platform_keys(job: Job, c: Collector) -> None:
         if key == "hyperparameters" and job.kind == KIND:
             continue  # a tuning job's search is spec.tuning: refused as such by normalize
         if key in job.ai_platform:
-            hint = _write_instead(job.tuning) if key == "hyperparameters" else None
+            hint = _write_instead(job.tuning, c) if key == "hyperparameters" else None
             c.error(f"$.spec.aiPlatform.{key}", f"cannot be expressed on vertex: {why}", hint)
     tier = job.ai_platform.get("scaleTier")
     if tier in (None, "CUSTOM"):

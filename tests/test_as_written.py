@@ -1,0 +1,221 @@
+"""What a spec says is what is sent, or a located error (issue 8 §1).
+
+YAML 1.1 (PyYAML) reads some numbers otherwise than they look: `0600` is octal 384, `1:30` is
+base-60 90, `2.0` is a float, `1e-5` is a string. None of them may reach a request as a
+different value, and nothing non-finite or beyond int64 may reach JSON at all.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+
+import pytest
+
+from compiler import decompile, discovery, emit, pipeline, source
+from compiler.cloud.rest import ApiError, Client
+from compiler.normalize import Options
+
+TODAY = datetime.date(2026, 11, 22)
+
+BASE = """\
+apiVersion: trainspec/v1
+kind: TrainingJob
+metadata: {name: job}
+spec:
+  platform: PLATFORM
+  region: us-central1
+  container: {image: gcr.io/p/t:1}
+  pools:
+    chief: {machineType: n1-standard-8, accelerator: {type: T4, count: COUNT}, disk: {sizeGb: SIZE}}
+    worker: {machineType: n1-standard-8, replicas: REPLICAS}
+  scheduling: {SCHEDULING}
+"""
+GOOD = {"PLATFORM": "vertex", "COUNT": "2", "SIZE": "500", "REPLICAS": "4",
+        "SCHEDULING": "timeout: 600"}
+
+
+def spec(**changes: str) -> str:
+    text = BASE
+    for key, value in {**GOOD, **changes}.items():
+        text = text.replace(key, value)
+    return text
+
+
+def compile_(text: str) -> pipeline.Result:
+    return pipeline.compile_text(text, "s.yaml", today=TODAY)
+
+
+def errors(text: str) -> list[str]:
+    return [d.format() for d in compile_(text).errors]
+
+
+def test_the_base_spec_compiles_to_what_it_says() -> None:
+    body = compile_(spec()).body
+    chief, worker = body["jobSpec"]["workerPoolSpecs"]
+    assert chief["machineSpec"]["acceleratorCount"] == 2
+    assert chief["diskSpec"]["bootDiskSizeGb"] == 500
+    assert worker["replicaCount"] == "4"
+    assert body["jobSpec"]["scheduling"]["timeout"] == "600s"
+
+
+@pytest.mark.parametrize("changes,where,written", [
+    ({"COUNT": "2.0"}, "s.yaml:9:72: error: $.spec.pools.chief.accelerator.count", "2"),
+    ({"SIZE": "500.0"}, "s.yaml:9:91: error: $.spec.pools.chief.disk.sizeGb", "500"),
+    ({"REPLICAS": "4.0"}, "s.yaml:10:52: error: $.spec.pools.worker.replicas", "4"),
+    ({"PLATFORM": "ai-platform", "SCHEDULING": "priority: 7.0"},
+     "s.yaml:11:26: error: $.spec.scheduling.priority", "7"),
+])
+def test_integral_floats_in_integer_fields_are_refused_located(changes, where, written) -> None:
+    # Before: count 2.0 compiled to 1 GPU, replicas 4.0 to 1, sizeGb and priority dropped.
+    found = errors(spec(**changes))
+    assert found == [f"{where}: expected an integer, got {written}.0 (write {written}: with a "
+                     "decimal point YAML reads a float)"]
+
+
+@pytest.mark.parametrize("changes,where,read_as,hint", [
+    ({"SCHEDULING": "timeout: 0600"}, "$.spec.scheduling.timeout", "the octal number 384",
+     "write 600s if you meant 600 seconds, or 384s if you meant octal"),
+    ({"SCHEDULING": "timeout: 1:30"}, "$.spec.scheduling.timeout",
+     "the base-60 number 90 (seconds)", "1m30s, 1h30m, or plain seconds (90)"),
+    ({"SCHEDULING": "maxWait: 010"}, "$.spec.scheduling.maxWait", "the octal number 8",
+     "write 10s"),
+    ({"SIZE": "0500"}, "$.spec.pools.chief.disk.sizeGb", "the octal number 320",
+     "write 500 if you meant 500, 320 if you meant octal, or '0500' for text"),
+    ({"REPLICAS": "010"}, "$.spec.pools.worker.replicas", "the octal number 8",
+     "write 10 if you meant 10"),
+    ({"REPLICAS": "1:00"}, "$.spec.pools.worker.replicas", "the base-60 number 60",
+     "write 60 if you meant 60"),
+    ({"COUNT": "0_10"}, "$.spec.pools.chief.accelerator.count", "the octal number 8", "10"),
+])
+def test_yaml11_octal_and_base60_numbers_are_refused_with_how_to_write_them(
+        changes, where, read_as, hint) -> None:
+    result = compile_(spec(**changes))
+    assert not result.ok and result.body is None
+    (error,) = result.errors
+    assert error.path == where and error.position is not None
+    assert error.message.startswith("YAML 1.1 reads ") and read_as in error.message
+    assert hint in error.hint
+
+
+def test_leading_zeros_that_change_nothing_are_taken() -> None:
+    body = compile_(spec(COUNT="02", SCHEDULING="timeout: 00600s")).body
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] == 2
+
+
+@pytest.mark.parametrize("value,kind", [(".inf", "not a finite number"),
+                                        ("-.inf", "not a finite number"),
+                                        (".nan", "not a finite number"),
+                                        (".NaN", "not a finite number"),
+                                        ("99999999999999999999", "64-bit integer range"),
+                                        ("-9223372036854775809", "64-bit integer range")])
+@pytest.mark.parametrize("field", ["COUNT", "SIZE", "REPLICAS", "timeout", "maxWait",
+                                   "priority", "maxTrials", "minValue", "discreteValues"])
+def test_non_finite_and_huge_numbers_are_refused_in_every_numeric_field(field, value, kind):
+    if field in ("COUNT", "SIZE", "REPLICAS"):
+        text = spec(**{field: value})
+    elif field in ("timeout", "maxWait"):
+        text = spec(SCHEDULING=f"{field}: {value}")
+    elif field == "priority":
+        text = spec(PLATFORM="ai-platform", SCHEDULING=f"priority: {value}")
+    else:
+        params = (f"{{parameterName: p, type: DOUBLE, minValue: {value}, maxValue: 1.0}}"
+                  if field == "minValue" else
+                  f"{{parameterName: p, type: DISCRETE, discreteValues: [1, {value}]}}")
+        trials = value if field == "maxTrials" else "4"
+        text = spec(PLATFORM="ai-platform").replace("  scheduling:", (
+            "  aiPlatform:\n    hyperparameters: {goal: MAXIMIZE, maxTrials: " + trials
+            + ", hyperparameterMetricTag: acc, params: [" + params + "]}\n  scheduling:"))
+    result = compile_(text)
+    assert result.body is None
+    assert any(kind in d.message and d.position is not None for d in result.errors), \
+        [d.format() for d in result.errors]
+
+
+def test_where_the_text_is_sent_yaml_numbers_stay_as_written() -> None:
+    text = spec().replace("{image: gcr.io/p/t:1}", "{image: gcr.io/p/t:1, args: [--mode, 0600, "
+                          "--every, 1:30, .inf, .nan, 99999999999999999999, 2.0, 1e-5]}\n"
+                          "  env: {UMASK: 0600, AT: '1:30', X: .nan}")
+    result = compile_(text)
+    assert result.ok, [d.format() for d in result.errors]
+    container = result.body["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]
+    assert container["args"] == ["--mode", "0600", "--every", "1:30", ".inf", ".nan",
+                                 "99999999999999999999", "2.0", "1e-5"]
+    assert container["env"][0] == {"name": "UMASK", "value": "0600"}
+    assert {"name": "X", "value": ".nan"} in container["env"]
+
+
+def test_compiled_output_is_strict_json() -> None:
+    with pytest.raises(ValueError):
+        emit.dumps({"x": math.nan})  # never written, even if a stage let one through
+    text = emit.dumps(compile_(spec()).body)
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+
+
+def test_the_provider_refuses_non_finite_numbers_before_sending() -> None:
+    body = {"trainingInput": {"hyperparameters": {"params": [{"minValue": math.inf}]}}}
+    found = discovery.violations("ml", "GoogleCloudMlV1__Job", body)
+    assert ("trainingInput.hyperparameters.params[0].minValue",
+            "inf is not a finite number; JSON cannot carry it") in found
+
+    class NoNetwork:
+        def request(self, *args, **kwargs):
+            raise AssertionError("a body with NaN was sent")
+
+    client = Client(endpoint="http://127.0.0.1:9", session=NoNetwork())
+    with pytest.raises(ApiError) as caught:
+        client.ml_create("p", {"jobId": "j", "x": math.nan})
+    assert "not JSON" in str(caught.value) and "nothing was sent" in str(caught.value)
+
+
+def test_duplicate_keys_inside_merges_are_located_errors() -> None:
+    text = ("a: 1\nspec:\n  <<: {region: us-central1, region: europe-west4}\n")
+    doc, found = source.parse(text, "m.yaml")
+    assert [d.format() for d in found] == [
+        "m.yaml:3:29: error: $.spec.region: duplicate key 'region' (first at line 3)"]
+
+
+def test_merges_inside_merged_mappings_are_merged_not_kept_as_a_key() -> None:
+    text = "x: &x {k: 1}\ny: &y {<<: *x, j: 2}\nz: {<<: *y, j: 3}\n"
+    doc, found = source.parse(text)
+    assert found == [] and doc.data["z"] == {"j": 3, "k": 1}
+    doc, found = source.parse("a: &a {<<: *a}\n")
+    assert [d.message for d in found] == ["recursive alias"]
+    doc, found = source.parse("a: &a {k: 1}\nb: {<<: *a, <<: [{k: 2}]}\n")
+    assert [d.message for d in found] == ["duplicate key '<<' (first at line 2)"]
+
+
+def test_a_hand_written_exponent_gets_one_message_with_how_to_write_it() -> None:
+    text = spec(PLATFORM="ai-platform").replace("  scheduling:", (
+        "  aiPlatform:\n    hyperparameters:\n      goal: MAXIMIZE\n      maxTrials: 4\n"
+        "      hyperparameterMetricTag: acc\n      params:\n"
+        "        - {parameterName: lr, type: DOUBLE, minValue: 1e-5, maxValue: 1.0e-1}\n"
+        "  scheduling:"))
+    assert errors(text) == [
+        "s.yaml:17:55: error: $.spec.aiPlatform.hyperparameters.params[0].minValue: expected a "
+        "number, got a string (YAML reads 1e-5 as text: an exponent needs a '.' before it and a "
+        "sign after the 'e'; write 1.0e-5)"]
+    assert errors(text.replace("1e-5", "1.0e-5")) == []
+
+
+def test_import_writes_exponents_its_own_loader_reads_back_as_numbers() -> None:
+    body = {"jobId": "j", "trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "n1-standard-4", "region": "us-central1",
+        "masterConfig": {"imageUri": "gcr.io/p/t:1"}, "args": ["--lr", "1e-05"],
+        "hyperparameters": {"goal": "MAXIMIZE", "maxTrials": 4, "hyperparameterMetricTag": "a",
+                            "params": [{"parameterName": "lr", "type": "DOUBLE",
+                                        "minValue": 1e-05, "maxValue": 0.1},
+                                       {"parameterName": "d", "type": "DISCRETE",
+                                        "discreteValues": [1e-05, 2.5e-05, 1e20]}]}}}
+    outcome = decompile.decompile(json.dumps(body), "job.json")
+    assert outcome.ok
+    # An ml tuning config imports as a HyperparameterTuningJob (issue 10): spec.tuning.
+    assert "double: [1.0e-05, 0.1]" in outcome.text
+    assert "discrete: [1.0e-05, 2.5e-05, 1.0e+20]" in outcome.text
+    again = pipeline.compile_text(outcome.text, "imported.yaml", Options(), TODAY)
+    assert again.ok, [d.format() for d in again.errors]
+    # ml's default of one trial at a time is written out by the import (Vertex requires it).
+    assert again.body["trainingInput"]["hyperparameters"] == {
+        **body["trainingInput"]["hyperparameters"], "maxParallelTrials": 1}
+    assert again.body["trainingInput"]["args"] == ["--lr", "1e-05"]  # a string stays a string

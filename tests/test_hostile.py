@@ -1,0 +1,279 @@
+"""Hostile input never crashes, hangs or eats memory (issue 8 §2).
+
+Every command runs as a subprocess under a 1 GB address-space limit and a 10 s timeout per
+hostile file: these are limits, not benchmarks. Before the fix ~30,000 nested '[' (60 KB)
+segfaulted libyaml's composer (rc 139), a folder of them broke the process pool, and a spec
+near the old 4 MiB cap took seconds and hundreds of MB.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler import cli, emit
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT_BYTES = 1 << 30
+LIMIT_SECONDS = 10
+LOCATED = re.compile(r"^.+:\d+:\d+: error: \$", re.MULTILINE)
+pytestmark = pytest.mark.slow
+
+HEAD = "apiVersion: trainspec/v1\nkind: TrainingJob\nmetadata: {name: h}\nspec:\n"
+
+
+def hostile_files() -> dict[str, str]:
+    """Generated hostile specs: deep, wide, bombs, and one over the size limit."""
+    levels = 1400  # block nesting by indentation, ~1 MB
+    return {
+        "deep-flow.yaml": "a: " + "[" * 30_000 + "]" * 30_000 + "\n",
+        "deep-flow-json.json": '{"a": ' + "[" * 30_000 + "]" * 30_000 + "}\n",
+        "deep-map.yaml": "a: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n",
+        "deep-dash.yaml": "- " * 30_000 + "a\n",
+        "deep-indent.yaml": "".join(" " * i + "a:\n" for i in range(levels)) + " " * levels + "b\n",
+        "wide-flow.yaml": HEAD + "  x: [" + "[]," * 330_000 + "]\n",
+        "many-keys.yaml": HEAD + "".join(f"  key_{i}: {i}\n" for i in range(60_000)),
+        "many-labels.yaml": HEAD.replace("{name: h}", "\n  name: h\n  labels:\n"
+                                         + "".join(f"    k{i}: v\n" for i in range(40_000))),
+        "alias-bomb.yaml": "a: &a [x,x,x,x,x,x,x,x,x,x]\n" + "".join(
+            f"{c}: &{c} [{','.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh")),
+        "merge-bomb.yaml": "a0: &a0 {" + ", ".join(f"k{i}: {i}" for i in range(1000)) + "}\n"
+        + "".join(f"a{n}: &a{n} {{<<: [{', '.join([f'*a{n - 1}'] * 10)}]}}\n"
+                  for n in range(1, 8)),
+        "long-scalar.yaml": HEAD.replace("{name: h}", "{name: '" + "x" * 1_000_000 + "'}")
+        + "  container: {image: gcr.io/p/t:1}\n",
+        # Under the old 4 MiB cap: 1.3 million nodes took 10 s and 500 MB to refuse.
+        "too-big.yaml": HEAD + "  x: [" + "[]," * 1_300_000 + "]\n",
+    }
+
+
+def limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
+
+
+def run_limited(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "compiler", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, preexec_fn=limited,
+                          timeout=LIMIT_SECONDS)
+
+
+def assert_refused(proc: subprocess.CompletedProcess, what: str, report: bool = False) -> None:
+    """Exit 1, no traceback, a located message (on stderr; `diff` puts it in its report)."""
+    text = proc.stdout + proc.stderr if report else proc.stderr
+    assert proc.returncode == 1, f"{what}: exit {proc.returncode}\n{text[-2000:]}"
+    assert "Traceback" not in proc.stderr, f"{what}:\n{proc.stderr[-2000:]}"
+    assert LOCATED.search(text), f"{what}: no located message\n{text[-2000:]}"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile")
+    for name, text in hostile_files().items():
+        (folder / name).write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("name", sorted(hostile_files()))
+@pytest.mark.parametrize("command", ["validate", "compile", "explain", "import"])
+def test_every_command_refuses_a_hostile_file_within_limits(hostile, name, command) -> None:
+    if command == "import" and name in ("many-keys.yaml", "many-labels.yaml", "long-scalar.yaml"):
+        pytest.skip("a trainspec spec, not an import source")  # refused as such, not by limits
+    proc = run_limited(command, str(hostile / name))
+    assert_refused(proc, f"{command} {name}")
+    assert proc.stdout == "" or command == "validate"
+
+
+def test_a_folder_of_hostile_files_is_refused_file_by_file(tmp_path) -> None:
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    deep = hostile_files()["deep-flow.yaml"]
+    for i in range(emit.PARALLEL_THRESHOLD + 50):  # large enough for worker processes
+        (folder / f"deep{i:03}.yaml").write_text(deep)
+    for argv in (["validate", str(folder)], ["compile", str(folder), "--out", str(tmp_path / "o")]):
+        proc = run_limited(*argv)
+        assert_refused(proc, " ".join(argv))
+        assert "BrokenProcessPool" not in proc.stderr
+        assert proc.stderr.count("nesting deeper than 64 levels") == emit.PARALLEL_THRESHOLD + 50
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_dead_worker_is_an_error_not_a_traceback(tmp_path, monkeypatch) -> None:
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    for i in range(emit.PARALLEL_THRESHOLD):
+        shutil.copy(ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml", folder / f"s{i}.yaml")
+    monkeypatch.setattr(emit, "_compile_chunk", _die)
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["validate", "--jobs", "2", str(folder)], out, err) == 1
+    assert "a worker process compiling 200 spec(s) died" in err.getvalue()
+
+
+def _die(_chunk):  # module level: a worker process unpickles it by name
+    os._exit(3)
+
+
+def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    repo = tmp_path / "repo"
+    (repo / "specs").mkdir(parents=True)
+    git = ["git", "-C", str(repo)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q",
+                    "--allow-empty", "-m", "base"], check=True)
+    for name in hostile_files():
+        if name.endswith(".yaml"):
+            shutil.copy(hostile / name, repo / "specs" / name)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "-m",
+                    "hostile"], check=True)
+    for argv in (["diff", "main~1", "main"], ["diff", "main~1"]):  # a commit, the work tree
+        proc = run_limited(*argv, "--repo", str(repo))
+        assert_refused(proc, " ".join(argv), report=True)
+        assert "11 of 11 spec file(s) changed: 11 error" in proc.stdout
+
+
+# -- files that are not spec files -------------------------------------------------------------
+
+@pytest.fixture()
+def odd_tree(tmp_path) -> Path:
+    """A spec folder holding what a working tree can hold besides spec files."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    shutil.copy(ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml", specs / "good.yaml")
+    (specs / "zero.yaml").symlink_to("/dev/zero")
+    (specs / "dangling.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    os.mkfifo(specs / "pipe.yaml")
+    with open(specs / "huge.yaml", "wb") as f:
+        f.truncate(64 * 1024 * 1024)  # sparse: big on paper, nothing on disk
+    (specs / "new\nline.yaml").write_text("apiVersion: trainspec/v1\n")
+    return tmp_path
+
+
+ODD = {"zero.yaml": "not a regular file (a character device)",
+       "dangling.yaml": "broken symbolic link",
+       "pipe.yaml": "not a regular file (a named pipe)",
+       "huge.yaml": "file is larger than 1 MiB",
+       "new\\nline.yaml": "the file name holds a control character"}
+
+
+def test_validate_reports_each_odd_file_located_without_blocking(odd_tree) -> None:
+    proc = run_limited("validate", str(odd_tree / "specs"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    for name, message in ODD.items():
+        assert f"{odd_tree / 'specs'}/{name}:1:1: error: $: {message}" in proc.stderr, name
+    assert "good.yaml" not in proc.stderr  # a good spec beside them is just good
+    assert "6 spec(s) checked, 5 with errors" in proc.stderr
+    for name in ("zero.yaml", "pipe.yaml"):  # named directly, too
+        named = run_limited("validate", str(odd_tree / "specs" / name))
+        assert named.returncode == 1 and ODD[name] in named.stderr
+    named = run_limited("import", str(odd_tree / "specs" / "pipe.yaml"))
+    assert named.returncode == 1 and ODD["pipe.yaml"] in named.stderr
+
+
+def test_diff_on_the_working_tree_reports_each_odd_file(odd_tree) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    git = ["git", "-C", str(odd_tree)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "specs/good.yaml"], check=True)
+    subprocess.run([*git, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "-m",
+                    "base"], check=True)
+    proc = run_limited("diff", "main", "--repo", str(odd_tree))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    for name in ODD:
+        assert f"specs/{name}:1:1: error: $: " in proc.stdout, (name, proc.stdout)
+    assert "a symbolic link: diff reads the spec files git stores" in proc.stdout
+    assert "not a regular file (a named pipe)" in proc.stdout
+    assert "file is larger than 1 MiB" in proc.stdout
+    assert "the file name holds a control character" in proc.stdout
+    assert "specs/new\nline" not in proc.stdout  # never a raw line break in a report
+
+
+# -- compile --out never acts outside OUT -----------------------------------------------------
+
+def _tree(tmp_path: Path) -> tuple[Path, Path, Path]:
+    specs, out, victim = tmp_path / "specs", tmp_path / "compiled", tmp_path / "victim"
+    specs.mkdir()
+    out.mkdir()
+    victim.mkdir()
+    shutil.copy(ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml", specs / "a.yaml")
+    for name in ("keep.json", "x.json", "y.json"):
+        (victim / name).write_text("precious")
+    return specs, out, victim
+
+
+def test_a_hand_edited_manifest_never_removes_anything_outside_out(tmp_path) -> None:
+    specs, out, victim = _tree(tmp_path)
+    (out / "link").symlink_to(victim)
+    (out / "file-link.json").symlink_to(victim / "y.json")
+    (out / emit.MANIFEST).write_text("\n".join([
+        "../victim/keep.json", str(victim / "x.json"), "link/x.json", "file-link.json",
+        "a/../../victim/keep.json", ".trainspec-outputs", "ok/../a.json", "bad\x1bname.json",
+        "", "# comment"]) + "\n")
+    code, err = _run_cli("compile", str(specs), "--out", str(out), "--check")
+    assert code == 1
+    assert "'../victim/keep.json' is not a file trainspec writes" in err
+    assert f"{out}/.trainspec-outputs: entry '{victim / 'x.json'}' is not a file" in err
+    assert "python -m compiler compile" in err  # the command it suggests is the one below
+    code, err = _run_cli("compile", str(specs), "--out", str(out))
+    assert code == 0, err
+    assert sorted(p.name for p in victim.iterdir()) == ["keep.json", "x.json", "y.json"]
+    assert all((victim / n).read_text() == "precious" for n in ("keep.json", "x.json", "y.json"))
+    assert not os.path.lexists(out / "file-link.json")  # the link itself, inside OUT, is gone
+    assert (out / emit.MANIFEST).read_text().splitlines()[1:] == ["a.json"]
+
+
+def test_outputs_are_never_written_through_a_symbolic_link(tmp_path) -> None:
+    specs, out, victim = _tree(tmp_path)
+    (specs / "sub").mkdir()
+    (specs / "sub" / "b.yaml").write_text(
+        (specs / "a.yaml").read_text().replace("name: bert-cpu-smoke", "name: other"))
+    (out / "sub").symlink_to(victim)
+    (out / "a.json").symlink_to(victim / "y.json")
+    for check in (["--check"], []):
+        code, err = _run_cli("compile", str(specs), "--out", str(out), *check)
+        assert code == 1 and f"{out}/sub: a symbolic link inside {out}" in err
+        assert "nothing written" in err and "python -m compiler compile" not in err
+    assert sorted(p.name for p in victim.iterdir()) == ["keep.json", "x.json", "y.json"]
+    (out / "sub").unlink()
+    code, err = _run_cli("compile", str(specs), "--out", str(out))
+    assert code == 0, err
+    assert (victim / "y.json").read_text() == "precious"  # a.json replaced the link, not y.json
+    assert stat.S_ISREG(os.lstat(out / "a.json").st_mode)
+
+
+def test_spec_names_that_would_escape_are_refused(tmp_path) -> None:
+    assert not emit.safe_name("../x.json") and not emit.safe_name("/abs.json")
+    assert not emit.safe_name("a/./b.json") and not emit.safe_name("a//b.json")
+    assert not emit.safe_name("a\nb.json") and not emit.safe_name(".hidden.json")
+    assert not emit.safe_name("a.yaml") and emit.safe_name("team/a b.json")
+    specs, out, _ = _tree(tmp_path)
+    (specs / "x\ny.yaml").write_text((specs / "a.yaml").read_text().replace("bert-cpu-smoke",
+                                                                           "nl"))
+    code, err = _run_cli("compile", str(specs), "--out", str(out))
+    assert code == 1 and "x\\ny.yaml:1:1: error: $: the file name holds a control" in err
+    assert list(out.iterdir()) == []
+
+
+def test_check_quotes_the_command_it_suggests(tmp_path) -> None:
+    specs, _, _ = _tree(tmp_path)
+    out = tmp_path / "out dir; rm -rf ~"
+    code, err = _run_cli("compile", str(specs), "--out", str(out), "--check")
+    assert code == 1
+    assert f"--out '{out}'" in err
+
+
+def _run_cli(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return cli.main(list(argv), out, err), err.getvalue()
