@@ -1,7 +1,9 @@
 """`trainspec import`: an existing job config → an equivalent trainspec spec (YAML text).
 
 Reads gcloud `ai-platform jobs submit training --config` files, ml v1 REST bodies, gcloud
-`ai custom-jobs create --config` files, Vertex CustomJob REST bodies and Python SDK arguments;
+`ai custom-jobs create --config` and `ai hp-tuning-jobs create --config` files, Vertex CustomJob
+and HyperparameterTuningJob REST bodies and Python SDK arguments; a tuning job (either API)
+becomes `kind: HyperparameterTuningJob` with `spec.tuning`;
 merges gcloud's flags the way gcloud does (flags override the file); writes the spec whose
 compiled request is the source request, with a comment wherever a choice was made.
 The inverse of the lowering in targets/; see docs/migration.md.
@@ -17,16 +19,18 @@ from typing import TextIO
 
 from . import packaging, pipeline, source
 from .diagnostics import Collector, Diagnostic, format_text, has_errors
-from .importers import flags, gcloud, ml, render, sources, vertex
+from .importers import flags, gcloud, ml, render, sources, study, vertex
 from .importers.spec import Draft
 from .normalize import Options
+from .tuning import KIND as TUNING_KIND
 
 KIND_TEXT = {
     "ml-gcloud": "gcloud ai-platform jobs submit training --config file",
     "ml-rest": "AI Platform Training (ml v1) REST body",
     "vertex-gcloud": "gcloud ai custom-jobs create --config file (CustomJobSpec)",
     "vertex-rest": "Vertex AI CustomJob REST body",
-    "vertex-hpt": "Vertex AI HyperparameterTuningJob (trialJobSpec imported as a CustomJob)",
+    "vertex-hpt": "Vertex AI HyperparameterTuningJob: REST body, gcloud ai hp-tuning-jobs "
+                  "create --config file or SDK arguments",
     "vertex-sdk": "Vertex AI Python SDK arguments",
 }
 GCLOUD_FILE = "gcloud command line"
@@ -57,11 +61,9 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
         if src is None or has_errors(found):
             return Outcome(None, None, found)
     flags.merge(src, ns)
-    if src.kind == "vertex-hpt" and not ns.trial_job_only:
-        src.collector.error("$", "a hyperparameter tuning job: on Vertex AI that is a "
-                            "HyperparameterTuningJob (studySpec, trial counts), a resource "
-                            "trainspec does not compile", "pass --trial-job-only to import its "
-                            "trialJobSpec as a CustomJob")
+    if src.kind != "vertex-hpt" and ns.trial_job_only:
+        src.collector.error("$", "--trial-job-only applies to a Vertex hyperparameter tuning "
+                            "job config, and this is none")
     if src.collector.failed:
         return Outcome(None, src.kind, src.collector.items)
     d = Draft()
@@ -83,9 +85,13 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
         d.set("spec.python.source", src.local_source, src.local_notes)
         if src.local_staging:
             d.set("spec.stagingBucket", src.local_staging[0], [src.local_staging[1]])
-    if src.kind == "vertex-hpt":
-        d.comment("spec", "only the trialJobSpec was imported: studySpec and the trial counts "
-                  "of the tuning job are not part of a CustomJob")
+    if src.kind == "vertex-hpt" and ns.trial_job_only:
+        d.comment("spec", "only the trialJobSpec was imported (--trial-job-only): the studySpec "
+                  "and trial counts of the tuning job were left out")
+    elif src.kind == "vertex-hpt":
+        study.from_vertex(src, d)
+    if d.has("spec.tuning"):
+        d.set("kind", TUNING_KIND)
     if src.collector.failed:
         return Outcome(None, src.kind, src.collector.items)
     data, comments = d.finish()
@@ -207,15 +213,23 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
     src, found = sources.load(blob, inv.config)
     if src is None or has_errors(found):
         return Outcome(None, None, found)
-    if src.kind not in GCLOUD_CONFIG_KINDS[inv.api]:
-        what = sources.describe(src.request) if src.kind != "vertex-sdk" else None
-        want = "a CustomJobSpec (workerPoolSpecs, ...)" if inv.api == "vertex" else \
-            "an ml v1 Job (trainingInput, ...)"
-        snake = src.kind == "vertex-sdk"
+    doc, _ = source.parse(blob, inv.config)
+    raw = doc.data if isinstance(doc.data, dict) else {}
+    # SDK arguments are snake_case (trial_job_spec, worker_pool_specs): not what gcloud reads.
+    snake = src.kind == "vertex-sdk" or (src.kind == "vertex-hpt" and not (
+        "trialJobSpec" in raw or "studySpec" in raw))
+    kinds = ("vertex-hpt",) if inv.tuning else GCLOUD_CONFIG_KINDS[inv.api]
+    if snake or src.kind not in kinds:
+        want = ("a HyperparameterTuningJob (studySpec, trialJobSpec, ...)" if inv.tuning else
+                "a CustomJobSpec (workerPoolSpecs, ...)" if inv.api == "vertex" else
+                "an ml v1 Job (trainingInput, ...)")
         return _refused(f"--config {inv.config}: {inv.text} reads {want}, not "
                         + ("snake_case keys: gcloud passes them on as unknown fields and the "
-                           "API refuses the request (write workerPoolSpecs, machineSpec, ...)"
-                           if snake else str(what or src.kind)), file=inv.config)
+                           "API refuses the request (write "
+                           + ("studySpec, trialJobSpec" if inv.tuning else
+                              "workerPoolSpecs, machineSpec") + ", ...)"
+                           if snake else str(sources.describe(raw) or src.kind)),
+                        file=inv.config)
     return decompile(blob, inv.config, ns, src)
 
 

@@ -7,6 +7,8 @@ from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
 from .targets import aiplatform
+from .tuning import KIND as TUNING_KIND
+from .tuning import summary
 
 _ROLE_TITLE = {"chief": "chief (pool 0)", "worker": "worker (pool 1)",
                "parameterServer": "parameterServer (pool 2)", "evaluator": "evaluator (pool 3)"}
@@ -19,8 +21,9 @@ def endpoint(job: Job) -> str:
     project = job.project or "{project}"
     if job.platform == "vertex":
         region = job.region or "{region}"
+        collection = "hyperparameterTuningJobs" if job.kind == TUNING_KIND else "customJobs"
         return (f"POST https://{region}-aiplatform.googleapis.com/v1/projects/{project}"
-                f"/locations/{region}/customJobs")
+                f"/locations/{region}/{collection}")
     return f"POST https://ml.googleapis.com/v1/projects/{project}/jobs"
 
 
@@ -33,6 +36,9 @@ def render(result: Result) -> str:
     lines.append(f"  platform   {job.platform}" + (
         f"  (jobId {aiplatform.job_id(job.name, job.run)})" if job.platform == "ai-platform"
         else ""))
+    if job.kind == TUNING_KIND:
+        lines.append("  kind       HyperparameterTuningJob" + (
+            "" if job.platform == "vertex" else " (trainingInput.hyperparameters)"))
     if job.run is not None:
         lines.append(f"  run        {job.run}  (metadata.run: change it to run this spec again)")
     lines.append(f"  project    {job.project or '(not set: --project or gcp:project)'}")
@@ -44,7 +50,7 @@ def render(result: Result) -> str:
     if tier and tier != "CUSTOM":
         lines.append(f"  scale tier {tier}")
     if job.pools:
-        lines.append("  pools")
+        lines.append("  pools" + (" (of every trial)" if job.kind == TUNING_KIND else ""))
     for pool in job.pools.values():
         lines += _pool(job, pool)
     lines += _settings(job)
@@ -53,6 +59,9 @@ def render(result: Result) -> str:
         lines.append(f"  package    {p.source} → {item.uri}")
         lines.append(f"             {p.name} {p.version}, {p.files} files, {p.size} bytes; "
                      "pulumi up uploads it (its name is its content hash)")
+    if job.tuning is not None:
+        lines.append("  tuning")
+        lines += [f"    {line}" for line in summary(job.tuning)]
     if job.notes:
         lines.append("  defaults applied")
         lines += [f"    - {n}" for n in job.notes]

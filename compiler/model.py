@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .tuning import Tuning
 
 ROLES = ("chief", "worker", "parameterServer", "evaluator")
 PLATFORMS = ("vertex", "ai-platform")
+KINDS = ("TrainingJob", "HyperparameterTuningJob")
 
 
 # The only stack config namespace a spec's `{secret: KEY}` may read. Another one (gcp:credentials,
@@ -107,6 +111,7 @@ class Job:
     file: str
     name: str
     platform: str
+    kind: str = "TrainingJob"
     labels: dict[str, str] = field(default_factory=dict)
     description: str | None = None
     run: str | None = None  # metadata.run, as text: part of the generation, never in a Vertex body
@@ -125,6 +130,8 @@ class Job:
     scheduling: Scheduling = field(default_factory=Scheduling)
     vertex: dict[str, Any] = field(default_factory=dict)
     ai_platform: dict[str, Any] = field(default_factory=dict)
+    # The search of a tuning job: spec.tuning, or (ai-platform) spec.aiPlatform.hyperparameters.
+    tuning: Tuning | None = None
     notes: list[str] = field(default_factory=list)  # defaults applied and why, for `explain`
 
     def implicit_pool(self, path: str, **fields: Any) -> Pool:

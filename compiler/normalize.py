@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import durations
+from . import durations, tuning_rules
 from .catalog import accelerators, machines
 from .diagnostics import Collector
 from .model import (
+    KINDS,
     MANAGED_LABELS,
     MAX_LABELS,
     PLATFORMS,
@@ -27,6 +28,7 @@ from .model import (
 )
 from .packaging import bucket_name
 from .source import Document, child
+from .tuning import KIND as TUNING_KIND
 
 # Total of command + args per replica. No limit is documented (facts §D.1, ❌): a warning.
 MAX_ARGS_CHARS = 100_000
@@ -113,7 +115,9 @@ class Normalizer:
         platform = self.options.platform or _s(spec.get("platform")) or "vertex"
         if platform not in PLATFORMS:
             platform = "vertex"
-        job = Job(file=self.doc.file, name=_s(meta.get("name")) or "", platform=platform)
+        kind = data.get("kind") if data.get("kind") in KINDS else "TrainingJob"
+        job = Job(file=self.doc.file, name=_s(meta.get("name")) or "", platform=platform,
+                  kind=kind)
         job.description = _s(meta.get("description"))
         job.run = _run(meta.get("run"))
         job.labels = self.labels(_d(meta.get("labels")), "$.metadata.labels", platform)
@@ -130,6 +134,7 @@ class Normalizer:
         job.scheduling = self.scheduling(_d(spec.get("scheduling")))
         job.vertex = _d(spec.get("vertex"))
         job.ai_platform = _d(spec.get("aiPlatform"))
+        self.tuning(job, spec)
         for role in ROLES:
             raw = _d(spec.get("pools")).get(role)
             if isinstance(raw, dict):
@@ -147,6 +152,28 @@ class Normalizer:
                            "bucket is not used")
         self.numbers_as_written()
         return job
+
+    def tuning(self, job: Job, spec: dict) -> None:
+        """The search of a tuning job: `spec.tuning` only with kind HyperparameterTuningJob;
+        the legacy `spec.aiPlatform.hyperparameters` only on a TrainingJob."""
+        legacy = job.ai_platform.get("hyperparameters")
+        if job.kind != TUNING_KIND:
+            if "tuning" in spec:
+                self.c.error("$.spec.tuning", "spec.tuning is the search of a hyperparameter "
+                             "tuning job", "write kind: HyperparameterTuningJob", key=True)
+            if isinstance(legacy, dict):
+                job.tuning = tuning_rules.from_ml(legacy, self.c)
+            return
+        if legacy is not None:
+            self.c.error("$.spec.aiPlatform.hyperparameters", "a HyperparameterTuningJob takes "
+                         "its search in spec.tuning", "move it to spec.tuning", key=True)
+        if not isinstance(spec.get("tuning"), dict):
+            if "tuning" not in spec and isinstance(_d(self.doc.data).get("spec"), dict):
+                self.c.error("$.spec", "missing required key 'tuning'",
+                             "a HyperparameterTuningJob searches spec.tuning: metrics, "
+                             "parameters, maxTrials, parallelTrials")
+            return
+        job.tuning = tuning_rules.from_spec(spec["tuning"], self.c)
 
     def place(self, job: Job, spec: dict, key: str) -> None:
         written, given = _s(spec.get(key)), getattr(self.options, key)

@@ -1,4 +1,5 @@
-"""The trainspec Pulumi program: one training job per spec under `trainspec:specs`.
+"""The trainspec Pulumi program: one job per spec under `trainspec:specs` (a Vertex CustomJob or
+HyperparameterTuningJob, or an AI Platform Training job, by spec.platform and kind).
 
 Reads stack config, compiles every spec, and fails with every diagnostic (file:line:col)
 before declaring anything if one spec is invalid: never a partial apply. Provider logic lives in
@@ -150,7 +151,7 @@ def upload(item: packaging.Upload) -> pulumi.CustomResource:
 def declare(result: pipeline.Result, keep_records: bool,
             opts: pulumi.ResourceOptions | None = None) -> pulumi.CustomResource:
     job = result.job
-    resource = jobs.RESOURCES[job.platform](
+    resource = jobs.RESOURCES[(job.platform, job.kind)](
         job.name,
         request=result.body,
         project=job.project,
@@ -162,9 +163,11 @@ def declare(result: pipeline.Result, keep_records: bool,
         run=job.run,
         opts=opts,
     )
-    pulumi.export(job.name, {"name": resource.name, "state": resource.state,
-                             "error": resource.error, "consoleUrl": resource.consoleUrl,
-                             "logsUrl": resource.logsUrl})
+    exported = {"name": resource.name, "state": resource.state, "error": resource.error,
+                "consoleUrl": resource.consoleUrl, "logsUrl": resource.logsUrl}
+    if isinstance(resource, jobs.VertexHyperparameterTuningJob):
+        exported.update(trialCount=resource.trialCount, bestTrial=resource.bestTrial)
+    pulumi.export(job.name, exported)
     return resource
 
 

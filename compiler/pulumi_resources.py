@@ -1,4 +1,5 @@
-"""Pulumi dynamic resources for compiled training jobs: `VertexCustomJob` and `AiPlatformJob`.
+"""Pulumi dynamic resources for compiled training jobs: `VertexCustomJob`,
+`VertexHyperparameterTuningJob` and `AiPlatformJob`.
 
 The only compiler module that imports `pulumi`. It has no import-time side effects, so dill
 pickles the providers *by reference* (module + class name) into Pulumi state and the provider
@@ -32,7 +33,9 @@ Resource inputs (camelCase, also echoed into the outputs):
                  field violations back to the spec, computed when the program ran
 Outputs added: name (full resource name, also the id), owner (the identity label the job was
 created with), state, error (a failed job's message), createTime, startTime, endTime,
-consoleUrl, logsUrl.
+consoleUrl, logsUrl; a tuning job also trialCount, succeededTrials and bestTrial (its id,
+parameters and metrics: the succeeded trial best on the first metric), read again by every
+refresh.
 
 The request travels as a dict, not a JSON string, so a preview shows field-level changes and
 policies can read fields. The engine turns every number into a float64; that is harmless for
@@ -55,12 +58,14 @@ from .cloud.jobs import (
     ML_TERMINAL,
     VERTEX_NOT_ADOPTABLE,
     VERTEX_TERMINAL,
+    best_trial,
     failure,
     logs_url,
     ml_console_url,
+    tuning_console_url,
     vertex_console_url,
 )
-from .cloud.rest import ApiError, Client
+from .cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from .diagnostics import TrainspecError
 from .identity import identity, spec_hash
 from .model import IDENTITY_LABEL, SPEC_HASH_LABEL, secret_placeholder
@@ -68,12 +73,14 @@ from .normalize import Options
 from .targets import aiplatform as aiplatform_target
 from .targets import vertex as vertex_target
 
+DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic/trainspec:"  # a resource's type token, then its name
 ROOT_KEY = "*"  # sourceMap entry for the body as a whole (an empty property key is avoided)
 INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
               "sourceMap", "keepJobRecords", "secretEnv", "run")
 # `owner` is the identity label the job was created with; `error` the failure message.
 OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
                "consoleUrl", "logsUrl")
+TUNING_OUTPUT_KEYS = ("trialCount", "succeededTrials", "bestTrial")
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
 LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
 CREATE_ATTEMPTS = 3  # ml POSTs of one create (its jobId makes a second POST safe)
@@ -210,6 +217,7 @@ class _JobProvider(dynamic.ResourceProvider):
     platform = ""
     api = ""
     schema = ""
+    output_keys = OUTPUT_KEYS
 
     # -- check / diff (no API calls) --
 
@@ -340,7 +348,7 @@ class _JobProvider(dynamic.ResourceProvider):
 
     def _kept_outs(self, olds: dict, news: dict) -> dict:
         """The new inputs with the job's outputs kept: an update never wipes outputs."""
-        return {**self._inputs(news), **{k: olds[k] for k in OUTPUT_KEYS if k in olds}}
+        return {**self._inputs(news), **{k: olds[k] for k in self.output_keys if k in olds}}
 
     def _console(self, name: str, project: str) -> str:
         raise NotImplementedError
@@ -374,9 +382,12 @@ class _JobProvider(dynamic.ResourceProvider):
 
 
 class VertexCustomJobProvider(_JobProvider):
-    """A Vertex AI CustomJob (aiplatform v1 projects.locations.customJobs)."""
+    """A Vertex AI CustomJob (aiplatform v1 projects.locations.customJobs), and the machinery of
+    every Vertex job collection: a subclass names its collection, schema and states."""
 
     platform, api, schema = "vertex", vertex_target.API, vertex_target.SCHEMA
+    collection, resource_type = CUSTOM_JOBS, "CustomJob"
+    terminal, not_adoptable = VERTEX_TERMINAL, VERTEX_NOT_ADOPTABLE
 
     def _console(self, name: str, project: str) -> str:
         return vertex_console_url(name, project)
@@ -391,7 +402,7 @@ class VertexCustomJobProvider(_JobProvider):
         try:
             job = self._create(client, project, region, body)
         except ApiError as exc:
-            raise JobError(describe(exc, f"creating a CustomJob in {where}",
+            raise JobError(describe(exc, f"creating a {self.resource_type} in {where}",
                                     props.get("sourceMap"))) from None
         return dynamic.CreateResult(job["name"], self._outs(props, job, job["name"]))
 
@@ -401,12 +412,12 @@ class VertexCustomJobProvider(_JobProvider):
         seen = self._mine(client, project, region, labels)
         # A job of this generation from an interrupted `up` (killed after the POST): adopt it.
         # A failed or cancelled one is history, not a job to resume.
-        alive = [j for j in seen if j.get("state") not in VERTEX_NOT_ADOPTABLE]
+        alive = [j for j in seen if j.get("state") not in self.not_adoptable]
         if alive:
             return alive[0]
         known = {j.get("name") for j in seen}
         try:
-            return client.vertex_create(project, region, body)
+            return client.vertex_create(project, region, body, self.collection)
         except ApiError as exc:
             if not exc.ambiguous:
                 raise
@@ -415,19 +426,19 @@ class VertexCustomJobProvider(_JobProvider):
             job = _poll(lambda: next((j for j in self._mine(client, project, region, labels)
                                       if j.get("name") not in known), None))
             if job is None:
+                where = f"projects/{project}/locations/{region}"
                 raise JobError(
-                    f"{describe(exc, f'creating a CustomJob in projects/{project}/locations/{region}')}"
+                    f"{describe(exc, f'creating a {self.resource_type} in {where}')}"
                     f"; the job may exist but did not appear within {_settle_seconds():g}s, so "
                     "it was not submitted again: run `pulumi up` again (it adopts the job if it "
                     "appeared, else submits it)") from None
             return job
 
-    @staticmethod
-    def _mine(client: Client, project: str, region: str, labels: dict) -> list[dict]:
+    def _mine(self, client: Client, project: str, region: str, labels: dict) -> list[dict]:
         """This generation's jobs (both owner labels, checked here too), oldest first."""
         keys = (IDENTITY_LABEL, SPEC_HASH_LABEL)
         found = client.vertex_list(project, region, " AND ".join(
-            f'labels.{k}="{labels[k]}"' for k in keys))["customJobs"]
+            f'labels.{k}="{labels[k]}"' for k in keys), self.collection)[self.collection]
         ours = [j for j in found if all((j.get("labels") or {}).get(k) == labels[k] for k in keys)]
         return sorted(ours, key=lambda j: (j.get("createTime", ""), j["name"]))
 
@@ -439,9 +450,9 @@ class VertexCustomJobProvider(_JobProvider):
         client = self._client()
         try:
             job = self._owned(client.vertex_get(id_), props)
-            if job.get("state") not in VERTEX_TERMINAL:
+            if job.get("state") not in self.terminal:
                 _ignore_precondition(lambda: client.vertex_cancel(id_))
-                _wait(lambda: client.vertex_get(id_).get("state"), VERTEX_TERMINAL, id_)
+                _wait(lambda: client.vertex_get(id_).get("state"), self.terminal, id_)
             # A state written before owner labels (no identity) has keepJobRecords false by the
             # old default, not by choice: keep its records.
             if props.get("keepJobRecords") is False and props.get("identity"):
@@ -450,6 +461,25 @@ class VertexCustomJobProvider(_JobProvider):
             if exc.not_found:
                 return  # already gone
             raise JobError(describe(exc, f"cancelling {id_}")) from None
+
+
+class VertexHyperparameterTuningJobProvider(VertexCustomJobProvider):
+    """A Vertex AI HyperparameterTuningJob (projects.locations.hyperparameterTuningJobs): the
+    CustomJob lifecycle on another collection (its JobState enum is the CustomJob's), with the
+    trials' progress and the best trial in the outputs."""
+
+    schema = vertex_target.TUNING_SCHEMA
+    collection, resource_type = TUNING_JOBS, "HyperparameterTuningJob"
+    output_keys = OUTPUT_KEYS + TUNING_OUTPUT_KEYS
+
+    def _console(self, name: str, project: str) -> str:
+        return tuning_console_url(name, project)
+
+    def _outs(self, props: dict, job: dict, name: str) -> dict:
+        trials = job.get("trials") or []
+        return {**super()._outs(props, job, name), "trialCount": len(trials),
+                "succeededTrials": sum(t.get("state") == "SUCCEEDED" for t in trials),
+                "bestTrial": best_trial(job)}
 
 
 class AiPlatformJobProvider(_JobProvider):
@@ -645,11 +675,20 @@ class _JobResource(dynamic.Resource):
             "specHash": spec_hash(owner, request, run), "sourceMap": source_map or {},
             "keepJobRecords": bool(keep_job_records),
             "secretEnv": secret_env if secret_env is not None else {},
-            **{k: None for k in OUTPUT_KEYS},
+            **{k: None for k in provider.output_keys},
         }
+        # A spec that changes platform or kind keeps its resource (the other types are aliases
+        # of this one), so the change is a replace: the old job is cancelled by its own
+        # provider before the new one is created, as for any other change of the request.
+        aliases = [pulumi.Alias(type_=t) for t in JOB_TYPES if t != type(self)._type_token()]
         opts = pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))
+            opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"],
+                                         aliases=aliases))
         super().__init__(provider, resource_name, props, opts)
+
+    @classmethod
+    def _type_token(cls) -> str:
+        return f"{DYNAMIC_TYPE_PREFIX}{cls.__name__}"
 
 
 class VertexCustomJob(_JobResource, module="trainspec", name="VertexCustomJob"):
@@ -659,6 +698,19 @@ class VertexCustomJob(_JobResource, module="trainspec", name="VertexCustomJob"):
         super().__init__(VertexCustomJobProvider(), resource_name, **kwargs)
 
 
+class VertexHyperparameterTuningJob(_JobResource, module="trainspec",
+                                    name="VertexHyperparameterTuningJob"):
+    """A Vertex AI HyperparameterTuningJob; id =
+    ``projects/P/locations/R/hyperparameterTuningJobs/N``."""
+
+    trialCount: pulumi.Output[int]
+    succeededTrials: pulumi.Output[int]
+    bestTrial: pulumi.Output[dict]
+
+    def __init__(self, resource_name: str, **kwargs: Any):
+        super().__init__(VertexHyperparameterTuningJobProvider(), resource_name, **kwargs)
+
+
 class AiPlatformJob(_JobResource, module="trainspec", name="AiPlatformJob"):
     """An AI Platform Training job; id = ``projects/P/jobs/JOB_ID``."""
 
@@ -666,4 +718,10 @@ class AiPlatformJob(_JobResource, module="trainspec", name="AiPlatformJob"):
         super().__init__(AiPlatformJobProvider(), resource_name, **kwargs)
 
 
-RESOURCES = {"vertex": VertexCustomJob, "ai-platform": AiPlatformJob}
+JOB_TYPES = tuple(f"{DYNAMIC_TYPE_PREFIX}{n}" for n in (
+    "VertexCustomJob", "VertexHyperparameterTuningJob", "AiPlatformJob"))
+# (platform, spec kind) → resource. On ai-platform a tuning job is a Job like any other.
+RESOURCES = {("vertex", "TrainingJob"): VertexCustomJob,
+             ("vertex", "HyperparameterTuningJob"): VertexHyperparameterTuningJob,
+             ("ai-platform", "TrainingJob"): AiPlatformJob,
+             ("ai-platform", "HyperparameterTuningJob"): AiPlatformJob}

@@ -31,12 +31,16 @@ from . import plan as planning
 from .diagnostics import Diagnostic, Position, format_text
 from .normalize import Options
 from .source import shown
+from .tuning import summary as tuning_summary
 
 EXIT_SAME, EXIT_ERROR, EXIT_CHANGED = 0, 1, 2
 SPEC_SUFFIXES = (".yaml", ".yml")
 WORKTREE = "working tree"
 MARKER = "<!-- trainspec-diff -->"  # lets CI find and update its own PR comment
 REDACTED = "<redacted>"
+# Request paths of a tuning job's search: a change there shows the search space summarised.
+SEARCH_PATHS = ("studySpec", "maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
+                "trainingInput.hyperparameters")
 
 DESCRIPTION = """\
 Compare the compiled requests of the spec files at git revision BASE with those at HEAD
@@ -211,6 +215,22 @@ class Entry:
             if r is not None and r.job is not None:
                 return r.job.platform
         return ""
+
+    @property
+    def tuning(self) -> bool:
+        return any(r is not None and r.job is not None and r.job.tuning is not None
+                   for r in (self.new, self.old))
+
+    @property
+    def search(self) -> list[str]:
+        """A tuning job's search space (HEAD's, else BASE's), summarised, when the job is
+        created or deleted or its search changes; [] otherwise and for other jobs."""
+        touched = self.plan.action in (planning.CREATE, planning.DELETE) or any(
+            c.path.startswith(SEARCH_PATHS) for c in self.plan.changes)
+        for r in (self.new, self.old):
+            if touched and r is not None and r.ok and r.job is not None and r.job.tuning:
+                return tuning_summary(r.job.tuning)
+        return []
 
     @property
     def failed(self) -> bool:
@@ -748,7 +768,8 @@ def _change_lines(c: planning.Change) -> list[str]:
 
 def _title(e: Entry) -> str:
     moved = f"{e.old_file} → {e.new_file}" if e.renamed else e.file
-    return f"{moved} (job {e.job or '?'}, {e.platform or '?'})"
+    kind = ", tuning job" if e.tuning else ""
+    return f"{moved} (job {e.job or '?'}, {e.platform or '?'}{kind})"
 
 
 def _errors(r: pipeline.Result, secrets: Iterable[str] = ()) -> list[Diagnostic]:
@@ -772,6 +793,9 @@ def render_text(rv: Review) -> str:
             out.append(f"  {e.plan.description}")
             for c in display_changes(e):
                 out += ["    " + line for line in _change_lines(c)]
+            if e.search:
+                out.append("  search space" + (" (before)" if e.new is None else ""))
+                out += ["    " + redact_text(line, e.secrets) for line in e.search]
         if e.base_failed:
             out.append("  note: the spec did not compile on the BASE side:")
             out += ["  " + line for line in format_text(_errors(e.old, e.secrets)).splitlines()]
@@ -829,6 +853,7 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
             what, lang = "error: does not compile", ""
         else:
             lines = [line for c in display_changes(e) for line in _change_lines(c)]
+            lines += [f"# {redact_text(line, e.secrets)}" for line in e.search]
             body, what, lang = "\n".join(lines), e.plan.description, "diff"
         if e.base_failed:
             body += "\n# the BASE side did not compile:\n" + format_text(_errors(e.old, e.secrets))
@@ -878,6 +903,7 @@ def render_json(rv: Review) -> str:
                 {"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
                 for c in display_changes(e)],
             "errors": [d.to_json() for d in _errors(e.new, e.secrets)] if e.failed else [],
+            "searchSpace": [redact_text(line, e.secrets) for line in e.search],
             "baseErrors": ([d.to_json() for d in _errors(e.old, e.secrets)]
                            if e.base_failed else []),
         }

@@ -5,9 +5,13 @@ same strategies trainspec tests itself with. Hypothesis is imported only when a 
 built, so the assertions work without it.
 
 Strategies
-    valid_specs(platform=None)   spec dicts the compiler must accept, built from the catalog
+    valid_specs(platform=None, kind=None)
+                                 spec dicts the compiler must accept, built from the catalog
                                  (machine × accelerator × count × region combinations that
-                                 exist), for "vertex", "ai-platform" or both
+                                 exist), for "vertex", "ai-platform" or both; kind
+                                 "TrainingJob", "HyperparameterTuningJob" (with a generated
+                                 spec.tuning the platform can express) or both
+    tunings(platform)            spec.tuning dicts valid on that platform
     mutations(spec)              one targeted corruption of a valid spec (a `Mutation`)
     mutated_specs(platform=None) valid_specs().flatmap(mutations)
 
@@ -52,10 +56,9 @@ import yaml
 from . import discovery, pipeline
 from .catalog import accelerators, images, machines, regions
 from .normalize import Options
+from .targets import body_schema
 
-API_SCHEMA = {platform: (target.API, target.SCHEMA)
-              for platform, target in pipeline.TARGETS.items()}
-PLATFORMS = tuple(API_SCHEMA)
+PLATFORMS = tuple(pipeline.TARGETS)
 # A fixed date keeps generated specs' warnings (image end of availability) reproducible.
 TODAY = datetime.date(2026, 1, 15)
 
@@ -79,7 +82,7 @@ def assert_compiles_conformant(spec: dict | str | bytes, options: Options = Opti
     errors = "\n".join(d.format() for d in result.errors)
     assert result.ok, f"spec refused:\n{errors}\n--- spec ---\n{_text(spec)!s}"
     assert result.job is not None and result.body is not None
-    api, schema = API_SCHEMA[result.job.platform]
+    api, schema = body_schema(result.job.platform, result.job.kind)
     found = discovery.violations(api, schema, result.body)
     assert found == [], f"{schema} violations: {found}\n--- spec ---\n{_text(spec)!s}"
     return result
@@ -117,7 +120,7 @@ def check_repo(path: str | Path = "specs", platform: str | None = None,
         if not r.ok:
             problems += [d.format() for d in r.errors]
             continue
-        api, schema = API_SCHEMA[r.job.platform]  # type: ignore[union-attr]
+        api, schema = body_schema(r.job.platform, r.job.kind)  # type: ignore[union-attr]
         problems += [f"{f}: {p}: {m}" for p, m in discovery.violations(api, schema, r.body)]
     problems += [d.format() for d in pipeline.check_set(results)]
     assert not problems, "\n".join(problems)
@@ -501,23 +504,120 @@ def _hyperparameters(draw) -> dict:
     return hp
 
 
-def valid_specs(platform: str | None = None):
+def _id():
+    st = _st()
+    return st.from_regex(r"[a-z][a-z0-9_]{0,10}(/[a-z0-9]{1,6})?", fullmatch=True)
+
+
+def _search_space(draw, pid: str, kinds: list[str]) -> dict:
+    st = _st()
+    kind = draw(st.sampled_from(kinds))
+    if kind == "double":
+        lo = draw(st.sampled_from([0.0, 0.0001, 0.001, 0.5, 1.0]))
+        out: dict[str, Any] = {"double": [lo, lo + draw(st.sampled_from([0.5, 2.0, 10.0]))]}
+        scales = ["linear", "log", "reverse-log"] if lo > 0 else ["linear"]
+    elif kind == "integer":
+        lo = draw(st.integers(1, 100))
+        out = {"integer": [lo, lo + draw(st.integers(1, 200))]}
+        scales = ["linear", "log", "reverse-log"]
+    elif kind == "discrete":
+        values = sorted(draw(st.lists(st.integers(1, 512) | st.sampled_from([0.25, 0.5, 1.5]),
+                                      min_size=1, max_size=5, unique=True)))
+        out = {"discrete": values}
+        scales = ["linear", "log", "reverse-log"]
+    else:
+        return {"categorical": draw(st.lists(_words(), min_size=1, max_size=4, unique=True))}
+    if draw(st.booleans()):
+        out["scale"] = draw(st.sampled_from(scales))
+    return out
+
+
+def _tuning(draw, platform: str) -> dict:
+    st = _st()
+    vertex = platform == "vertex"
+    metric_ids = draw(st.lists(_id(), min_size=1, max_size=3 if vertex else 1, unique=True))
+    out: dict[str, Any] = {"metrics": {m: draw(st.sampled_from(["maximize", "minimize"]))
+                                       for m in metric_ids}}
+    grid = draw(st.integers(0, 3)) == 0
+    kinds = ["integer", "discrete", "categorical"] + ([] if grid else ["double"])
+    ids = iter(f"p{i}" for i in range(100))
+    params: dict[str, Any] = {}
+    for _ in range(draw(st.integers(1, 4))):
+        pid = next(ids)
+        space = _search_space(draw, pid, kinds)
+        parent = next(k for k in ("integer", "discrete", "categorical") if k in space) \
+            if not {"double"} & set(space) else None
+        if vertex and parent and draw(st.integers(0, 2)) == 0:
+            domain = list(space[parent]) if parent != "integer" else \
+                list(range(space[parent][0], space[parent][1] + 1))[:8]
+            when = draw(st.lists(st.sampled_from(domain), min_size=1, max_size=3, unique=True))
+            space["conditional"] = [{"when": when, "parameters": {
+                next(ids): _search_space(draw, "", kinds)}}]
+        params[pid] = space
+    out["parameters"] = params
+    if grid:
+        out["algorithm"] = "grid"
+    elif draw(st.booleans()):
+        out["algorithm"] = draw(st.sampled_from(["bayesian", "random"]))
+    trials = draw(st.integers(1, 64))
+    out["maxTrials"], out["parallelTrials"] = trials, draw(st.integers(1, trials))
+    if draw(st.booleans()):
+        out["maxFailedTrials"] = draw(st.integers(0, 8))
+    stopping = draw(st.integers(0, 4))
+    if stopping == 1:
+        out["earlyStopping"] = draw(st.booleans())
+    elif stopping == 2 and vertex:
+        out["earlyStopping"] = draw(st.sampled_from([
+            {"decayCurve": {}}, {"median": {"useElapsedDuration": True}},
+            {"convex": {"maxStepCount": 1000, "minMeasurementCount": 5}}]))
+    if vertex and draw(st.integers(0, 2)) == 0:
+        out["measurement"] = draw(st.sampled_from(["last", "best"]))
+    if not vertex and draw(st.integers(0, 4)) == 0:
+        out["resumeFrom"] = "earlier_tuning_job"
+    return out
+
+
+def tunings(platform: str):
+    """Strategy: `spec.tuning` dicts `platform` accepts (conditions, rules and several metrics
+    only on vertex; resumeFrom only on ai-platform)."""
+    st = _st()
+    if platform not in PLATFORMS:
+        raise ValueError(f"platform must be one of {PLATFORMS}, not {platform!r}")
+    return st.composite(lambda draw: _tuning(draw, platform))()
+
+
+KINDS = ("TrainingJob", "HyperparameterTuningJob")
+
+
+def valid_specs(platform: str | None = None, kind: str | None = None):
     """Strategy: spec dicts (apiVersion … spec) the compiler must accept and that compile to a
-    discovery-conformant request. `platform`: "vertex", "ai-platform" or None for both."""
+    discovery-conformant request. `platform`: "vertex", "ai-platform" or None for both;
+    `kind`: "TrainingJob", "HyperparameterTuningJob" or None for both (one in four a tuning
+    job)."""
     st = _st()
     if platform not in (None, *PLATFORMS):
         raise ValueError(f"platform must be one of {PLATFORMS} or None, not {platform!r}")
+    if kind not in (None, *KINDS):
+        raise ValueError(f"kind must be one of {KINDS} or None, not {kind!r}")
 
     @st.composite
     def build(draw) -> dict:
         which = platform or draw(st.sampled_from(PLATFORMS))
         spec = _vertex_spec(draw) if which == "vertex" else _ml_spec(draw)
+        job_kind = kind or ("HyperparameterTuningJob" if draw(st.integers(0, 3)) == 0
+                            else "TrainingJob")
+        if job_kind == "HyperparameterTuningJob":
+            ai = spec.get("aiPlatform") or {}
+            ai.pop("hyperparameters", None)  # a tuning job searches spec.tuning only
+            if not ai:
+                spec.pop("aiPlatform", None)
+            spec["tuning"] = _tuning(draw, which)
         meta: dict[str, Any] = {"name": draw(_names())}
         if draw(st.booleans()):
             meta["labels"] = draw(_labels())
         if draw(st.integers(0, 3)) == 0:
             meta["description"] = draw(st.text(max_size=40))
-        return {"apiVersion": "trainspec/v1", "kind": "TrainingJob", "metadata": meta,
+        return {"apiVersion": "trainspec/v1", "kind": job_kind, "metadata": meta,
                 "spec": spec}
 
     return build()
@@ -645,6 +745,7 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
         if len(pools) == 1:
             out.append(("removed chief", put(["spec", "pools"],
                                              {"worker": {"replicas": 2, **pools["chief"]}})))
+    out += _tuning_candidates(spec, put, remove)
     if platform == "ai-platform":
         out += [("vertex-only on ai-platform", put(["spec", "env"], {"A": "1"})),
                 ("vertex-only on ai-platform", put(["spec", "scheduling"],
@@ -670,13 +771,61 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
     return out
 
 
+def _tuning_candidates(spec: dict, put, remove) -> list[tuple[str, Any]]:
+    """Corruptions of a tuning job's search (or a search put on a TrainingJob)."""
+    s = spec["spec"]
+    tuning = s.get("tuning")
+    if spec.get("kind") != "HyperparameterTuningJob" or not isinstance(tuning, dict):
+        return [("tuning on a training job", put(["spec", "tuning"], {
+            "metrics": {"loss": "minimize"}, "parameters": {"lr": {"double": [0.1, 1]}},
+            "maxTrials": 2, "parallelTrials": 1}))]
+    base = ["spec", "tuning"]
+    first = next(iter(tuning["parameters"]))
+    out = [("tuning job without tuning", remove(base)),
+           ("removed required key", remove(base + ["metrics"])),
+           ("bad goal", put(base + ["metrics"], {"loss": "lower"})),
+           ("bad range", put(base + ["parameters", first], {"double": [2.0, 1.0]})),
+           ("log scale from zero", put(base + ["parameters", first],
+                                       {"double": [0, 1], "scale": "log"})),
+           ("discrete not increasing", put(base + ["parameters", first], {"discrete": [3, 2, 1]})),
+           ("two search spaces", put(base + ["parameters", first],
+                                     {"integer": [1, 2], "discrete": [1, 2]})),
+           ("scaled categorical", put(base + ["parameters", first],
+                                      {"categorical": ["a"], "scale": "log"})),
+           ("conditional under a double", put(base + ["parameters", first], {
+               "double": [0, 1], "conditional": [{"when": [0.5], "parameters": {
+                   "zz": {"integer": [1, 2]}}}]})),
+           ("condition outside the parent's values", put(base + ["parameters", first], {
+               "categorical": ["a", "b"], "conditional": [{"when": ["c"], "parameters": {
+                   "zz": {"integer": [1, 2]}}}]})),
+           ("grid with a double", put(base, {**tuning, "algorithm": "grid", "parameters": {
+               **tuning["parameters"], "zz": {"double": [0, 1]}}})),
+           ("bad count", put(base + ["maxTrials"], 0)),
+           ("bad count", put(base + ["parallelTrials"], 2**31)),
+           ("bad enum", put(base + ["algorithm"], "bayes")),
+           ("legacy search on a tuning job", put(["spec", "aiPlatform"], {
+               "hyperparameters": {"params": [{"parameterName": "lr", "type": "DOUBLE",
+                                               "minValue": 0.1, "maxValue": 1}]}}))]
+    if s.get("platform", "vertex") == "vertex":
+        out += [("ai-platform-only on vertex", put(base + ["resumeFrom"], "old_job")),
+                ("vertex requires the count", remove(base + ["maxTrials"])),
+                ("whitespace in a metric id", put(base + ["metrics"], {"val loss": "minimize"}))]
+    else:
+        out += [("vertex-only on ai-platform", put(base + ["measurement"], "best")),
+                ("vertex-only on ai-platform", put(base + ["earlyStopping"], {"median": {}})),
+                ("several metrics on ai-platform", put(base + ["metrics"], {
+                    "a": "maximize", "b": "minimize"}))]
+    return out
+
+
 def mutations(spec: dict):
     """Strategy: one `Mutation` of the valid `spec` (which is not modified)."""
     st = _st()
     options = _candidates(spec)
+    kind = f"kind: {spec.get('kind')}"
     text_level = [("duplicate key", lambda t: t + "kind: TrainingJob\n"),
-                  ("python tag", lambda t: t.replace("kind: TrainingJob",
-                                                     "kind: !!python/name:os.system ''", 1)),
+                  ("python tag", lambda t: t.replace(kind, "kind: !!python/name:os.system ''",
+                                                     1)),
                   ("not a mapping", lambda t: "- " + t.replace("\n", "\n  ")),
                   ("tab indentation", lambda t: t.replace("\n  ", "\n\t", 1))]
 
@@ -693,6 +842,6 @@ def mutations(spec: dict):
     return build()
 
 
-def mutated_specs(platform: str | None = None):
+def mutated_specs(platform: str | None = None, kind: str | None = None):
     """Strategy: mutations of generated valid specs."""
-    return valid_specs(platform).flatmap(mutations)
+    return valid_specs(platform, kind).flatmap(mutations)

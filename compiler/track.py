@@ -17,10 +17,11 @@ from typing import Any
 
 from . import pipeline
 from .cloud import jobs as api
-from .cloud.rest import ApiError, Client
+from .cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from .durations import human
 from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
 from .normalize import Options
+from .tuning import KIND as TUNING_KIND
 from .workspace import Stack
 
 # trainspec's pool roles → each API's task-name prefix (the replica index follows), see
@@ -84,7 +85,9 @@ def locate(result: pipeline.Result, stack: Stack, client: Client) -> Found:
     found = Found(result, stack, owner, spec_hash(owner, result.body, job.run))
     wanted = f'labels.{IDENTITY_LABEL}="{owner}"'
     if job.platform == "vertex":
-        listed = client.vertex_list(job.project or "", job.region or "", wanted)["customJobs"]
+        collection = TUNING_JOBS if job.kind == TUNING_KIND else CUSTOM_JOBS
+        listed = client.vertex_list(job.project or "", job.region or "", wanted,
+                                    collection)[collection]
     else:
         listed = _ml_jobs(client, job.project or "", result.body["jobId"], wanted)
     # Whatever the server's filter did, only this resource's jobs are this spec's.
@@ -184,13 +187,21 @@ def view(found: Found, now: datetime.datetime) -> dict[str, Any]:
         "createTime": job.get("createTime"), "startTime": job.get("startTime"),
         "endTime": job.get("endTime"), "durationSeconds": seconds,
         "duration": human_seconds(seconds), "error": api.message(job) or None,
-        "consoleUrl": (api.vertex_console_url(name, project) if found.platform == "vertex"
-                       else api.ml_console_url(name, project)),
+        "consoleUrl": console_url(name, project),
         "logsUrl": api.logs_url(name, project),
         "webAccessUris": web_access(job), "tensorboardUrl": tensorboard(job),
         "trials": trials(job),
     })
     return out
+
+
+def console_url(name: str, project: str) -> str:
+    """The job's page in the Cloud console, by the kind of resource `name` is."""
+    if f"/{TUNING_JOBS}/" in name:
+        return api.tuning_console_url(name, project)
+    if f"/{CUSTOM_JOBS}/" in name:
+        return api.vertex_console_url(name, project)
+    return api.ml_console_url(name, project)
 
 
 def web_access(job: dict) -> dict[str, str]:
@@ -207,7 +218,9 @@ def tensorboard(job: dict) -> str | None:
 
 
 def trials(job: dict) -> dict[str, Any] | None:
-    """An ml tuning job's progress: trials completed of maxTrials, and the best one so far."""
+    """A tuning job's progress: trials completed of its maximum, and the best one so far."""
+    if isinstance(job.get("studySpec"), dict):
+        return _vertex_trials(job)
     spec = (job.get("trainingInput") or {}).get("hyperparameters")
     if not isinstance(spec, dict):
         return None
@@ -226,6 +239,21 @@ def trials(job: dict) -> dict[str, Any] | None:
             "max": _int(spec.get("maxTrials"), None), "goal": goal,
             "metric": spec.get("hyperparameterMetricTag") or output.get("hyperparameterMetricTag"),
             "best": best}
+
+
+def _vertex_trials(job: dict) -> dict[str, Any]:
+    """A Vertex HyperparameterTuningJob's trials (SUCCEEDED and INFEASIBLE ones are complete);
+    the best is judged on the study's first metric, as the provider's bestTrial output."""
+    metric = (job["studySpec"].get("metrics") or [{}])[0]
+    metric = metric if isinstance(metric, dict) else {}
+    done = [t for t in job.get("trials") or [] if isinstance(t, dict)
+            and t.get("state") in ("SUCCEEDED", "INFEASIBLE")]
+    top = api.best_trial(job)
+    best = None if top is None else {
+        "trialId": top["id"], "objectiveValue": top["metrics"].get(metric.get("metricId")),
+        "hyperparameters": top["parameters"]}
+    return {"completed": len(done), "max": _int(job.get("maxTrialCount"), None),
+            "goal": metric.get("goal"), "metric": metric.get("metricId"), "best": best}
 
 
 def _int(value: Any, default: int | None) -> int | None:

@@ -185,7 +185,8 @@ def _details(v: dict) -> list[str]:
     if t:
         text = f"  trials    {t['completed']} of {t['max'] or '?'} completed"
         if t["best"]:
-            params = ", ".join(f"{k}={val}" for k, val in t["best"]["hyperparameters"].items())
+            params = ", ".join(f"{k}={_short(val)}"
+                               for k, val in t["best"]["hyperparameters"].items())
             text += (f"; best trial {t['best']['trialId']}: {t['metric'] or 'objective'} "
                      f"{t['best']['objectiveValue']} ({t['goal']})" + (f" with {params}"
                                                                     if params else ""))
@@ -196,6 +197,13 @@ def _details(v: dict) -> list[str]:
     if v["previousRuns"]:
         out.append(f"  history   {v['previousRuns']} earlier run(s) of this spec are kept")
     return [f"{v['name']}: {v['job']}", *out] if out else []
+
+
+def _short(value: object) -> str:
+    """A trial's value as a person reads it: Vertex sends numbers as doubles (128.0)."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
 
 
 @_guard

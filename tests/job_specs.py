@@ -30,12 +30,37 @@ spec:
 {workers}"""
 
 
+TUNING = """\
+apiVersion: trainspec/v1
+kind: HyperparameterTuningJob
+metadata:
+  name: {name}
+  labels: {{team: ads{labels}}}
+spec:
+  container:
+    image: us-docker.pkg.dev/acme/trainers/ads:2.0
+  pools:
+    chief: {{machineType: n1-standard-4}}
+  tuning:
+    metrics: {{auc: maximize}}
+    parameters:
+      lr: {{double: [0.001, 0.1], scale: log}}
+      optimizer: {{categorical: [adam, sgd]}}
+    maxTrials: 4
+    parallelTrials: 2
+"""
+
+
 def _workers(count: int) -> str:
     return f"    worker: {{machineType: n1-standard-4, replicas: {count}}}\n" if count else ""
 
 
 def vertex(name: str = "bert", steps: int = 10, labels: str = "", workers: int = 0) -> str:
     return VERTEX.format(name=name, steps=steps, labels=labels, workers=_workers(workers))
+
+
+def tuning(name: str = "ads-hpt", labels: str = "") -> str:
+    return TUNING.format(name=name, labels=labels)
 
 
 def ml(name: str = "census", steps: int = 10, labels: str = "", workers: int = 0) -> str:

@@ -210,9 +210,12 @@ def test_import_writes_exponents_its_own_loader_reads_back_as_numbers() -> None:
                                         "discreteValues": [1e-05, 2.5e-05, 1e20]}]}}}
     outcome = decompile.decompile(json.dumps(body), "job.json")
     assert outcome.ok
-    assert "minValue: 1.0e-05" in outcome.text
-    assert "discreteValues: [1.0e-05, 2.5e-05, 1.0e+20]" in outcome.text
+    # An ml tuning config imports as a HyperparameterTuningJob (issue 10): spec.tuning.
+    assert "double: [1.0e-05, 0.1]" in outcome.text
+    assert "discrete: [1.0e-05, 2.5e-05, 1.0e+20]" in outcome.text
     again = pipeline.compile_text(outcome.text, "imported.yaml", Options(), TODAY)
     assert again.ok, [d.format() for d in again.errors]
-    assert again.body["trainingInput"]["hyperparameters"] == body["trainingInput"]["hyperparameters"]
+    # ml's default of one trial at a time is written out by the import (Vertex requires it).
+    assert again.body["trainingInput"]["hyperparameters"] == {
+        **body["trainingInput"]["hyperparameters"], "maxParallelTrials": 1}
     assert again.body["trainingInput"]["args"] == ["--lr", "1e-05"]  # a string stays a string

@@ -240,6 +240,21 @@ def test_validate_refuses_two_jobs_with_one_identity(tmp_path: Path) -> None:
     assert code == 1 and not (tmp_path / "out").exists()
 
 
+def test_explain_summarises_a_tuning_job() -> None:
+    spec = ROOT / "tests" / "golden" / "hpt-vertex-every-field" / "spec.yaml"
+    code, out, _ = run("explain", str(spec))
+    assert code == 0
+    assert "kind       HyperparameterTuningJob" in out
+    assert "/locations/us-central1/hyperparameterTuningJobs" in out
+    assert "pools (of every trial)" in out
+    assert "    search      random, 64 trials, 8 in parallel, stop after 4 failed" in out
+    assert "    parameters  learning_rate  double [1e-05, 0.1], log scale" in out
+    assert "if batch_size in [64, 128]: decay double [1e-06, 0.01], log scale" in out
+    code, out, _ = run("explain", str(ROOT / "tests/golden/err-hpt-grid/spec.yaml"), "--platform",
+                       "vertex")
+    assert code == 1 and out == ""
+
+
 def run_stdin(data: bytes, *argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out, err, stdin=io.BytesIO(data))

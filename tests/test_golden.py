@@ -21,12 +21,11 @@ from compiler import discovery, emit, pipeline
 from compiler.cloud import emulator
 from compiler.diagnostics import format_text
 from compiler.normalize import Options
+from compiler.targets import body_schema
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = datetime.date(2026, 11, 22)
 PLATFORMS = ("vertex", "ai-platform")
-SCHEMAS = {"vertex": ("aiplatform", "GoogleCloudAiplatformV1CustomJob"),
-           "ai-platform": ("ml", "GoogleCloudMlV1__Job")}
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
@@ -63,9 +62,9 @@ def test_golden(case: Path, platform: str) -> None:
     if body_file.exists():
         expected = body_file.read_text(encoding="utf-8")
         assert actual_body == expected, _diff(expected, actual_body or "(compile failed)\n")
-        api, schema = SCHEMAS[platform]
+        api, schema = body_schema(platform, result.job.kind)
         assert discovery.violations(api, schema, json.loads(expected)) == []
-        assert emulator.server_rules(api, json.loads(expected)) == []
+        assert emulator.server_rules(api, json.loads(expected), schema) == []
     else:
         assert not result.ok, "compiled, but the case expects a refusal"
         assert all(d.position is not None for d in result.errors), "every error is located"

@@ -8,8 +8,9 @@ and trainspec's side:
   import.error   import's refusal (every case gcloud refuses has one: import refuses too), or
   expect         for a command gcloud sends but the API or trainspec refuses: `refused: PHRASE`
                  and why (the import warns, compile refuses with PHRASE).
-For every gcloud.json, the imported spec compiles to exactly that body, but for two documented
-equivalences asserted one by one in `_equivalent`. UPDATE_GOLDEN=1 rewrites import.error.
+For every gcloud.json, the imported spec compiles to exactly that body, but for the documented
+equivalences asserted one by one in `_equivalent` (ml's default tier, deprecated Spot names, an
+unspecified tuning algorithm). UPDATE_GOLDEN=1 rewrites import.error.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def run_import(case: str, monkeypatch) -> decompile.Outcome:
 
 
 def platform(case: str) -> str:
-    return "vertex" if "custom-jobs" in words(case) else "ai-platform"
+    return "vertex" if {"custom-jobs", "hp-tuning-jobs"} & set(words(case)) else "ai-platform"
 
 
 def _equivalent(gcloud_body: dict, ours: dict, api: str) -> dict:
@@ -62,10 +63,16 @@ def _equivalent(gcloud_body: dict, ours: dict, api: str) -> dict:
             # trainspec always sends the tier; gcloud omits it, and the API default is BASIC.
             assert tin.pop("scaleTier") == "BASIC"
     else:
-        sent = gcloud_body["jobSpec"].get("scheduling", {}).get("strategy")
+        spec = "trialJobSpec" if "trialJobSpec" in gcloud_body else "jobSpec"
+        sent = gcloud_body[spec].get("scheduling", {}).get("strategy")
         if sent in DEPRECATED_STRATEGY:
-            assert ours["jobSpec"]["scheduling"]["strategy"] == DEPRECATED_STRATEGY[sent]
-            ours["jobSpec"]["scheduling"]["strategy"] = sent
+            assert ours[spec]["scheduling"]["strategy"] == DEPRECATED_STRATEGY[sent]
+            ours[spec]["scheduling"]["strategy"] = sent
+        if gcloud_body.get("studySpec", {}).get("algorithm") == "ALGORITHM_UNSPECIFIED":
+            # --algorithm algorithm-unspecified: the proto default, which a spec says by
+            # leaving `algorithm` out (bayesian, the service's choice); nothing is sent.
+            assert "algorithm" not in ours["studySpec"]
+            ours["studySpec"]["algorithm"] = "ALGORITHM_UNSPECIFIED"
     return ours
 
 
@@ -110,6 +117,8 @@ def test_cases_cover_both_apis_and_refusals() -> None:
     kinds = {(platform(c), (ROOT / c / "gcloud.json").exists()) for c in CASES}
     assert kinds == {("vertex", True), ("vertex", False), ("ai-platform", True),
                      ("ai-platform", False)}
+    tuning = {(ROOT / c / "gcloud.json").exists() for c in CASES if "hp-tuning-jobs" in words(c)}
+    assert tuning == {True, False}
 
 
 @pytest.mark.slow

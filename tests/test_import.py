@@ -6,7 +6,8 @@ the source API, compare with the source request modulo the documented equivalenc
 64-bit integers as strings or numbers; empty lists, zero counts and *_UNSPECIFIED enums count as
 absent; an ml ReplicaConfig.imageUri equal to masterConfig.imageUri counts as absent (the API
 default); ml scaleTier BASIC counts as absent (the proto default, value 0: the server echo drops
-it, corpus 035); a jobId / displayName the source does not carry (gcloud's JOB argument and
+it, corpus 035), so does hyperparameterMetricTag training/hptuning/metric (the API default the
+import writes out, corpus 025); a jobId / displayName the source does not carry (gcloud's JOB argument and
 --display-name, SDK arguments outside the dict) is not compared.
 """
 
@@ -124,14 +125,21 @@ FLAGS: dict[str, tuple[list[str], dict]] = {
         (["--region", "us-central1", "--display-name", "pytorch-training-job"],
          {"displayName": "pytorch-training-job"})),
     "080-dtu2026-t4-list-europe-north2": _flags((["--region", "europe-north2"], {})),
+    # gcloud ai hp-tuning-jobs create: the entries' command lines (flags go to the tuning job,
+    # --service-account to its trialJobSpec, as gcloud's --log-http body shows).
     "058-vas-pytorch-hptuning-gcloud-v100": _flags(
-        (["--region", "us-central1", "--trial-job-only"], {})),
+        (["--region", "us-central1", "--display-name", "pytorch-hpt", "--algorithm",
+          "algorithm-unspecified", "--max-trial-count", "5", "--parallel-trial-count", "2"],
+         {"displayName": "pytorch-hpt", "maxTrialCount": 5, "parallelTrialCount": 2,
+          "studySpec": {"algorithm": "ALGORITHM_UNSPECIFIED"}})),
+    # The script passes --service-account=account, a placeholder: an email stands in for it.
     "081-heatmap-vertex-hpt-degenerate": _flags(
-        (["--region", "us-central1", "--trial-job-only"], {})),
+        (["--region", "us-central1", "--display-name", "heatmap-hpt", "--max-trial-count", "64",
+          "--parallel-trial-count", "64", "--service-account",
+          "trainer@example-project.iam.gserviceaccount.com"],
+         {"displayName": "heatmap-hpt", "maxTrialCount": 64, "parallelTrialCount": 64,
+          "trialJobSpec": {"serviceAccount": "trainer@example-project.iam.gserviceaccount.com"}})),
 }
-TRIAL_ONLY = {"047-vas-uj11-rest-hptuning-job", "051-vas-hpt-distributed-t4x2",
-              "052-vas-hpt-xgboost-python-package-disk", "067-vas-gapic-hpt-k80-grid",
-              "069-pyaip-gapic-hpt-conditional-params-k80"}
 
 # Placeholders in fields trainspec validates (gs:// URIs, names, durations, counts, machine
 # types): replaced by concrete values in the source before import. Elsewhere they stay verbatim.
@@ -183,8 +191,9 @@ DECIDED = {
                                    "(in us-central1 it is refused: test_tpu_pod_region)"),
     "080-dtu2026-t4-list-europe-north2": ("refused", "T4 is not offered for Vertex training "
                                          "in europe-north2 (the catalog's region table)"),
-    "081-heatmap-vertex-hpt-degenerate": ("round-trip", "the trial job is a plain n1-standard-8 "
-                                         "container; the degenerate study is not imported"),
+    "081-heatmap-vertex-hpt-degenerate": ("round-trip", "ranges of one value (min == max) are "
+                                         "accepted with a warning each: Vertex's acceptance is "
+                                         "not verified; AI Platform accepted them (021, 022)"),
     "086-issue-tfx-6285-persistent-a100": ("round-trip", "persistentResourceId is a v1 "
                                           "CustomJobSpec field today"),
 }
@@ -266,14 +275,13 @@ def source_config(key: str) -> dict:
 def import_entry(key: str, extra: list[str] = ()) -> decompile.Outcome:
     argv, _ = FLAGS.get(key, ([], {}))
     argv = list(argv) + list(extra)
-    if key in TRIAL_ONLY:
-        argv.append("--trial-job-only")
     text, name = source_text(key)
     return decompile.decompile(text, name, decompile.parse_flags(argv))
 
 
 INT64 = {"replicaCount", "acceleratorCount", "count", "bootDiskSizeGb", "workerCount",
          "parameterServerCount", "evaluatorCount"}
+INT64_BOUNDS = {"minValue", "maxValue"}  # IntegerValueSpec: "4" or 4 (gcloud files write 4)
 
 
 def canon(value, key: str = ""):
@@ -292,7 +300,7 @@ def canon(value, key: str = ""):
         return out
     if isinstance(value, list):
         return [canon(v) for v in value]
-    if key in INT64 and isinstance(value, str) and value.isdigit():
+    if key in INT64 | INT64_BOUNDS and isinstance(value, str) and value.lstrip("-").isdigit():
         return int(value)
     return value
 
@@ -302,6 +310,9 @@ def canon_ml(body: dict) -> dict:
     tin = body.get("trainingInput", {})
     if tin.get("scaleTier") == "BASIC":
         del tin["scaleTier"]
+    hp = tin.get("hyperparameters") or {}
+    if hp.get("hyperparameterMetricTag") == "training/hptuning/metric":
+        del hp["hyperparameterMetricTag"]
     master = (tin.get("masterConfig") or {}).get("imageUri")
     for cfg in ("workerConfig", "parameterServerConfig", "evaluatorConfig"):
         c = tin.get(cfg)
@@ -321,10 +332,11 @@ def expected_request(key: str, src: sources.Source) -> dict:
     e = ENTRIES[key]
     _, patch = FLAGS.get(key, ([], {}))
     config = source_config(key)
-    if e["api"] == "ai-platform":
-        return _deep_merge(config, patch)
-    if e["kind"] == "sdk-dict" or key in TRIAL_ONLY or "trialJobSpec" in config:
-        return _deep_merge(copy.deepcopy(src.request), patch)  # mechanical; see test_sdk_*
+    if e["api"] == "ai-platform" or "trialJobSpec" in config:
+        return _deep_merge(config, patch)  # the body, or the gcloud file plus its flags
+    if e["kind"] == "sdk-dict":  # mechanical; see test_sdk_*
+        request = src.tuning_request() if src.kind == "vertex-hpt" else src.request
+        return _deep_merge(copy.deepcopy(request), patch)
     if e["kind"] == "gcloud-config":
         return _deep_merge({"jobSpec": src.request["jobSpec"]}, patch)
     return _deep_merge(config, patch)
@@ -398,7 +410,7 @@ def test_placeholders_stay_verbatim(key):
     """Without substitution, string placeholders are copied as written."""
     e = ENTRIES[key]
     text = e["raw_text"] if e["kind"] == "gcloud-config" else json.dumps(e["config"])
-    argv = FLAGS.get(key, ([], {}))[0] + (["--trial-job-only"] if key in TRIAL_ONLY else [])
+    argv = FLAGS.get(key, ([], {}))[0]
     outcome = decompile.decompile(text, key + ".json", decompile.parse_flags(argv))
     if outcome.text is None:
         pytest.skip("not importable as written")
@@ -471,12 +483,79 @@ def test_flags_override_the_file():
     assert "overrides 'us-east1'" in outcome.text
 
 
-def test_vertex_hpt_needs_trial_job_only():
+def test_vertex_tuning_job_imports_as_a_tuning_job():
+    outcome = import_entry("047-vas-uj11-rest-hptuning-job")
+    assert outcome.ok
+    assert "kind: HyperparameterTuningJob" in outcome.text
+    assert "    metrics: {val_loss: minimize}" in outcome.text
+
+
+def test_trial_job_only_imports_the_trial_job_as_a_training_job():
     text, name = source_text("047-vas-uj11-rest-hptuning-job")
-    outcome = decompile.decompile(text, name, decompile.parse_flags([]))
+    outcome = decompile.decompile(text, name, decompile.parse_flags(["--trial-job-only"]))
+    assert outcome.ok and "kind: TrainingJob" in outcome.text and "  tuning:" not in outcome.text
+    assert "only the trialJobSpec was imported (--trial-job-only)" in outcome.text
+    text, name = source_text("045-vas-uj3-rest-custom-container")
+    outcome = decompile.decompile(text, name, decompile.parse_flags(["--trial-job-only"]))
+    assert not outcome.ok and "--trial-job-only applies to" in outcome.diagnostics[0].message
+
+
+def test_tuning_flags_need_a_tuning_config():
+    text, name = source_text("045-vas-uj3-rest-custom-container")
+    outcome = decompile.decompile(text, name, decompile.parse_flags(["--max-trial-count", "4"]))
     assert not outcome.ok
-    assert "HyperparameterTuningJob" in outcome.diagnostics[0].message
-    assert "--trial-job-only" in outcome.diagnostics[0].format()
+    assert "--max-trial-count is a flag of gcloud ai hp-tuning-jobs create" in \
+        outcome.diagnostics[0].message
+
+
+def test_gcloud_default_trial_counts_are_written_out():
+    """No counts in the file and no flags: gcloud sends 1 and 1 (its --log-http body)."""
+    config = source_config("058-vas-pytorch-hptuning-gcloud-v100")
+    outcome = decompile.decompile(json.dumps(config), "hpt.yaml",
+                                  decompile.parse_flags(["--region", "us-central1"]))
+    assert outcome.ok
+    assert "# no maxTrialCount in the source: 1, gcloud's default (--max-trial-count)" in \
+        outcome.text
+    assert "maxTrials: 1\n" in outcome.text and "parallelTrials: 1\n" in outcome.text
+
+
+def test_sdk_parameter_specs_become_the_study_spec():
+    """hpt.DoubleParameterSpec(min, max, scale)-style dicts, metric_spec, the SDK defaults."""
+    text, name = source_text("051-vas-hpt-distributed-t4x2")
+    src, _ = sources.load(text, name)
+    spec = src.tuning_request()["studySpec"]
+    assert spec["metrics"] == [{"metricId": "accuracy", "goal": "MAXIMIZE"}]
+    assert spec["parameters"][0] == {"parameterId": "learning_rate", "doubleValueSpec": {
+        "minValue": 0.001, "maxValue": 1}, "scaleType": "UNIT_LOG_SCALE"}
+    assert spec["parameters"][2] == {"parameterId": "units",
+                                     "discreteValueSpec": {"values": [64, 128, 512]}}
+    assert spec["measurementSelectionType"] == "BEST_MEASUREMENT"  # the SDK's default
+    assert "algorithm" not in spec  # search_algorithm=None: the service's default
+    sdk = {"worker_pool_specs": [{"machine_spec": {"machine_type": "n1-standard-4"},
+                                  "replica_count": 1, "container_spec": {"image_uri": "gcr.io/p/t:1"}}],
+           "metric_spec": {"loss": "minimize"}, "max_trial_count": 4, "parallel_trial_count": 2,
+           "search_algorithm": "grid", "measurement_selection": "last",
+           "parameter_spec": {"opt": {"type": "CategoricalParameterSpec", "values": ["adam", "sgd"],
+                                      "conditional_parameter_spec": {
+                                          "momentum": {"type": "DiscreteParameterSpec",
+                                                       "values": [0.5, 0.9], "scale": "linear",
+                                                       "parent_values": ["sgd"]}}},
+                              "layers": {"type": "IntegerParameterSpec", "min": 1, "max": 4,
+                                         "scale": "reverse_log"}}}
+    outcome = decompile.decompile(json.dumps(sdk), "sdk.json",
+                                  decompile.parse_flags(["--region", "us-central1"]))
+    assert outcome.ok, outcome.diagnostics
+    result = compile_spec(outcome.text, "vertex")
+    assert result.ok, [d.format() for d in result.errors]
+    study = result.body["studySpec"]
+    assert study["algorithm"] == "GRID_SEARCH"
+    assert study["measurementSelectionType"] == "LAST_MEASUREMENT"
+    assert study["parameters"][0]["conditionalParameterSpecs"] == [{
+        "parameterSpec": {"parameterId": "momentum", "discreteValueSpec": {"values": [0.5, 0.9]},
+                          "scaleType": "UNIT_LINEAR_SCALE"},
+        "parentCategoricalValues": {"values": ["sgd"]}}]
+    assert study["parameters"][1] == {"parameterId": "layers", "integerValueSpec": {
+        "minValue": "1", "maxValue": "4"}, "scaleType": "UNIT_REVERSE_LOG_SCALE"}
 
 
 def test_flag_of_the_other_api_is_refused():
@@ -601,11 +680,59 @@ def test_migration_runtime_version_to_prebuilt_container():
     assert spec["pythonModule"] == "trainer.task"
 
 
-def test_migration_hyperparameter_tuning_is_a_named_error():
+def test_migration_hyperparameter_tuning_to_vertex():
+    """An AI Platform tuning config imports as a HyperparameterTuningJob that compiles for
+    vertex: the same search as a studySpec, the trial job as trialJobSpec."""
     result = migrate("002-census-hptuning")
-    assert not result.ok
-    assert any("HyperparameterTuningJob" in d.message and
-               d.path == "$.spec.aiPlatform.hyperparameters" for d in result.errors)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    body = result.body
+    assert (body["maxTrialCount"], body["parallelTrialCount"]) == (4, 2)
+    assert body["studySpec"]["metrics"] == [{"metricId": "accuracy", "goal": "MAXIMIZE"}]
+    assert body["studySpec"]["parameters"][2] == {
+        "parameterId": "scale-factor", "doubleValueSpec": {"minValue": 0.1, "maxValue": 1.0},
+        "scaleType": "UNIT_REVERSE_LOG_SCALE"}
+    assert body["trialJobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["pythonModule"] == \
+        "trainer.task"
+
+
+# The AI Platform tuning entries that do not compile for vertex, and why: the search converts
+# for every one; these are refused for their trial job's hardware or runtime (as their
+# TrainingJob would be), or for a metric tag Vertex refuses ([DD-AIP] MetricSpec.metricId).
+MIGRATION_REFUSED = {
+    "003-sklearn-template-hptuning": "no Vertex prebuilt container for runtime 1.13",
+    "007-movielens-gpu-hypertune": "NVIDIA_TESLA_K80 is retired",
+    "009-tpu-resnet-hptuning": "a TPU job has exactly one pool with one replica",
+    "016-aips-sklearn-hptuning-metric-with-spaces": "metric id 'Taxi Model Accuracy' contains "
+                                                    "whitespace",
+    "021-seed-rl-atari-p100-hp-as-args": "NVIDIA_TESLA_P100 is retired",
+    "022-seed-rl-mujoco-legacy-p100": "NVIDIA_TESLA_P100 is retired",
+    "024-tda-asl-energy-standard1-hptuning": "scale tier STANDARD_1 cannot be expressed on vertex",
+    "025-tda-feateng-no-metric-tag": "scale tier STANDARD_1 cannot be expressed on vertex",
+}
+ML_TUNING = sorted(k for k, e in ENTRIES.items() if e["api"] == "ai-platform"
+                   and "hyperparameters" in e["config"].get("trainingInput", {}))
+
+
+@pytest.mark.parametrize("key", ML_TUNING)
+def test_ai_platform_tuning_entries_migrate_to_vertex(key):
+    outcome = import_entry(key)
+    assert outcome.ok and "kind: HyperparameterTuningJob" in outcome.text
+    result = migrate(key)
+    if key in MIGRATION_REFUSED:
+        assert any(MIGRATION_REFUSED[key] in d.message for d in result.errors), \
+            [d.format() for d in result.errors]
+        tuning_errors = [d for d in result.errors if d.path.startswith("$.spec.tuning")]
+        assert tuning_errors == [] or key == "016-aips-sklearn-hptuning-metric-with-spaces"
+        return
+    assert result.ok, [d.format() for d in result.errors]
+    hp = ENTRIES[key]["config"]["trainingInput"]["hyperparameters"]
+    assert result.body["maxTrialCount"] == hp["maxTrials"]
+    assert [p["parameterId"] for p in result.body["studySpec"]["parameters"]] == \
+        [p["parameterName"] for p in hp["params"]]
+
+
+def test_migration_covers_every_ai_platform_tuning_entry():
+    assert len(ML_TUNING) == 17 and set(MIGRATION_REFUSED) < set(ML_TUNING)
 
 
 def test_migration_k80_legacy_gpu_is_refused_as_retired():
@@ -620,6 +747,64 @@ def test_migration_custom_container_with_gpu():
     assert pool["containerSpec"]["imageUri"] == "gcr.io/migration-ucaip-training/cifar_migration:v1"
     assert pool["containerSpec"]["args"][1:] == ["--epochs=20", "--steps=100"]
     assert result.body["displayName"] == "custom_container_20210325215916"
+
+
+def _study(**changes) -> dict:
+    body = copy.deepcopy(ENTRIES["047-vas-uj11-rest-hptuning-job"]["config"])
+    for path, value in changes.items():
+        target = body
+        keys = path.split("__")
+        for key in keys[:-1]:
+            target = target[int(key)] if key.isdigit() else target[key]
+        target[keys[-1]] = value
+    return body
+
+
+COND = {"parameterSpec": {"parameterId": "c", "integerValueSpec": {"minValue": 1, "maxValue": 2}},
+        "parentDiscreteValues": {"values": [0.01]}}
+
+
+@pytest.mark.parametrize("body, where, phrase", [
+    (_study(studySpec__observationNoise="LOW"), "$.studySpec.observationNoise",
+     "has no trainspec key (HyperparameterTuningJob does not support it)"),
+    (_study(studySpec__studyStoppingConfig={"maxNumTrials": 3}), "$.studySpec.studyStoppingConfig",
+     "has no trainspec key"),
+    (_study(studySpec__metrics__0__safetyConfig={"safetyThreshold": 1}),
+     "$.studySpec.metrics[0].safetyConfig", "has no trainspec key"),
+    (_study(studySpec__parameters__1__integerValueSpec={"minValue": 1, "maxValue": 2,
+                                                        "defaultValue": 1}),
+     "$.studySpec.parameters[1].integerValueSpec.defaultValue", "not supported by "
+     "HyperparameterTuningJob"),
+    (_study(studySpec__parameters__0__conditionalParameterSpecs=[
+        {**COND, "parameterSpec": {**COND["parameterSpec"], "conditionalParameterSpecs": [
+            {"parameterSpec": {"parameterId": "d", "integerValueSpec": {"minValue": 1,
+                                                                        "maxValue": 2}},
+             "parentIntValues": {"values": ["1"]}}]}}]),
+     "$.studySpec.parameters[0].conditionalParameterSpecs[0].parameterSpec."
+     "conditionalParameterSpecs[0]", "one level of conditional parameters"),
+    (_study(studySpec__algorithm="BEST_SEARCH"), "$.studySpec.algorithm", "unknown value"),
+    (_study(studyStoppingRule=1), "$.studyStoppingRule",
+     "unknown HyperparameterTuningJob field"),
+])
+def test_tuning_fields_trainspec_cannot_write_are_named_errors(body, where, phrase):
+    outcome = decompile.decompile(json.dumps(body), "hpt.json",
+                                  decompile.parse_flags(["--region", "us-central1"]))
+    assert not outcome.ok
+    assert any(d.path == where and phrase in d.format() for d in outcome.diagnostics), \
+        [d.format() for d in outcome.diagnostics]
+
+
+def test_a_conditional_tuning_job_round_trips():
+    body = _study(studySpec__parameters__0__conditionalParameterSpecs=[
+        COND, {**COND, "parameterSpec": {**COND["parameterSpec"], "parameterId": "e"}},
+        {**COND, "parentDiscreteValues": {"values": [0.1, 0.001]}}])
+    outcome = decompile.decompile(json.dumps(body), "hpt.json",
+                                  decompile.parse_flags(["--region", "us-central1"]))
+    assert outcome.ok, outcome.diagnostics
+    assert "- when: [0.01]" in outcome.text and "- when: [0.1, 0.001]" in outcome.text
+    result = compile_spec(outcome.text, "vertex", "us-central1")
+    assert result.ok, [d.format() for d in result.errors]
+    assert canon(result.body) == canon(body)
 
 
 # -- issue 8 §4: fixes found by importing real gcloud commands ---------------------------------
@@ -694,6 +879,30 @@ def test_cli_import_gcloud_command_line(tmp_path, monkeypatch):
     assert code == 1
     assert "one of --config and --worker-pool-spec must be specified" in err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+def test_gcloud_config_of_the_wrong_kind_is_named_by_what_it_is(tmp_path, monkeypatch):
+    """A tuning config given to custom-jobs, SDK snake_case given to hp-tuning-jobs: refused,
+    saying what the file is (gcloud sends neither as the user meant)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hpt.yaml").write_text(
+        "studySpec: {metrics: [{metricId: a, goal: MAXIMIZE}]}\n"
+        "trialJobSpec: {workerPoolSpecs: [{machineSpec: {machineType: n1-standard-4}}]}\n")
+    (tmp_path / "sdk.yaml").write_text(
+        "metric_spec: {a: maximize}\n"
+        "trial_job_spec: {worker_pool_specs: [{machine_spec: {machine_type: n1-standard-4}}]}\n")
+    custom = ["gcloud", "ai", "custom-jobs", "create", "--region=us-central1",
+              "--display-name=x", "--config=hpt.yaml"]
+    outcome = decompile.import_gcloud(custom, [])
+    assert not outcome.ok
+    assert outcome.diagnostics[0].message.endswith(
+        "reads a CustomJobSpec (workerPoolSpecs, ...), not a Vertex AI hyperparameter tuning job")
+    tuning = ["gcloud", "ai", "hp-tuning-jobs", "create", "--region=us-central1",
+              "--display-name=x", "--config=sdk.yaml"]
+    outcome = decompile.import_gcloud(tuning, [])
+    assert not outcome.ok
+    assert "snake_case keys" in outcome.diagnostics[0].message
+    assert "(write studySpec, trialJobSpec, ...)" in outcome.diagnostics[0].message
 
 
 # -- gcloud's local code becomes python.source ----------------------------------------------

@@ -80,6 +80,44 @@ def test_secret_env_values_compile_to_placeholders(spec):
         assert f"<secret:trainspec:{key}>" in body
 
 
+TUNING = "HyperparameterTuningJob"
+
+
+@ci(80)
+@given(testing.valid_specs(kind=TUNING))
+def test_valid_tuning_specs_compile_to_conformant_requests(spec):
+    result = testing.assert_compiles_conformant(spec)
+    tuning = spec["spec"]["tuning"]
+    if result.job.platform == "vertex":
+        study = result.body["studySpec"]
+        assert [m["metricId"] for m in study["metrics"]] == list(tuning["metrics"])
+        assert [p["parameterId"] for p in study["parameters"]] == list(tuning["parameters"])
+        assert result.body["maxTrialCount"] == tuning["maxTrials"]
+        assert "trialJobSpec" in result.body and "jobSpec" not in result.body
+    else:
+        hp = result.body["trainingInput"]["hyperparameters"]
+        assert [p["parameterName"] for p in hp["params"]] == list(tuning["parameters"])
+        assert hp["hyperparameterMetricTag"] == next(iter(tuning["metrics"]))
+
+
+@ci(40)
+@given(testing.tunings("ai-platform"), st.sampled_from(["vertex", "ai-platform"]))
+def test_a_search_ai_platform_can_express_compiles_on_both_platforms(tuning, platform):
+    """What AI Platform can express, Vertex can too (but resumeFrom, Vertex's only refusal)."""
+    tuning.pop("resumeFrom", None)
+    spec = {"apiVersion": "trainspec/v1", "kind": TUNING, "metadata": {"name": "j"},
+            "spec": {"platform": platform, "region": "us-central1",
+                     "container": {"image": "gcr.io/p/i:1"},
+                     "pools": {"chief": {"machineType": "n1-standard-4"}}, "tuning": tuning}}
+    testing.assert_compiles_conformant(spec)
+
+
+@ci(120)
+@given(testing.mutated_specs(kind=TUNING))
+def test_every_tuning_mutation_is_refused_with_a_located_error(mutation):
+    testing.assert_refused_located(mutation.text)
+
+
 # -- mutations --------------------------------------------------------------------------------
 
 @ci(250)
@@ -155,6 +193,20 @@ def _canonical(value):
     return value
 
 
+_TUNING_EXAMPLE = {
+    "apiVersion": "trainspec/v1", "kind": "HyperparameterTuningJob", "metadata": {"name": "j"},
+    "spec": {"region": "us-central1", "container": {"image": "gcr.io/p/i:1"},
+             "tuning": {"metrics": {"auc": "maximize", "loss": "minimize"}, "parameters": {
+                 "opt": {"categorical": ["adam", "sgd"], "conditional": [
+                     {"when": ["sgd"], "parameters": {"m": {"double": [0.5, 0.9]},
+                                                      "n": {"integer": [1, 3]}}},
+                     {"when": ["adam"], "parameters": {"m": {"discrete": [0.5, 1.5]}}}]},
+                 "layers": {"integer": [1, 8], "scale": "log", "conditional": [
+                     {"when": [2, 4], "parameters": {"w": {"discrete": [16, 32]}}}]}},
+                 "maxTrials": 8, "parallelTrials": 2, "earlyStopping": True,
+                 "measurement": "best"}}}
+
+
 def _import(body: dict, spec: dict) -> str:
     from compiler import decompile  # noqa: PLC0415 - written by another engineer, optional
 
@@ -176,6 +228,7 @@ BUG_ML_TIER_CONTAINER_ARGS = {
 
 @ci(60)
 @given(testing.valid_specs())
+@example(_TUNING_EXAMPLE)
 @example(BUG_ML_TIER_CONTAINER_ARGS)
 def test_import_of_compiled_request_compiles_back_to_it(spec):
     first = testing.assert_compiles_conformant(spec)
@@ -307,3 +360,32 @@ def test_strategies_cover_the_catalog():
     assert any(s.tpu for s in shapes["us-central1"]) and any(s.flex for s in shapes["us-central1"])
     with pytest.raises(ValueError):
         testing.valid_specs(platform="azure")
+
+
+BUG_HUGE_NUMBERS = """\
+apiVersion: trainspec/v1
+kind: HyperparameterTuningJob
+metadata: {name: j}
+spec:
+  region: us-central1
+  container: {image: gcr.io/p/i:1}
+  tuning:
+    metrics: {m: maximize}
+    parameters:
+      a: {discrete: [1.5, NINES_400]}
+      b: {integer: [1, NINES_30]}
+    maxTrials: 2
+    parallelTrials: 1
+""".replace("NINES_400", "9" * 400).replace("NINES_30", "9" * 30)
+
+
+@ci(1)
+@given(st.just(BUG_HUGE_NUMBERS))
+@example(BUG_HUGE_NUMBERS)
+def test_pinned_numbers_beyond_a_double_or_int64_are_refused(text):
+    """An integer too large for a float made the tuning rules raise OverflowError."""
+    for platform in ("vertex", "ai-platform"):
+        result = testing.assert_refused_located(text.replace("region:", f"platform: {platform}\n"
+                                                             "  region:"))
+        # Refused where written (compiler/source.py): beyond the int64 range JSON numbers take.
+        assert any("outside the 64-bit integer range" in d.message for d in result.errors)

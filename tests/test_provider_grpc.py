@@ -133,6 +133,7 @@ def _props(s) -> dict:
 
 
 VERTEX_PROVIDER = serialize_provider(pr.VertexCustomJobProvider())
+TUNING_PROVIDER = serialize_provider(pr.VertexHyperparameterTuningJobProvider())
 ML_PROVIDER = serialize_provider(pr.AiPlatformJobProvider())
 
 
@@ -153,7 +154,8 @@ def inputs_for(path: Path, *, keep: bool = False, secrets: dict | None = None,
         "specHash": pr.spec_hash(owner, result.body, job.run),
         "sourceMap": pr.source_map(result), "keepJobRecords": keep,
         "secretEnv": secrets or {},
-        "__provider": VERTEX_PROVIDER if job.platform == "vertex" else ML_PROVIDER,
+        "__provider": ML_PROVIDER if job.platform == "ai-platform" else
+        TUNING_PROVIDER if job.kind == "HyperparameterTuningJob" else VERTEX_PROVIDER,
     }
 
 
@@ -193,6 +195,32 @@ def ml_spec(folder: Path, name: str, *, hold: bool = True, team: str = "tabular"
             chief: {{machineType: n1-standard-8}}
           scheduling:
             priority: 10
+        """))
+    return path
+
+
+def tuning_spec(folder: Path, name: str, *, hold: bool = True, trials: int = 4) -> Path:
+    path = folder / f"{name}.yaml"
+    hold_label = "emulator-hold: running, " if hold else ""
+    path.write_text(textwrap.dedent(f"""\
+        apiVersion: trainspec/v1
+        kind: HyperparameterTuningJob
+        metadata:
+          name: {name}
+          labels: {{{hold_label}team: ads}}
+        spec:
+          project: acme-test
+          region: us-central1
+          container: {{image: gcr.io/acme-test/ads:2}}
+          pools:
+            chief: {{machineType: n1-standard-4}}
+          tuning:
+            metrics: {{loss: minimize}}
+            parameters:
+              lr: {{double: [0.001, 0.1], scale: log}}
+              layers: {{integer: [1, 4]}}
+            maxTrials: {trials}
+            parallelTrials: 2
         """))
     return path
 
@@ -418,7 +446,11 @@ def test_429_and_503_storms_are_survived(tmp_path):
         server.server_close()
 
 
-def test_create_that_took_effect_behind_a_500_is_adopted(tmp_path, monkeypatch):
+@pytest.mark.parametrize("spec, provider, collection", [
+    (vertex_spec, pr.VertexCustomJobProvider, "customJobs"),
+    (tuning_spec, pr.VertexHyperparameterTuningJobProvider, "hyperparameterTuningJobs")])
+def test_create_that_took_effect_behind_a_500_is_adopted(tmp_path, monkeypatch, spec, provider,
+                                                         collection):
     """The POST reached the server but its answer was lost as a 500: no second job."""
     import requests
 
@@ -430,17 +462,17 @@ def test_create_that_took_effect_behind_a_500_is_adopted(tmp_path, monkeypatch):
 
     def request(self, method, url, **kwargs):
         response = real(self, method, url, **kwargs)
-        if method == "POST" and url.endswith("/customJobs") and not lost:
+        if method == "POST" and url.endswith(f"/{collection}") and not lost:
             lost.append(url)
             response.status_code, response._content = 500, b'{"error": {"code": 500}}'
         return response
 
     monkeypatch.setattr(requests.Session, "request", request)
     try:
-        props = inputs_for(vertex_spec(tmp_path, "lost-answer"))
-        created = pr.VertexCustomJobProvider().create(props)
+        props = inputs_for(spec(tmp_path, "lost-answer"))
+        created = provider().create(props)
         jobs = server.emulator.handle("GET", "/v1/projects/acme-test/locations/us-central1/"
-                                      "customJobs")[1]["customJobs"]
+                                      f"{collection}")[1][collection]
         assert lost and len(jobs) == 1 and created.id == jobs[0]["name"]
     finally:
         server.shutdown()
@@ -501,14 +533,79 @@ def test_the_provider_impersonates_the_stack_s_gcp_service_account():
     assert provider._client().impersonate_service_account == "runner@acme.iam.gserviceaccount.com"
 
 
-def test_a_create_whose_job_appears_late_is_adopted_never_posted_twice(tmp_path, monkeypatch):
+def test_a_tuning_job_has_the_custom_job_lifecycle_and_reports_its_best_trial(world, tmp_path):
+    """Create adopts its own job, refresh reads the trials, delete cancels (owner checked)."""
+    server, engine, log = world
+    u = urn("VertexHyperparameterTuningJob", "ads-hpt")
+    news = inputs_for(tuning_spec(tmp_path, "ads-hpt"))
+    assert engine.check(u, {}, news)[1] == []
+    _, id_, outs, inputs = engine.up(u, news)
+    assert id_.startswith("projects/acme-test/locations/us-central1/hyperparameterTuningJobs/")
+    assert outs["trialCount"] == 0 and outs.get("bestTrial") is None
+    again, _ = engine.create(u, inputs)  # an interrupted `up`: the live job is adopted
+    assert again == id_
+    assert sum("POST /v1/projects/acme-test/locations/us-central1/hyperparameterTuningJobs "
+               in line and " 200 " in line for line in log) == 1
+    deadline = time.monotonic() + 10
+    while True:  # the emulator runs one wave of 2 trials per step; the last wave is held
+        _, read = engine.read(u, id_, outs, inputs)
+        if read["succeededTrials"] == 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert read["state"] == "JOB_STATE_RUNNING" and read["trialCount"] == 4
+    best = read["bestTrial"]
+    assert set(best) == {"id", "parameters", "metrics"} and set(best["parameters"]) == {
+        "lr", "layers"}
+    trials = [t for t in _stored(server, id_)["trials"] if t["state"] == "SUCCEEDED"]
+    lowest = min(trials, key=lambda t: t["finalMeasurement"]["metrics"][0]["value"])
+    assert best["id"] == lowest["id"]  # the goal is minimize
+    theirs = inputs_for(tuning_spec(tmp_path, "ads-hpt"), stack="prod")
+    with pytest.raises(grpc.RpcError) as info:
+        engine.delete(u, id_, {**read, "identity": theirs["identity"]})
+    assert "belongs to another Pulumi stack or project" in info.value.details()
+    engine.delete(u, id_, read)
+    calls = [line.split('"')[1] for line in log if id_ in line]
+    cancel = calls.index(f"POST /v1/{id_}:cancel HTTP/1.1")
+    assert f"DELETE /v1/{id_} HTTP/1.1" in calls[cancel:]  # cancelled, then (keepJobRecords
+    assert _stored(server, id_) is None                    # false) its record deleted
+    engine.delete(u, id_, read)  # already gone: only the API's NOT_FOUND, no error
+
+
+def test_a_tuning_job_body_is_checked_against_its_own_schema(world, tmp_path):
+    _, engine, _ = world
+    u = urn("VertexHyperparameterTuningJob", "bad-hpt")
+    news = inputs_for(tuning_spec(tmp_path, "bad-hpt"))
+    news["request"]["jobSpec"] = news["request"].pop("trialJobSpec")
+    _, failures = engine.check(u, {}, news)
+    assert any("jobSpec: unknown field 'jobSpec'" in reason for _, reason in failures), failures
+
+
+def test_best_trial_follows_the_goal_of_the_first_metric():
+    def trial(id_, value, state="SUCCEEDED"):
+        return {"id": id_, "state": state, "parameters": [{"parameterId": "lr", "value": 0.1}],
+                "finalMeasurement": {"metrics": [{"metricId": "auc", "value": value}]}}
+    job = {"studySpec": {"metrics": [{"metricId": "auc", "goal": "MAXIMIZE"}]},
+           "trials": [trial("1", 0.5), trial("2", 0.9), trial("3", 0.99, "ACTIVE")]}
+    assert pr.best_trial(job) == {"id": "2", "metrics": {"auc": 0.9},
+                                  "parameters": {"lr": 0.1}}
+    job["studySpec"]["metrics"][0]["goal"] = "MINIMIZE"
+    assert pr.best_trial(job)["id"] == "1"
+    assert pr.best_trial({"studySpec": {}, "trials": []}) is None
+
+
+@pytest.mark.parametrize("provider, write, collection, kept", [
+    (pr.VertexCustomJobProvider, vertex_spec, "customJobs", "vertex"),
+    (pr.VertexHyperparameterTuningJobProvider, tuning_spec, "hyperparameterTuningJobs", "tuning"),
+])
+def test_a_create_whose_job_appears_late_is_adopted_never_posted_twice(
+        tmp_path, monkeypatch, provider, write, collection, kept):
     """The server commits the POST only after the client gave up: the provider waits for the job
     to appear instead of POSTing again (a second POST would start a second job)."""
     server, _ = emu.serve(progress_seconds=STEP)
     handle = server.emulator.handle
 
     def slow_commit(method, target, body=b""):
-        if method == "POST" and target.endswith("/customJobs"):
+        if method == "POST" and target.endswith(f"/{collection}"):
             time.sleep(1.5)  # still working when the client's deadline passes
         return handle(method, target, body)
 
@@ -517,9 +614,9 @@ def test_a_create_whose_job_appears_late_is_adopted_never_posted_twice(tmp_path,
     monkeypatch.setenv("TRAINSPEC_REQUEST_DEADLINE", "1")
     monkeypatch.setenv("TRAINSPEC_CREATE_SETTLE_SECONDS", "10")
     try:
-        props = inputs_for(vertex_spec(tmp_path, "late"))
-        created = pr.VertexCustomJobProvider().create(props)
-        jobs = list(server.emulator.state["vertex"])
+        props = inputs_for(write(tmp_path, "late"))
+        created = provider().create(props)
+        jobs = list(server.emulator.state[kept])
         assert jobs == [created.id]
 
         # A job that never appears: the create fails saying so, and still POSTs only once.
@@ -528,7 +625,7 @@ def test_a_create_whose_job_appears_late_is_adopted_never_posted_twice(tmp_path,
             if method == "POST" else handle(method, target, body))
         monkeypatch.setenv("TRAINSPEC_CREATE_SETTLE_SECONDS", "0.5")
         with pytest.raises(pr.JobError, match="the job may exist but did not appear within 0.5s"):
-            pr.VertexCustomJobProvider().create(inputs_for(vertex_spec(tmp_path, "lost")))
-        assert list(server.emulator.state["vertex"]) == jobs
+            provider().create(inputs_for(write(tmp_path, "lost")))
+        assert list(server.emulator.state[kept]) == jobs
     finally:
         server.shutdown()

@@ -28,8 +28,14 @@ from compiler.normalize import Options
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "wandb-s3cr3t-0123456789"
 VERTEX_TYPE = "pulumi-python:dynamic/trainspec:VertexCustomJob"
+TUNING_TYPE = "pulumi-python:dynamic/trainspec:VertexHyperparameterTuningJob"
 ML_TYPE = "pulumi-python:dynamic/trainspec:AiPlatformJob"
-PROVIDERS = {"vertex": "VertexCustomJobProvider", "ai-platform": "AiPlatformJobProvider"}
+# (platform, kind) → resource type and provider class
+TYPES = {("vertex", "TrainingJob"): (VERTEX_TYPE, "VertexCustomJobProvider"),
+         ("vertex", "HyperparameterTuningJob"): (TUNING_TYPE,
+                                                 "VertexHyperparameterTuningJobProvider"),
+         ("ai-platform", "TrainingJob"): (ML_TYPE, "AiPlatformJobProvider"),
+         ("ai-platform", "HyperparameterTuningJob"): (ML_TYPE, "AiPlatformJobProvider")}
 
 
 class Recorder(pulumi.runtime.Mocks):
@@ -121,7 +127,8 @@ def test_one_resource_per_spec_with_the_compiled_request(program):
     assert set(got) == set(expected) == set(jobs)
     for name, result in expected.items():
         inputs = got[name].inputs
-        assert got[name].typ == (VERTEX_TYPE if result.job.platform == "vertex" else ML_TYPE)
+        typ, provider_class = TYPES[(result.job.platform, result.job.kind)]
+        assert got[name].typ == typ
         assert inputs["request"] == result.body  # 8.0 == 8: floats compare equal to ints
         assert inputs["platform"] == result.job.platform
         assert inputs["project"] == result.job.project
@@ -137,10 +144,9 @@ def test_one_resource_per_spec_with_the_compiled_request(program):
         # Pickled by reference (module + class), not by value: small and importable.
         assert b"compiler.pulumi_resources" in base64.b64decode(provider)
         # ... and byte-for-byte what tests/test_provider_grpc.py sends the provider process.
-        assert provider == serialize_provider(getattr(pr, PROVIDERS[result.job.platform])())
-        assert type(dill.loads(base64.b64decode(provider))).__name__ == (
-            "VertexCustomJobProvider" if result.job.platform == "vertex"
-            else "AiPlatformJobProvider")
+        assert provider == serialize_provider(getattr(pr, provider_class)())
+        assert type(dill.loads(base64.b64decode(provider))).__name__ == provider_class
+    assert {r.job.kind for r in expected.values()} == {"TrainingJob", "HyperparameterTuningJob"}
 
 
 def test_restore_ints_makes_the_float_request_canonical_again():
@@ -154,6 +160,14 @@ def test_restore_ints_makes_the_float_request_canonical_again():
     params = restored["trainingInput"]["hyperparameters"]
     assert params["maxTrials"] == 20 and isinstance(params["maxTrials"], int)
     assert isinstance(params["params"][1]["minValue"], float)  # a double stays a double
+    hpt = pipeline.compile_file(str(ROOT / "specs/vision/resnet-hpt.yaml"))
+    floated = json.loads(json.dumps(hpt.body), parse_int=float)
+    restored = pr.restore_ints("aiplatform", "GoogleCloudAiplatformV1HyperparameterTuningJob",
+                               floated)
+    assert restored == hpt.body
+    assert isinstance(restored["maxTrialCount"], int)  # int32 fields are ints again
+    batch = restored["studySpec"]["parameters"][1]["discreteValueSpec"]["values"]
+    assert batch == [64.0, 128.0, 256.0]  # doubles stay doubles: the same values on the wire
 
 
 def test_secrets_stay_secret(program):

@@ -502,10 +502,33 @@ def test_ml_patch_sends_update_mask_and_etag():
         ("PATCH", {"updateMask": "labels"}, {"labels": {"a": "b"}, "etag": "abc="})
 
 
+def test_tuning_jobs_are_a_collection_of_their_own():
+    c, session, _ = client(FakeResponse(200, {"name": "n"}),
+                           FakeResponse(200, {"hyperparameterTuningJobs": [{"n": 1}]}),
+                           FakeResponse(200, {}), FakeResponse(200, {}), FakeResponse(200, {}))
+    name = "projects/p/locations/europe-west4/hyperparameterTuningJobs/7"
+    c.vertex_create("p", "europe-west4", {"displayName": "x"}, "hyperparameterTuningJobs")
+    assert c.vertex_list("p", "europe-west4", None, "hyperparameterTuningJobs") == {
+        "hyperparameterTuningJobs": [{"n": 1}]}
+    c.vertex_get(name)
+    c.vertex_cancel(name)
+    c.vertex_delete(name)
+    assert [(k["method"], k["url"]) for k in session.calls] == [
+        ("POST", "https://europe-west4-aiplatform.googleapis.com/v1/projects/p/locations/"
+                 "europe-west4/hyperparameterTuningJobs"),
+        ("GET", "https://europe-west4-aiplatform.googleapis.com/v1/projects/p/locations/"
+                "europe-west4/hyperparameterTuningJobs"),
+        ("GET", f"https://europe-west4-aiplatform.googleapis.com/v1/{name}"),
+        ("POST", f"https://europe-west4-aiplatform.googleapis.com/v1/{name}:cancel"),
+        ("DELETE", f"https://europe-west4-aiplatform.googleapis.com/v1/{name}")]
+
+
 @pytest.mark.parametrize("call", [
     lambda c: c.vertex_get("projects/p/jobs/j"),
     lambda c: c.vertex_delete("customJobs/1"),
     lambda c: c.ml_get(VERTEX_NAME),
+    lambda c: c.vertex_get("projects/p/locations/r/trainingPipelines/1"),
+    lambda c: c.vertex_create("p", "r", {}, "trainingPipelines"),
 ])
 def test_malformed_names_are_refused_before_any_request(call):
     c, session, _ = client()

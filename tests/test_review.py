@@ -442,6 +442,52 @@ def test_nothing_half_written_when_one_spec_is_invalid(tmp_path):
     assert not fresh.exists()
 
 
+TUNING = """\
+apiVersion: trainspec/v1
+kind: HyperparameterTuningJob
+metadata: {name: resnet-hpt}
+spec:
+  region: us-central1
+  container: {image: gcr.io/acme/resnet:1.0}
+  tuning:
+    metrics: {accuracy: maximize}
+    parameters:
+      lr: {double: [0.0001, 0.1], scale: log}
+      batch: {discrete: [32, 64]}
+      depth: {integer: [18, 50]}
+    maxTrials: 20
+    parallelTrials: 4
+"""
+
+
+def test_a_tuning_job_shows_its_search_space(repo):
+    (repo / "specs" / "hpt.yaml").write_text(TUNING)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "hpt")
+    edit(repo / "specs" / "hpt.yaml", "[32, 64]", "[32, 64, 128]")
+    code, out, _ = run(repo, "HEAD")
+    assert code == 2
+    assert "specs/hpt.yaml (job resnet-hpt, vertex, tuning job)" in out
+    assert "    + studySpec.parameters[1].discreteValueSpec.values[2]: 128" in out
+    assert "  search space\n    metrics     accuracy (maximize)\n" in out
+    assert "    search      bayesian, 20 trials, 4 in parallel\n" in out
+    assert "                batch  discrete [32, 64, 128] (3 values)\n" in out
+    assert "                depth  integer [18, 50] (33 values)\n" in out
+    code, out, _ = run(repo, "HEAD", "--format", "json")
+    (entry,) = json.loads(out)["entries"]
+    assert entry["searchSpace"][3] == "parameters  lr     double [0.0001, 0.1], log scale"
+    code, out, _ = run(repo, "HEAD", "--format", "markdown")
+    assert "# grid points unbounded (a double parameter)" in out
+    edit(repo / "specs" / "hpt.yaml", "[32, 64, 128]", "[32, 64]")
+    edit(repo / "specs" / "hpt.yaml", "name: resnet-hpt}", "name: resnet-hpt, labels: {a: b}}")
+    code, out, _ = run(repo, "HEAD")
+    assert "(job resnet-hpt, vertex, tuning job)" in out and "search space" not in out
+    (repo / "specs" / "hpt.yaml").unlink()
+    code, out, _ = run(repo, "HEAD")
+    assert "delete: the job is cancelled if still running" in out
+    assert "  search space (before)" in out
+
+
 # -- issue 8 §3: pairing by identity, stack config, redaction, report size, exit codes ---------
 
 def test_a_renamed_spec_and_a_new_job_at_its_old_path_are_a_move_and_a_create(repo):

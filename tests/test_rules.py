@@ -11,6 +11,7 @@ import pytest
 
 from compiler import discovery, durations, pipeline, schemas
 from compiler.normalize import Options
+from compiler.targets import body_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = datetime.date(2026, 11, 22)
@@ -35,8 +36,7 @@ def test_every_example_spec_is_valid_and_conformant() -> None:
     for f in files:
         result = pipeline.compile_file(str(f), today=TODAY)
         assert result.ok, [d.format() for d in result.errors]
-        api, name = (("aiplatform", "GoogleCloudAiplatformV1CustomJob")
-                     if result.job.platform == "vertex" else ("ml", "GoogleCloudMlV1__Job"))
+        api, name = body_schema(result.job.platform, result.job.kind)
         assert discovery.violations(api, name, result.body) == [], f
 
 

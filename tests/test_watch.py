@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from job_specs import FAIL, HOLD, ml, vertex
+from job_specs import tuning as vertex_tuning
 
 from compiler import cli, pipeline, track, watch, workspace
 from compiler import pulumi_resources as pr
@@ -76,12 +77,13 @@ class World:
                  "region": r.job.region, "identity": owner, "specFile": r.file,
                  "run": r.job.run, "specHash": pr.spec_hash(owner, r.body, r.job.run),
                  "sourceMap": {}, "keepJobRecords": True, "secretEnv": {}}
-        provider = (pr.VertexCustomJobProvider() if r.job.platform == "vertex"
-                    else pr.AiPlatformJobProvider())
+        provider = (pr.AiPlatformJobProvider() if r.job.platform == "ai-platform"
+                    else pr.VertexHyperparameterTuningJobProvider()
+                    if r.job.kind == "HyperparameterTuningJob" else pr.VertexCustomJobProvider())
         return provider.create(props).id
 
     def cancel(self, name: str) -> None:
-        (self.client.vertex_cancel if "/customJobs/" in name else self.client.ml_cancel)(name)
+        (self.client.vertex_cancel if "/locations/" in name else self.client.ml_cancel)(name)
 
 
 @pytest.fixture
@@ -184,6 +186,29 @@ def test_running_job_duration_web_access_and_tuning_trials(world):
     code, out, _ = run("status", spec, "--stack", "dev")
     assert "  shell     chief-0    https://" in out
     assert f"  trials    2 of 4 completed; best trial {lowest['trialId']}: loss" in out
+
+
+def test_a_vertex_tuning_job_shows_its_trials_and_best_trial_and_is_waited_for(world):
+    spec = world.spec("ads-hpt", vertex_tuning("ads-hpt"))  # 4 trials, 2 at a time, auc maximize
+    name = world.submit(spec)
+    assert "/hyperparameterTuningJobs/" in name
+    world.clock.advance(3.5 * STEP)  # RUNNING: the first wave of two trials has ended
+    job = status_json(spec)["ads-hpt"]
+    assert (job["job"], job["state"]) == (name, "RUNNING")
+    assert job["consoleUrl"] == pr.tuning_console_url(name, "acme-test")
+    trials = job["trials"]
+    assert (trials["completed"], trials["max"], trials["goal"], trials["metric"]) == (
+        2, 4, "MAXIMIZE", "auc")
+    done = [t for t in world.client.vertex_get(name)["trials"] if t["state"] == "SUCCEEDED"]
+    top = max(done, key=lambda t: t["finalMeasurement"]["metrics"][0]["value"])
+    assert trials["best"] == {
+        "trialId": top["id"], "objectiveValue": top["finalMeasurement"]["metrics"][0]["value"],
+        "hyperparameters": {p["parameterId"]: p["value"] for p in top["parameters"]}}
+    code, out, _ = run("status", spec, "--stack", "dev")
+    assert f"  trials    2 of 4 completed; best trial {top['id']}: auc" in out
+    code, out, err = run("wait", spec, "--stack", "dev", "--interval", f"{STEP}s")
+    assert (code, err) == (0, "") and out.splitlines()[-1].startswith("all 1 job(s) succeeded")
+    assert status_json(spec)["ads-hpt"]["trials"]["completed"] == 4
 
 
 def test_vertex_tensorboard_and_dashboard_links(world):

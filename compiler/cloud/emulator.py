@@ -1,5 +1,5 @@
-"""A local emulator of the Vertex AI CustomJob (aiplatform v1) and AI Platform Training Job
-(ml v1) REST APIs, on one port.
+"""A local emulator of the Vertex AI CustomJob and HyperparameterTuningJob (aiplatform v1) and
+AI Platform Training Job (ml v1) REST APIs, on one port.
 
 It speaks the real paths and JSON shapes and refuses what the real APIs refuse: bodies are checked
 against the discovery documents (`compiler.discovery`) plus the server-side rules a body schema
@@ -9,7 +9,8 @@ not the API's JSON NOT_FOUND (which means a missing resource).
 
 Jobs advance with the clock, computed lazily on every read (no background thread):
 Vertex QUEUED → PENDING → RUNNING → SUCCEEDED and ml QUEUED → PREPARING → RUNNING → SUCCEEDED,
-one step per `progress_seconds` (0 = succeed at once). Labels steer a job, for tests:
+one step per `progress_seconds` (0 = succeed at once); a HyperparameterTuningJob runs its trials
+in waves after PENDING (compiler/cloud/emulated_tuning.py). Labels steer a job, for tests:
 ``emulator-hold: running`` keeps it RUNNING until cancelled; ``emulator-result: failed`` ends it
 FAILED instead of SUCCEEDED.
 
@@ -51,9 +52,14 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from compiler import discovery
+from compiler.cloud import emulated_tuning
 from compiler.cloud import logging_emulator as cloud_logging
 
 VERTEX_SCHEMA = "GoogleCloudAiplatformV1CustomJob"
+TUNING_SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
+# Vertex collection → (state key, create schema, resource type in messages)
+COLLECTIONS = {"customJobs": ("vertex", VERTEX_SCHEMA, "CustomJob"),
+               "hyperparameterTuningJobs": ("tuning", TUNING_SCHEMA, "HyperparameterTuningJob")}
 ML_SCHEMA = "GoogleCloudMlV1__Job"
 VERTEX_STEPS = ("JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING",
                 "JOB_STATE_SUCCEEDED")
@@ -63,19 +69,20 @@ RESULT_LABEL, RESULT_FAILED = "emulator-result", "failed"
 ML_JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
 _ID_BASE = 1_000_000_000_000_000_000  # Vertex job IDs are large decimal numbers
 _BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
-SECTIONS = ("vertex", "ml", "operations")
+SECTIONS = ("vertex", "tuning", "ml", "operations")
 COMPACT_AFTER = 1000  # journal lines beyond the number of records before a new snapshot
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a request body; a CustomJob is a few KiB
 REQUEST_TIMEOUT = 30.0  # seconds a connection may stay silent (slow clients never hold a thread)
 
 _V = r"^/v1/projects/(?P<p>[^/:]+)/locations/(?P<r>[^/:]+)"
+_C = r"/(?P<c>customJobs|hyperparameterTuningJobs)"
 _M = r"^/v1/projects/(?P<p>[^/:]+)/jobs"
 ROUTES = [  # (method, pattern, handler name)
-    ("POST", _V + r"/customJobs$", "vertex_create"),
-    ("GET", _V + r"/customJobs$", "vertex_list"),
-    ("GET", _V + r"/customJobs/(?P<id>[^/:]+)$", "vertex_get"),
-    ("DELETE", _V + r"/customJobs/(?P<id>[^/:]+)$", "vertex_delete"),
-    ("POST", _V + r"/customJobs/(?P<id>[^/:]+):cancel$", "vertex_cancel"),
+    ("POST", _V + _C + r"$", "vertex_create"),
+    ("GET", _V + _C + r"$", "vertex_list"),
+    ("GET", _V + _C + r"/(?P<id>[^/:]+)$", "vertex_get"),
+    ("DELETE", _V + _C + r"/(?P<id>[^/:]+)$", "vertex_delete"),
+    ("POST", _V + _C + r"/(?P<id>[^/:]+):cancel$", "vertex_cancel"),
     ("GET", _V + r"/operations/(?P<id>[^/:]+)$", "operation_get"),
     ("POST", _M + r"$", "ml_create"),
     ("GET", _M + r"$", "ml_list"),
@@ -122,7 +129,8 @@ class Emulator:
         self.log = log
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
-        self.state: dict[str, Any] = {"next_id": 1, "vertex": {}, "ml": {}, "operations": {}}
+        self.state: dict[str, Any] = {"next_id": 1, "vertex": {}, "tuning": {}, "ml": {},
+                                     "operations": {}}
         self._journal: Any = None
         self._entries = 0  # lines in the journal since the last snapshot
         if state_file:
@@ -145,44 +153,48 @@ class Emulator:
         except Exception as exc:  # noqa: BLE001 - a bug must still answer, not drop the socket
             return 500, Refusal(500, "INTERNAL", f"Emulator bug: {type(exc).__name__}").body()
 
-    # --- Vertex AI CustomJob ---------------------------------------------------------------
+    # --- Vertex AI CustomJob and HyperparameterTuningJob ---------------------------------------
 
     def _vertex_create(self, m, query, body) -> dict:
         job = _parse(body)
-        problems = _schema_violations("aiplatform", VERTEX_SCHEMA, job) + _vertex_rules(job)
+        key, schema, _ = COLLECTIONS[m["c"]]
+        problems = _schema_violations("aiplatform", schema, job) + server_rules(
+            "aiplatform", job, schema)
         if problems:
             raise _invalid(problems)
-        name = (f"projects/{m['p']}/locations/{m['r']}/customJobs/"
+        name = (f"projects/{m['p']}/locations/{m['r']}/{m['c']}/"
                 f"{_ID_BASE + self.state['next_id']}")
         self.state["next_id"] += 1
-        self.state["vertex"][name] = {"job": {**job, "name": name}, "created": self.clock(),
-                                      "cancelled": None}
-        self._save(("vertex", name))
+        self.state[key][name] = {"job": {**job, "name": name}, "created": self.clock(),
+                                 "cancelled": None}
+        self._save((key, name))
         return self._render_vertex(name)
 
     def _vertex_get(self, m, query, body) -> dict:
         return self._render_vertex(self._vertex_name(m))
 
     def _vertex_list(self, m, query, body) -> dict:
-        prefix = f"projects/{m['p']}/locations/{m['r']}/customJobs/"
-        names = [n for n in self.state["vertex"] if n.startswith(prefix)]
-        return _page(names, self._render_vertex, lambda n: self.state["vertex"][n]["job"],
-                     "customJobs", query, _VERTEX_FILTER_FIELDS, 100, 1000)
+        prefix = f"projects/{m['p']}/locations/{m['r']}/{m['c']}/"
+        records = self.state[COLLECTIONS[m["c"]][0]]
+        names = [n for n in records if n.startswith(prefix)]
+        return _page(names, self._render_vertex, lambda n: records[n]["job"],
+                     m["c"], query, _VERTEX_FILTER_FIELDS, 100, 1000)
 
     def _vertex_cancel(self, m, query, body) -> dict:
         name = self._vertex_name(m)
-        self._cancel("vertex", name, self._render_vertex(name)["state"])
+        self._cancel(COLLECTIONS[m["c"]][0], name, self._render_vertex(name)["state"])
         return {}
 
     def _vertex_delete(self, m, query, body) -> dict:
         name = self._vertex_name(m)
+        key, _, kind = COLLECTIONS[m["c"]]
         job = self._render_vertex(name)
         # Whether the real API deletes a job that is still running is unverified (facts A.12);
         # refusing until it is terminal is the conservative choice, so callers cancel first.
         if job["state"] not in _TERMINAL:
             raise Refusal(400, "FAILED_PRECONDITION",
-                          f"CustomJob {name} is in state {job['state']}; cancel it first.")
-        del self.state["vertex"][name]
+                          f"{kind} {name} is in state {job['state']}; cancel it first.")
+        del self.state[key][name]
         op_id = _ID_BASE + self.state["next_id"]
         self.state["next_id"] += 1
         now = _rfc3339(self.clock())
@@ -192,7 +204,7 @@ class Emulator:
                            "genericMetadata": {"createTime": now, "updateTime": now}},
               "response": {"@type": "type.googleapis.com/google.protobuf.Empty"}}
         self.state["operations"][op["name"]] = op
-        self._save(("vertex", name), ("operations", op["name"]))
+        self._save((key, name), ("operations", op["name"]))
         return op
 
     def _operation_get(self, m, query, body) -> dict:
@@ -202,15 +214,29 @@ class Emulator:
         return self.state["operations"][name]
 
     def _vertex_name(self, m) -> str:
-        name = f"projects/{m['p']}/locations/{m['r']}/customJobs/{m['id']}"
-        if name not in self.state["vertex"]:
-            raise Refusal(404, "NOT_FOUND", f"The CustomJob {name} does not exist.")
+        name = f"projects/{m['p']}/locations/{m['r']}/{m['c']}/{m['id']}"
+        key, _, kind = COLLECTIONS[m["c"]]
+        if name not in self.state[key]:
+            raise Refusal(404, "NOT_FOUND", f"The {kind} {name} does not exist.")
         return name
 
     def _render_vertex(self, name: str) -> dict:
-        rec = self.state["vertex"][name]
-        state, times = self._progress(rec, VERTEX_STEPS, "JOB_STATE_")
+        tuning = "/hyperparameterTuningJobs/" in name
+        rec = self.state["tuning" if tuning else "vertex"][name]
+        state, times = self._progress(rec, VERTEX_STEPS, "JOB_STATE_", tuning)
         job = copy.deepcopy(rec["job"])
+        if tuning:
+            labels = job.get("labels") or {}
+            found = emulated_tuning.trials(
+                job, times, state, self.clock(), self.progress_seconds,
+                labels.get(HOLD_LABEL) == HOLD_VALUE, labels.get(RESULT_LABEL) == RESULT_FAILED,
+                rec["cancelled"])
+            for trial in found:
+                for key in ("startTime", "endTime"):
+                    if key in trial:
+                        trial[key] = _rfc3339(trial[key])
+            if found:
+                job["trials"] = found
         job.update(state=state, createTime=_rfc3339(rec["created"]),
                    updateTime=_rfc3339(times["update"]))
         if "start" in times:
@@ -387,15 +413,21 @@ class Emulator:
 
     # --- shared ---------------------------------------------------------------------------
 
-    def _progress(self, rec: dict, steps: tuple[str, ...], prefix: str) -> tuple[str, dict]:
-        """The state a job has reached now, and when it started, changed and ended."""
+    def _progress(self, rec: dict, steps: tuple[str, ...], prefix: str,
+                  tuning: bool = False) -> tuple[str, dict]:
+        """The state a job has reached now, and when it started, changed and ended.
+
+        A job runs one step; a tuning job one step per wave of trials."""
         p, created, cancelled = self.progress_seconds, rec["created"], rec["cancelled"]
         labels = rec["job"].get("labels") or {}
         now = self.clock() if cancelled is None else min(self.clock(), cancelled)
-        step = 3 if p <= 0 else min(3, int(max(0.0, now - created) // p))
+        ends = emulated_tuning.end_time(rec["job"], created + 2 * p, p) if tuning \
+            else created + 3 * p
+        elapsed = max(0.0, now - created)
+        step = 3 if p <= 0 or now >= ends else min(2, int(elapsed // p))
         if labels.get(HOLD_LABEL) == HOLD_VALUE:
             step = min(step, 2)
-        times = {"update": created + step * p}
+        times = {"update": ends if step == 3 else created + step * p}
         if step >= 2:
             times["start"] = created + 2 * p
         state = steps[step]
@@ -553,9 +585,18 @@ def _schema_violations(api: str, schema: str, body: dict) -> list[tuple[str, str
     return [(discovery.to_snake_path(p), m) for p, m in discovery.violations(api, schema, body)]
 
 
-def server_rules(api: str, body: dict) -> list[tuple[str, str]]:
-    """The create request's rules beyond its schema, as (snake_case field, description)."""
-    return _vertex_rules(body) if api == "aiplatform" else _ml_rules(body)
+def server_rules(api: str, body: dict, schema: str | None = None) -> list[tuple[str, str]]:
+    """The create request's rules beyond its schema, as (snake_case field, description).
+    `schema` tells a HyperparameterTuningJob from a CustomJob (the default) on aiplatform."""
+    if api != "aiplatform":
+        return _ml_rules(body)
+    if schema != TUNING_SCHEMA:
+        return _vertex_rules(body)
+    # The trial job is a CustomJobSpec: the CustomJob rules apply to it, under its own name.
+    custom = {k: body[k] for k in ("displayName", "labels") if k in body}
+    custom["jobSpec"] = body.get("trialJobSpec")
+    return [(f.replace("job_spec", "trial_job_spec", 1) if f.startswith("job_spec") else f, d)
+            for f, d in _vertex_rules(custom)] + emulated_tuning.rules(body)
 
 
 def _vertex_rules(job: dict) -> list[tuple[str, str]]:
@@ -884,9 +925,10 @@ def main(argv: list[str] | None = None) -> int:
     """CLI: ``python -m compiler emulator --port PORT [...]``; serves until interrupted."""
     parser = argparse.ArgumentParser(
         prog="trainspec emulator",
-        description="Serve a local emulator of the Vertex AI CustomJob and AI Platform Training "
-                    "Job REST APIs, and of Cloud Logging entries:list for their jobs. Point "
-                    "trainspec at it with TRAINSPEC_API_ENDPOINT.")
+        description="Serve a local emulator of the Vertex AI CustomJob and "
+                    "HyperparameterTuningJob and AI Platform Training Job REST APIs, and of Cloud "
+                    "Logging entries:list for their jobs. Point trainspec at it with "
+                    "TRAINSPEC_API_ENDPOINT.")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--state", metavar="FILE", help="persist jobs in this JSON file")

@@ -1,7 +1,8 @@
 """What a job says, as both APIs return it: its states, its failure message, its links.
 
-Pure functions over the JSON of a Vertex AI CustomJob (aiplatform v1) or an AI Platform Training
-Job (ml v1); shared by the Pulumi providers (outputs, lifecycle) and the CLI's status/logs/wait.
+Pure functions over the JSON of a Vertex AI CustomJob or HyperparameterTuningJob (aiplatform v1)
+or an AI Platform Training Job (ml v1); shared by the Pulumi providers (outputs, lifecycle) and
+the CLI's status/logs/wait.
 """
 
 from __future__ import annotations
@@ -55,6 +56,33 @@ def vertex_console_url(name: str, project: str) -> str:
     region = name.split("/")[3]
     return (f"https://console.cloud.google.com/vertex-ai/locations/{region}/training/"
             f"{job_id(name)}/cpu?project={project}")
+
+
+def tuning_console_url(name: str, project: str) -> str:
+    return (f"https://console.cloud.google.com/vertex-ai/training/hyperparameter-tuning-jobs/"
+            f"{job_id(name)}?project={project}")
+
+
+def best_trial(job: dict) -> dict | None:
+    """The SUCCEEDED trial of a Vertex tuning job best on the study's first metric (its goal), or
+    None: {id, parameters: {id: value}, metrics: {id: value}}."""
+    metrics = ((job.get("studySpec") or {}).get("metrics") or [{}])[0]
+    wanted, minimize = metrics.get("metricId"), metrics.get("goal") == "MINIMIZE"
+    scored = []
+    for trial in job.get("trials") or ():
+        if trial.get("state") != SUCCEEDED:
+            continue
+        values = {m.get("metricId"): m.get("value")
+                  for m in (trial.get("finalMeasurement") or {}).get("metrics") or ()}
+        value = values.get(wanted)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            scored.append((-value if minimize else value, trial, values))
+    if not scored:
+        return None
+    _, trial, values = max(scored, key=lambda item: item[0])  # the first of equals
+    return {"id": trial.get("id"), "metrics": values,
+            "parameters": {p.get("parameterId"): p.get("value")
+                           for p in trial.get("parameters") or ()}}
 
 
 def ml_console_url(name: str, project: str) -> str:

@@ -1,5 +1,6 @@
-"""A small REST client for Vertex AI CustomJobs (aiplatform v1), AI Platform Training Jobs
-(ml v1), and the Cloud Logging entries of their jobs (logging v2 ``entries:list``).
+"""A small REST client for Vertex AI CustomJobs and HyperparameterTuningJobs (aiplatform v1),
+AI Platform Training Jobs (ml v1), and the Cloud Logging entries of their jobs (logging v2
+``entries:list``).
 
 The Pulumi dynamic providers are pickled into Pulumi state, so they build a `Client` inside each
 call; a client holds no global state, and its credentials are built at its first request.
@@ -62,7 +63,9 @@ _HTTP_STATUS_NAMES = {
     501: "UNIMPLEMENTED", 502: "UNAVAILABLE", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED",
 }
 _BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
-_VERTEX_NAME = re.compile(r"^projects/[^/]+/locations/([^/]+)/customJobs/[^/]+$")
+CUSTOM_JOBS, TUNING_JOBS = "customJobs", "hyperparameterTuningJobs"  # Vertex job collections
+_VERTEX_NAME = re.compile(r"^projects/[^/]+/locations/([^/]+)/"
+                          r"(?:customJobs|hyperparameterTuningJobs)/[^/]+$")
 _ML_NAME = re.compile(r"^projects/[^/]+/jobs/[^/]+$")
 
 
@@ -150,27 +153,31 @@ class Client:
     def __repr__(self) -> str:
         return f"Client(endpoint={self.endpoint!r})"
 
-    # --- Vertex AI CustomJob -------------------------------------------------------------
+    # --- Vertex AI CustomJob and HyperparameterTuningJob ---------------------------------------
+    # `collection` is CUSTOM_JOBS or TUNING_JOBS; a job's name says which it is.
 
-    def vertex_create(self, project: str, region: str, body: dict) -> dict:
-        """Create a CustomJob; the server assigns its name."""
+    def vertex_create(self, project: str, region: str, body: dict,
+                      collection: str = CUSTOM_JOBS) -> dict:
+        """Create a CustomJob (or HyperparameterTuningJob); the server assigns its name."""
         parent = f"projects/{project}/locations/{region}"
-        return self._call("POST", self._vertex_url(region, f"{parent}/customJobs"), json=body,
-                          idempotent=False)
+        return self._call("POST", self._vertex_url(region, f"{parent}/{_collection(collection)}"),
+                          json=body, idempotent=False)
 
     def vertex_get(self, name: str) -> dict:
         return self._call("GET", self._vertex_url(_region_of(name), name))
 
-    def vertex_list(self, project: str, region: str, filter: str | None = None) -> dict:
-        """All CustomJobs of a location (every page), as ``{"customJobs": [...]}``."""
-        url = self._vertex_url(region, f"projects/{project}/locations/{region}/customJobs")
-        return {"customJobs": self._pages(url, "customJobs", filter)}
+    def vertex_list(self, project: str, region: str, filter: str | None = None,
+                    collection: str = CUSTOM_JOBS) -> dict:
+        """All jobs of a collection in a location (every page), as ``{collection: [...]}``."""
+        url = self._vertex_url(region, f"projects/{project}/locations/{region}/"
+                                       f"{_collection(collection)}")
+        return {collection: self._pages(url, collection, filter)}
 
     def vertex_cancel(self, name: str) -> dict:
         return self._call("POST", self._vertex_url(_region_of(name), f"{name}:cancel"), json={})
 
     def vertex_delete(self, name: str) -> dict:
-        """Delete a CustomJob; returns the long-running Operation."""
+        """Delete a job; returns the long-running Operation."""
         return self._call("DELETE", self._vertex_url(_region_of(name), name))
 
     # --- AI Platform Training Job (ml v1) --------------------------------------------------
@@ -425,9 +432,15 @@ def _never_sent(exc: BaseException) -> bool:
 def _region_of(name: str) -> str:
     match = _VERTEX_NAME.match(name)
     if not match:
-        raise ValueError(f"not a CustomJob name: {name!r} "
-                         "(expected projects/P/locations/R/customJobs/ID)")
+        raise ValueError(f"not a CustomJob or HyperparameterTuningJob name: {name!r} (expected "
+                         "projects/P/locations/R/customJobs/ID or .../hyperparameterTuningJobs/ID)")
     return match[1]
+
+
+def _collection(collection: str) -> str:
+    if collection not in (CUSTOM_JOBS, TUNING_JOBS):
+        raise ValueError(f"not a Vertex job collection: {collection!r}")
+    return collection
 
 
 def _check_ml(name: str) -> str:

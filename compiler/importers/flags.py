@@ -1,9 +1,12 @@
 """gcloud's flags, merged into the request the way gcloud merges them (flags override --config).
 
 `gcloud ai-platform jobs submit training` flags land in trainingInput; `gcloud ai custom-jobs
-create` flags land in the CustomJob. Names, value syntax (`gcloud.arg_list`, `gcloud.arg_dict`)
-and the merge order are gcloud's own (`ConstructCustomJobSpec`, `BuildTrainingJob`); values come
-either from `import FILE --flag ...` (text) or from a parsed gcloud command line (`gcloud.parse`).
+create` flags land in the CustomJob; `gcloud ai hp-tuning-jobs create` flags land in the
+HyperparameterTuningJob (its trialJobSpec takes the CustomJob ones: --service-account,
+--network, --enable-web-access, as gcloud's --log-http bodies show). Names, value syntax
+(`gcloud.arg_list`, `gcloud.arg_dict`) and the merge order are gcloud's own
+(`ConstructCustomJobSpec`, `BuildTrainingJob`); values come either from `import FILE --flag ...`
+(text) or from a parsed gcloud command line (`gcloud.parse`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,12 @@ ML_ROLES = {"master": "masterConfig", "worker": "workerConfig",
             "parameter_server": "parameterServerConfig"}
 VERTEX_ONLY = ("display_name", "worker_pool_spec", "python_package_uris", "command",
                "enable_dashboard_access", "persistent_resource_id")
-BOTH = ("service_account", "network")
+# `gcloud ai hp-tuning-jobs create` flag → HyperparameterTuningJob field.
+TUNING_FLAGS = {"max_trial_count": "maxTrialCount", "parallel_trial_count": "parallelTrialCount",
+                "algorithm": "studySpec.algorithm"}
+ALGORITHM_FLAG = {"algorithm-unspecified": "ALGORITHM_UNSPECIFIED", "grid-search": "GRID_SEARCH",
+                  "random-search": "RANDOM_SEARCH"}
+BOTH = ("service_account", "network")  # flags of both gcloud commands
 ML_ONLY = ("module_name", "packages", "package_path", "staging_bucket", "runtime_version",
            "python_version",
            "job_dir", "scale_tier", "use_chief_in_tf_config", "tpu_tf_version",
@@ -41,7 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a("--name", help="metadata.name (gcloud ai-platform's JOB argument); default: jobId, "
       "displayName or the file name")
     a("--trial-job-only", action="store_true",
-      help="for a Vertex hyperparameter tuning job: import its trialJobSpec as a CustomJob")
+      help="for a Vertex hyperparameter tuning job: import only its trialJobSpec, as a "
+      "TrainingJob (default: the whole HyperparameterTuningJob)")
     g = p.add_argument_group("gcloud flags, both APIs")
     g.add_argument("--labels", help="KEY=VALUE,... (replaces the config's labels)")
     g.add_argument("--service-account")
@@ -70,6 +79,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     v.add_argument("--python-package-uris", help="URI,... for every Python pool")
     v.add_argument("--persistent-resource-id")
     v.add_argument("--enable-dashboard-access", action="store_true", default=None)
+    t = p.add_argument_group("gcloud ai hp-tuning-jobs create (also --display-name, --labels, "
+                             "--service-account, --network, --kms-key, --enable-web-access)")
+    t.add_argument("--max-trial-count", type=int)
+    t.add_argument("--parallel-trial-count", type=int)
+    t.add_argument("--algorithm", choices=tuple(ALGORITHM_FLAG))
 
 
 # Flags whose text `import FILE` parses with gcloud's own value syntax (lists, dicts, booleans).
@@ -86,6 +100,12 @@ def merge(src: Source, ns: argparse.Namespace) -> None:
         this = "an AI Platform" if src.api == ML else "a Vertex AI"
         src.collector.error("$", f"--{name.replace('_', '-')} is a flag of the other API's gcloud "
                             f"command; this config is {this} one")
+    tuning = sorted(k for k in TUNING_FLAGS if getattr(ns, k, None) is not None)
+    if tuning and src.kind != "vertex-hpt":
+        wrong += tuning
+        src.collector.error("$", f"--{tuning[0].replace('_', '-')} is a flag of gcloud ai "
+                            "hp-tuning-jobs create; this config is not a tuning job",
+                            "a tuning job config has studySpec and trialJobSpec")
     if wrong:
         return
     try:
@@ -94,6 +114,8 @@ def merge(src: Source, ns: argparse.Namespace) -> None:
         src.collector.error("$", str(e))
         return
     (_merge_ml if src.api == ML else _merge_vertex)(src, ns, values)
+    if tuning:
+        _merge_tuning(src, ns, tuning)
     req = src.request
     if values.get("labels") is not None:
         req["labels"] = values["labels"]
@@ -207,7 +229,9 @@ def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> Non
         if v.get(dest):
             spec[key] = True
             src.note(f"$.jobSpec.{key}", _from(dest))
-    if not v.get("worker_pool_spec") and getattr(ns, "gcloud", None) is not None:
+    inv = getattr(ns, "gcloud", None)
+    if not v.get("worker_pool_spec") and inv is not None and not inv.tuning:
+        # custom-jobs only: hp-tuning-jobs create passes its config's pools on unchecked.
         _check_config_pools(src, spec.get("workerPoolSpecs"))
     if v.get("worker_pool_spec"):
         uris = v.get("python_package_uris") or []
@@ -247,6 +271,20 @@ def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> Non
     if v.get("kms_key"):
         req["encryptionSpec"] = {"kmsKeyName": v["kms_key"]}
         src.note("$.encryptionSpec", _from("kms_key"))
+
+
+def _merge_tuning(src: Source, ns: argparse.Namespace, given: list[str]) -> None:
+    study = src.study if src.study is not None else {}
+    for dest in given:
+        value = getattr(ns, dest)
+        field = TUNING_FLAGS[dest]
+        if dest == "algorithm":
+            spec = study.get("studySpec") if isinstance(study.get("studySpec"), dict) else {}
+            study["studySpec"] = {**spec, "algorithm": ALGORITHM_FLAG[value]}
+        else:
+            study[field] = value
+        src.note(f"$.{field}", _from(dest))
+    src.study = study
 
 
 def _check_config_pools(src: Source, pools: Any) -> None:

@@ -1,11 +1,12 @@
 """A user's gcloud command line → the config file it names and the flags it sets, as gcloud reads them.
 
-`python -m compiler import -- gcloud ai custom-jobs create ...` (or `gcloud ai-platform jobs
-submit training JOB ...`): the words are parsed the way gcloud 528 parses them (flag tables per
-command and release track, `--flag=value` / `--flag value`, list and dict values with gcloud's
-`^DELIM^` escape, global flags anywhere) and refused where gcloud refuses them, with gcloud's
-reason. What the flags then do to the request is `flags.merge`, shared with `import FILE`.
-Source of every rule: the gcloud SDK, `command_lib/ai/custom_jobs/{flags,validation}.py`,
+`python -m compiler import -- gcloud ai custom-jobs create ...` (or `gcloud ai hp-tuning-jobs
+create ...`, `gcloud ai-platform jobs submit training JOB ...`): the words are parsed the way
+gcloud 528 parses them (flag tables per command and release track, `--flag=value` /
+`--flag value`, list and dict values with gcloud's `^DELIM^` escape, global flags anywhere) and
+refused where gcloud refuses them, with gcloud's reason. What the flags then do to the request
+is `flags.merge`, shared with `import FILE`. Source of every rule: the gcloud SDK,
+`command_lib/ai/custom_jobs/{flags,validation}.py`, `gcloud ai hp-tuning-jobs create --help`,
 `command_lib/ml_engine/{flags,jobs_util}.py`, `surface/ai_platform/jobs/submit/training.py`,
 `calliope/arg_parsers.py` (ArgList, ArgDict, UpdateAction); the recorded cases in
 tests/golden-import/ check it against the real gcloud.
@@ -20,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 VERTEX_COMMAND = ("ai", "custom-jobs", "create")
+TUNING_COMMAND = ("ai", "hp-tuning-jobs", "create")
 ML_COMMAND = ("ai-platform", "jobs", "submit", "training")
 TRACKS = ("alpha", "beta")
 # What gcloud builds from local code and trainspec cannot: trainspec packages a folder as it is
@@ -47,6 +49,12 @@ VERTEX_VALUE = frozenset({"--region", "--service-account", "--network", *_KMS, "
                           "--display-name", "--python-package-uris", "--args", "--command",
                           "--persistent-resource-id", "--config", "--worker-pool-spec"})
 VERTEX_BOOL = frozenset({"--enable-web-access", "--enable-dashboard-access"})
+# `ai hp-tuning-jobs create` (its --help in gcloud 528): --config and --display-name required;
+# its booleans are the custom-jobs ones.
+TUNING_VALUE = frozenset({"--region", "--service-account", "--network", *_KMS, "--labels",
+                          "--display-name", "--config", "--max-trial-count",
+                          "--parallel-trial-count", "--algorithm"})
+ALGORITHMS = ("algorithm-unspecified", "grid-search", "random-search")
 ML_VALUE = frozenset({"--package-path", "--packages", "--module-name", "--region", "--config",
                       "--staging-bucket", "--job-dir", "--scale-tier", "--runtime-version",
                       "--python-version", "--service-account", "--labels", *_KMS,
@@ -105,6 +113,7 @@ class Invocation:
 
     api: str  # "vertex" or "ai-platform"
     track: str  # "ga", "beta" or "alpha"
+    tuning: bool = False  # `ai hp-tuning-jobs create` (api "vertex")
     project: str | None = None
     config: str | None = None  # --config FILE, as written
     values: dict[str, object] = field(default_factory=dict)  # flag → parsed value
@@ -114,7 +123,9 @@ class Invocation:
     @property
     def text(self) -> str:
         name = "gcloud " + ("" if self.track == "ga" else self.track + " ")
-        return name + " ".join(VERTEX_COMMAND if self.api == "vertex" else ML_COMMAND)
+        command = TUNING_COMMAND if self.tuning else VERTEX_COMMAND if self.api == "vertex" \
+            else ML_COMMAND
+        return name + " ".join(command)
 
 
 def arg_list(text: str) -> list[str]:
@@ -156,6 +167,8 @@ def parse(words: list[str]) -> Invocation:
         track = positional.pop(0)
     if tuple(positional[:3]) == VERTEX_COMMAND:
         inv, extra = Invocation("vertex", track), positional[3:]
+    elif tuple(positional[:3]) == TUNING_COMMAND:
+        inv, extra = Invocation("vertex", track, tuning=True), positional[3:]
     elif tuple(positional[:4]) == ML_COMMAND:
         inv, extra = Invocation("ai-platform", track), positional[4:]
     else:
@@ -163,7 +176,8 @@ def parse(words: list[str]) -> Invocation:
         raise GcloudError(f"`gcloud {shown}` is not a training job command trainspec imports",
                           ) from None
     inv.project = project
-    value_flags, bool_flags = (VERTEX_VALUE, VERTEX_BOOL) if inv.api == "vertex" else (
+    value_flags, bool_flags = (TUNING_VALUE, VERTEX_BOOL) if inv.tuning else (
+        VERTEX_VALUE, VERTEX_BOOL) if inv.api == "vertex" else (
         ML_VALUE | (ML_VALUE_PRE_GA if track != "ga" else frozenset()), ML_BOOL)
     _options(inv, options, value_flags, bool_flags)
     if inv.api == "ai-platform":
@@ -175,7 +189,7 @@ def parse(words: list[str]) -> Invocation:
         inv.config = inv.values.get("--config")  # type: ignore[assignment]
     elif extra:
         raise GcloudError(f"unrecognized arguments: {' '.join(extra)}")
-    (_check_vertex if inv.api == "vertex" else _check_ml)(inv)
+    (_check_tuning if inv.tuning else _check_vertex if inv.api == "vertex" else _check_ml)(inv)
     return inv
 
 
@@ -296,6 +310,16 @@ def set_flag(inv: Invocation, name: str, value: str) -> None:
             raise GcloudError(f"argument --scale-tier: invalid choice: {value!r} (choose from "
                               + ", ".join(SCALE_TIERS) + ")")
         v[name] = value.upper().replace("-", "_")
+    elif name in ("--max-trial-count", "--parallel-trial-count"):
+        try:
+            v[name] = int(value)
+        except ValueError:
+            raise GcloudError(f"argument {name}: invalid int value: {value!r}") from None
+    elif name == "--algorithm":
+        if value not in ALGORITHMS:
+            raise GcloudError(f"argument --algorithm: Invalid choice: {value!r} (choose from "
+                              + ", ".join(ALGORITHMS) + ")")
+        v[name] = value
     elif name == "--service-account":
         if not _SERVICE_ACCOUNT.match(value):
             raise GcloudError(f"argument --service-account: bad value [{value}]: not a service "
@@ -375,20 +399,34 @@ def _region(inv: Invocation) -> None:
 
 def _check_vertex(inv: Invocation) -> None:
     v = inv.values
-    _region(inv)
-    if v["--region"] not in VERTEX_REGIONS:
-        raise GcloudError(f"invalid value for [region]: {v['--region']!r} is not one of gcloud's "
-                          "custom-job training regions")
-    if "--display-name" not in v:
-        raise GcloudError("argument --display-name: must be specified")
-    if not v["--display-name"]:
-        raise GcloudError("argument --display-name: must not be empty")
+    _vertex_common(inv, "custom-job", ("--display-name",))
     pools = v.get("--worker-pool-spec")
     if not pools and "--config" not in v:
         raise GcloudError("one of --config and --worker-pool-spec must be specified")
     _kms(inv)
     if pools:
         check_pools(pools)  # type: ignore[arg-type]
+
+
+def _check_tuning(inv: Invocation) -> None:
+    """hp-tuning-jobs create: the region as for custom jobs, --config and --display-name."""
+    _vertex_common(inv, "tuning-job", ("--config", "--display-name"))
+    _kms(inv)
+
+
+def _vertex_common(inv: Invocation, what: str, required: tuple[str, ...]) -> None:
+    """Both Vertex commands: a region of gcloud's training list, the required flags, and a
+    display name that is not empty."""
+    v = inv.values
+    _region(inv)
+    if v["--region"] not in VERTEX_REGIONS:
+        raise GcloudError(f"invalid value for [region]: {v['--region']!r} is not one of gcloud's "
+                          f"{what} training regions")
+    for flag in required:
+        if flag not in v:
+            raise GcloudError(f"argument {flag}: must be specified")
+    if not v["--display-name"]:
+        raise GcloudError("argument --display-name: must not be empty")
 
 
 def check_pools(pools: list[dict]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import study
 from .sources import Source
 from .spec import Draft, as_int, is_zero_accel, set_disk
 
@@ -66,8 +67,11 @@ def to_spec(src: Source, d: Draft) -> None:
     if "useChiefInTfConfig" in tin:
         d.set("spec.aiPlatform.useChiefInTfConfig", tin["useChiefInTfConfig"],
               src.notes.get("$.trainingInput.useChiefInTfConfig"))
-    if "hyperparameters" in tin:
-        d.set("spec.aiPlatform.hyperparameters", tin["hyperparameters"])
+    hp = tin.get("hyperparameters")
+    if isinstance(hp, dict):
+        study.from_ml(src, hp, d)  # a tuning job: kind HyperparameterTuningJob, spec.tuning
+    elif hp is not None:
+        c.error("$.trainingInput.hyperparameters", "hyperparameters must be a mapping")
 
 
 def _task(src: Source, tin: dict, d: Draft) -> None:

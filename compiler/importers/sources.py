@@ -8,16 +8,18 @@ gcloud), `vertex-sdk` (Python SDK / GAPIC arguments in snake_case).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import source
 from ..diagnostics import Collector, Diagnostic
+from ..tuning import PARENT_VALUES, RANGED, VALUE_SPECS
 
 ML, VERTEX = "ai-platform", "vertex"
 # Mappings whose keys are user data, never field names: not converted from snake_case.
-_USER_KEYS = frozenset({"labels", "parameter_spec", "metric_spec", "environment_variables"})
+_USER_KEYS = frozenset({"labels", "environment_variables"})
 # Client-side SDK arguments that are not part of the request.
 _CLIENT_ONLY = frozenset({"sync", "create_request_timeout", "project", "location", "staging_bucket",
                           "credentials", "model_serving_container_image_uri"})
@@ -40,6 +42,16 @@ _POOL_KWARGS = frozenset({"args", "replica_count", "machine_type", "accelerator_
                           "environment_variables", "tpu_topology"})
 _HPT_SDK = frozenset({"metric_spec", "parameter_spec", "max_trial_count", "parallel_trial_count",
                       "search_algorithm", "max_failed_trial_count", "measurement_selection"})
+# aiplatform.HyperparameterTuningJob(...) → the StudySpec it sends (google.cloud.aiplatform
+# jobs.py and hyperparameter_tuning.py): hpt.*ParameterSpec classes written as dicts with
+# their class name in "type", scale and algorithm names, measurement_selection (default "best").
+_SDK_KINDS = {"DoubleParameterSpec": "double", "IntegerParameterSpec": "integer",
+              "DiscreteParameterSpec": "discrete", "CategoricalParameterSpec": "categorical"}
+_SDK_SCALES = {"linear": "UNIT_LINEAR_SCALE", "log": "UNIT_LOG_SCALE",
+               "reverse_log": "UNIT_REVERSE_LOG_SCALE", "unspecified": None}
+_SDK_ALGORITHMS = {None: None, "grid": "GRID_SEARCH", "random": "RANDOM_SEARCH"}
+_SDK_MEASUREMENTS = {"best": "BEST_MEASUREMENT", "last": "LAST_MEASUREMENT"}
+_SDK_MEASUREMENT_DEFAULT = "best"
 
 
 @dataclass
@@ -63,6 +75,13 @@ class Source:
     def note(self, path: str, text: str) -> None:
         self.notes.setdefault(path, []).append(text)
 
+    def tuning_request(self) -> dict:
+        """A `vertex-hpt` source as the one HyperparameterTuningJob request it stands for."""
+        out = {k: v for k, v in self.request.items() if k != "jobSpec"}
+        out.update(self.study or {})
+        out["trialJobSpec"] = self.request.get("jobSpec")
+        return out
+
 
 def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]:
     """Parse a JSON or YAML config (safely, with positions) and detect its kind."""
@@ -71,7 +90,7 @@ def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]
     c = doc.collector()
     if doc.data is None or any(d.is_error for d in found):
         return None, [_retarget(d) for d in found]
-    data = doc.data
+    data = _exact_json(text) or doc.data
     if data.get("apiVersion") == "trainspec/v1" or "spec" in data and "kind" in data:
         c.error("$", "this is already a trainspec spec", "validate or compile it instead")
         return None, c.items
@@ -90,6 +109,16 @@ def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]
             "workerPoolSpecs or jobSpec (Vertex AI), or SDK worker_pool_specs / job_spec",
             f"top-level keys: {', '.join(sorted(map(str, data))) or 'none'}")
     return None, c.items
+
+
+def _exact_json(text: bytes | str) -> dict | None:
+    """A JSON body's values as JSON reads them: the YAML 1.1 loader (kept for its positions and
+    safety checks, which passed) reads an exponent without a dot, 1e-07, as a string."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 _SDK_KEYS = ("worker_pool_specs", "job_spec", "trial_job_spec", "container_uri",
@@ -229,8 +258,7 @@ def _sdk_request(data: dict, c: Collector) -> Source:
         if isinstance(data.get(key), str):
             setattr(src, "project" if key == "project" else "region", data[key])
     if "trial_job_spec" in data or _HPT_SDK & set(data):
-        src.study = camelize({k: v for k, v in data.items() if k in _HPT_SDK or k in (
-            "study_spec", "max_trial_count", "parallel_trial_count", "max_failed_trial_count")})
+        src.study = _sdk_study(src, data, base)
         src.kind = "vertex-hpt"
     if "job_spec" in data or "trial_job_spec" in data:  # GAPIC CustomJob / HPT job dict
         spec = data.get("job_spec", data.get("trial_job_spec"))
@@ -260,6 +288,74 @@ def _sdk_request(data: dict, c: Collector) -> Source:
                         else "aiplatform-custom-job")
     src.request["jobSpec"] = spec
     return src
+
+
+def _sdk_study(src: Source, data: dict, base: str) -> dict:
+    """The HyperparameterTuningJob fields (beside trialJobSpec) of GAPIC `study_spec` or of
+    the SDK's `metric_spec` / `parameter_spec` arguments."""
+    study = camelize({k: v for k, v in data.items() if k in ("study_spec", "max_trial_count",
+                                                             "parallel_trial_count",
+                                                             "max_failed_trial_count")})
+    if "metric_spec" not in data and "parameter_spec" not in data:
+        return study
+    metrics = data.get("metric_spec") if isinstance(data.get("metric_spec"), dict) else {}
+    params = data.get("parameter_spec") if isinstance(data.get("parameter_spec"), dict) else {}
+    spec: dict[str, Any] = {
+        "metrics": [{"metricId": k, "goal": str(v).upper()} for k, v in metrics.items()],
+        "parameters": [_sdk_parameter(src, k, v, f"{base}.parameter_spec") for k, v in
+                       params.items()]}
+    algorithm = data.get("search_algorithm")
+    if algorithm not in _SDK_ALGORITHMS:
+        src.collector.error(f"{base}.search_algorithm", f"unknown search_algorithm "
+                            f"{algorithm!r}", "None, 'grid' or 'random'")
+    elif _SDK_ALGORITHMS[algorithm]:
+        spec["algorithm"] = _SDK_ALGORITHMS[algorithm]
+    measurement = data.get("measurement_selection", _SDK_MEASUREMENT_DEFAULT)
+    if measurement not in _SDK_MEASUREMENTS:
+        src.collector.error(f"{base}.measurement_selection", f"unknown measurement_selection "
+                            f"{measurement!r}", "'best' or 'last'")
+    else:
+        spec["measurementSelectionType"] = _SDK_MEASUREMENTS[measurement]
+        if "measurement_selection" not in data:
+            src.note("$.studySpec", "measurement_selection not given: the SDK sends its "
+                     "default, 'best'")
+    study["studySpec"] = spec
+    return study
+
+
+def _sdk_parameter(src: Source, pid: str, value: Any, at: str) -> dict:
+    """One hpt.*ParameterSpec, written as a dict ({"type": "DoubleParameterSpec", ...})."""
+    where = f"{at}[{pid!r}]"
+    kind = _SDK_KINDS.get(value.get("type")) if isinstance(value, dict) else None
+    if kind is None:
+        src.collector.error(where, "a parameter spec needs its class as \"type\": one of "
+                            + ", ".join(_SDK_KINDS))
+        return {"parameterId": pid}
+    out: dict[str, Any] = {"parameterId": pid}
+    if kind in RANGED:
+        low, high = value.get("min"), value.get("max")
+        out[VALUE_SPECS[kind]] = {"minValue": str(low) if kind == "integer" else low,
+                                  "maxValue": str(high) if kind == "integer" else high}
+    else:
+        out[VALUE_SPECS[kind]] = {"values": list(value.get("values") or ())}
+    scale = value.get("scale")
+    if scale is not None and scale not in _SDK_SCALES:
+        src.collector.error(f"{where}.scale", f"unknown scale {scale!r}",
+                            "'linear', 'log' or 'reverse_log'")
+    elif _SDK_SCALES.get(scale):
+        out["scaleType"] = _SDK_SCALES[scale]
+    children = value.get("conditional_parameter_spec") or {}
+    if children and kind not in PARENT_VALUES:
+        src.collector.error(f"{where}.conditional_parameter_spec", "only integer, discrete and "
+                            "categorical parameters take conditional parameters")
+    elif isinstance(children, dict) and children:
+        out["conditionalParameterSpecs"] = [
+            {"parameterSpec": _sdk_parameter(src, cid, child,
+                                             f"{where}.conditional_parameter_spec"),
+             PARENT_VALUES[kind]: {"values": [str(v) if kind == "integer" else v for v in (
+                 child.get("parent_values") or () if isinstance(child, dict) else ())]}}
+            for cid, child in children.items()]
+    return out
 
 
 def _staging_output(src: Source, spec: dict, bucket: str, prefix: str) -> None:

@@ -19,7 +19,9 @@ ORDER = ["apiVersion", "kind", "metadata", "name", "labels", "description", "spe
          "disableRetries", "priority", "vertex", "displayName", "tensorboard",
          "persistentResourceId", "enableDashboardAccess", "reservedIpRanges", "experiment",
          "experimentRun", "pscInterfaceConfig", "protectedArtifactLocationId", "models",
-         "aiPlatform", "scaleTier", "useChiefInTfConfig", "hyperparameters"]
+         "aiPlatform", "scaleTier", "useChiefInTfConfig", "hyperparameters", "tuning",
+         "metrics", "parameters", "algorithm", "maxTrials", "parallelTrials", "maxFailedTrials",
+         "earlyStopping", "measurement", "resumeFrom"]
 _RANK = {k: i for i, k in enumerate(ORDER)}
 # Inside a pool: what it runs on first, then what it runs.
 POOL_ORDER = ["replicas", "machineType", "accelerator", "disk", "tpuTopology", "reservation",
@@ -27,8 +29,10 @@ POOL_ORDER = ["replicas", "machineType", "accelerator", "disk", "tpuTopology", "
               "python", "env"]
 _POOL_RANK = {k: i for i, k in enumerate(POOL_ORDER)}
 _ROLES = ("chief", "worker", "parameterServer", "evaluator")
-# Mappings whose key order is the user's (labels, env) or the API's (hyperparameters).
-_KEEP_ORDER = ("labels", "env", "hyperparameters", "pscInterfaceConfig")
+# Mappings whose key order is the user's (labels, env, tuning metrics and parameters) or the
+# API's (hyperparameters), or as compiler.tuning.to_spec wrote it (earlyStopping).
+_KEEP_ORDER = ("labels", "env", "hyperparameters", "pscInterfaceConfig", "metrics", "parameters",
+               "earlyStopping")
 
 
 def as_int(value: Any) -> Any:

@@ -10,11 +10,13 @@ import datetime
 import re
 from decimal import Decimal
 
+from .. import tuning_rules
 from ..catalog import accelerators, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import to_google
 from ..model import Container, Job, Pool, PythonPackage
 from ..schemas import did_you_mean
+from ..tuning import ALGORITHMS, GOALS, ML_SCALE_NONE, ML_TYPES, RANGED, SCALES, SETTINGS, Parameter, Tuning
 from . import compact
 
 # The create request's discovery document and schema (ml v1 projects.jobs.create).
@@ -91,6 +93,9 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
                   "docs), which is retired: the job will likely fail",
                   "write a chief pool with a T4 or V100 instead")
     _check_task(job, c)
+    if job.tuning is not None:
+        tuning_rules.check(job.tuning, c)
+        tuning_rules.inexpressible(job.tuning, "ai-platform", c)
     legacy_names = {p.role for p in job.pools.values()
                     if machines.is_ml_legacy_name(p.machine_type or "") and p.machine_type != "cloud_tpu"}
     mixable = {p.role for p in job.pools.values() if p.machine_type == "cloud_tpu"}
@@ -146,58 +151,6 @@ def _check_task(job: Job, c: Collector) -> None:
             for message in problems:
                 (c.error if known else c.warning)("$.spec.python.pythonVersion" if known
                                                   else "$.spec.python.runtimeVersion", message)
-    hp = job.ai_platform.get("hyperparameters")
-    if isinstance(hp, dict):
-        _check_hyperparameters(hp, c)
-
-
-def _check_hyperparameters(hp: dict, c: Collector) -> None:
-    """[DD-ML] HyperparameterSpec / ParameterSpec rules the server enforces."""
-    base = "$.spec.aiPlatform.hyperparameters"
-    raw = hp.get("params")
-    params = [p for p in raw if isinstance(p, dict)] if isinstance(raw, list) else []
-    seen: set[str] = set()
-    for i, p in enumerate(params):
-        at, kind, name = f"{base}.params[{i}]", p.get("type"), p.get("parameterName")
-        if isinstance(name, str) and name in seen:
-            c.error(f"{at}.parameterName", f"duplicate parameterName {name!r}")
-        if isinstance(name, str):
-            seen.add(name)
-        lo, hi = _num(p.get("minValue")), _num(p.get("maxValue"))
-        if kind in ("DOUBLE", "INTEGER"):
-            if "minValue" not in p or "maxValue" not in p:
-                c.error(at, f"a {kind} parameter needs minValue and maxValue")
-            elif lo is None or hi is None:
-                pass  # written, but not as a number: the schema says so at the value
-            elif lo > hi:
-                c.error(at, f"minValue {lo} is greater than maxValue {hi}")
-            elif kind == "INTEGER" and (lo != int(lo) or hi != int(hi)):
-                c.error(at, "an INTEGER parameter needs whole minValue and maxValue")
-            scale = p.get("scaleType")
-            if isinstance(scale, str) and scale.endswith("LOG_SCALE") and lo is not None and lo <= 0:
-                c.error(f"{at}.scaleType", "a log scale needs a strictly positive range")
-        if kind == "CATEGORICAL":
-            if not isinstance(p.get("categoricalValues"), list) or not p["categoricalValues"]:
-                c.error(at, "a CATEGORICAL parameter needs categoricalValues")
-            for key in ("minValue", "maxValue", "scaleType"):
-                if key in p:
-                    c.error(f"{at}.{key}", f"{key} does not apply to a CATEGORICAL parameter")
-        if kind == "DISCRETE":
-            raw = p.get("discreteValues")
-            values = [v for v in raw if _num(v) is not None] if isinstance(raw, list) else []
-            if not values:
-                c.error(at, "a DISCRETE parameter needs discreteValues")
-            elif any(b <= a for a, b in zip(values, values[1:])):
-                c.error(f"{at}.discreteValues", "discreteValues must be strictly increasing")
-            elif len(values) > 1000:
-                c.error(f"{at}.discreteValues", f"{len(values)} values: at most 1000")
-    if hp.get("algorithm") == "GRID_SEARCH" and any(p.get("type") == "DOUBLE" for p in params):
-        c.error(f"{base}.algorithm", "GRID_SEARCH needs INTEGER, CATEGORICAL or DISCRETE "
-                "parameters only")
-    trials, parallel = _num(hp.get("maxTrials")), _num(hp.get("maxParallelTrials"))
-    if trials is not None and parallel is not None and parallel > trials:
-        c.warning(f"{base}.maxParallelTrials", f"{parallel} parallel trials but only {trials} "
-                  "trials in all")
 
 
 def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
@@ -282,9 +235,9 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
         origins["trainingInput.packageUris"] = "$.spec.python.packages"
     elif isinstance(task, Container) and not pooled_args and task.args:
         tin["args"] = list(task.args)
-    if job.ai_platform.get("hyperparameters"):
-        tin["hyperparameters"] = _hyperparameters(job.ai_platform["hyperparameters"])
-        origins["trainingInput.hyperparameters"] = "$.spec.aiPlatform.hyperparameters"
+    if job.tuning is not None:
+        tin["hyperparameters"] = hyperparameters(job.tuning)
+        origins["trainingInput.hyperparameters"] = job.tuning.path
     tin["region"] = job.region
     origins["trainingInput.region"] = "$.spec.region"
     if job.output_dir:
@@ -340,13 +293,36 @@ def _config(pool: Pool, chief_task, pooled_args: bool) -> dict:
     return out
 
 
-def _num(value: object) -> float | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return value if ok else None  # type: ignore[return-value]
-
-
-def _hyperparameters(raw: dict) -> dict:
-    out = dict(raw)
-    out["params"] = [dict(p) for p in raw.get("params") or ()]
+def hyperparameters(t: Tuning) -> dict:
+    """The ml v1 HyperparameterSpec of a search (one metric: checked by `check`)."""
+    metric = t.metrics[0] if t.metrics else None
+    out = compact({"goal": GOALS.get(metric.goal) if metric and metric.goal else None,
+                   "hyperparameterMetricTag": metric.id if metric else None})
+    values = {"algorithm": ALGORITHMS.get(t.algorithm) if t.algorithm else None,
+              "early_stopping": t.early_stopping}
+    for setting, (_, field, _) in SETTINGS.items():
+        value = values[setting] if setting in values else getattr(t, setting)
+        if field is not None and value is not None:
+            out[field] = value
+    out["params"] = [_parameter(p) for p in t.parameters]
     return out
 
+
+def _parameter(p: Parameter) -> dict:
+    out: dict = {"parameterName": p.id, "type": ML_TYPES.get(p.kind or "", "")}
+    if p.kind in RANGED:
+        whole = p.kind == "integer"
+        out.update(compact({"minValue": _whole(p.low) if whole else p.low,
+                            "maxValue": _whole(p.high) if whole else p.high}))
+    elif p.kind == "categorical":
+        out["categoricalValues"] = list(p.values)
+    elif p.kind == "discrete":
+        out["discreteValues"] = list(p.values)
+    if p.scale is not None:
+        out["scaleType"] = "NONE" if p.scale == ML_SCALE_NONE else SCALES[p.scale]
+    return out
+
+
+def _whole(value: object) -> object:
+    """An integer parameter's bound as an integer (2.0 → 2: the same double on the wire)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value

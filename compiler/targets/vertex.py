@@ -1,8 +1,10 @@
-"""Lower the neutral model to a Vertex AI CustomJob request body (aiplatform v1).
+"""Lower the neutral model to a Vertex AI CustomJob request body (aiplatform v1), or for a
+tuning job a HyperparameterTuningJob whose trialJobSpec is that CustomJob's jobSpec.
 
 `check` resolves defaults (machine types, implied accelerators, executor images) and reports
 what Vertex would refuse; `lower` is then a pure mapping to the request body.
-Field reference: aiplatform.v1 discovery document, GoogleCloudAiplatformV1CustomJob.
+Field reference: aiplatform.v1 discovery document, GoogleCloudAiplatformV1CustomJob and
+GoogleCloudAiplatformV1HyperparameterTuningJob.
 """
 
 from __future__ import annotations
@@ -11,15 +13,37 @@ import dataclasses
 import datetime
 from decimal import Decimal
 
+import yaml
+
+from .. import tuning_rules
 from ..catalog import accelerators, documented, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import human, to_google
 from ..model import Container, Job, Pool, PythonPackage
 from ..schemas import did_you_mean
+from ..tuning import (
+    ALGORITHMS,
+    CONVEX_INT64,
+    DEFAULT_STOPPING_RULE,
+    DISCRETE_GAP,
+    GOALS,
+    KIND,
+    MEASUREMENTS,
+    PARENT_VALUES,
+    SCALES,
+    SETTINGS,
+    STOPPING_RULES,
+    VALUE_SPECS,
+    Parameter,
+    Tuning,
+    to_spec,
+)
 from . import compact
 
-# The create request's discovery document and schema (aiplatform v1 customJobs.create).
+# The create requests' discovery document and schemas (aiplatform v1 customJobs.create,
+# hyperparameterTuningJobs.create).
 API, SCHEMA = "aiplatform", "GoogleCloudAiplatformV1CustomJob"
+TUNING_SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
 POOL_INDEX = {"chief": 0, "worker": 1, "parameterServer": 2, "evaluator": 3}
 SEVEN_DAYS = Decimal(7 * 86400)
 # [DWS] GPUs that Dynamic Workload Scheduler (FLEX_START) can provision.
@@ -29,7 +53,7 @@ RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 # spec.scheduling keys Vertex has no field for, and spec.aiPlatform keys with no equivalent.
 _NOT_ON_VERTEX = {
     "hyperparameters": "hyperparameter tuning is a separate Vertex resource "
-                       "(HyperparameterTuningJob); trainspec compiles CustomJobs",
+                       "(HyperparameterTuningJob)",
     "useChiefInTfConfig": "Vertex has no such field (pool 0's TF_CONFIG role is set by the "
                           "service)",
 }
@@ -60,12 +84,63 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
         if isinstance(peer, dict):
             _report(c, f"$.spec.vertex.pscInterfaceConfig.dnsPeeringConfigs[{i}].domain",
                     documented.check_dns_domain(peer.get("domain")))
+    if job.kind == KIND and job.tuning is not None:
+        _check_tuning(job, job.tuning, c)
+
+
+def _write_instead(t: Tuning | None, c: Collector) -> str | None:
+    """The spec.tuning that says what an aiPlatform.hyperparameters block says, as one line;
+    while the block itself has errors, only where to move it (its values are not all known)."""
+    if t is None:
+        return None
+    if any(d.is_error and d.path.startswith(f"{t.path}.") for d in c.items):
+        return "write kind: HyperparameterTuningJob and move the search to spec.tuning " \
+            "(docs/migration.md, hyperparameter tuning jobs)"
+    text = yaml.safe_dump(to_spec(t), default_flow_style=True, sort_keys=False, width=10**6,
+                          allow_unicode=True).strip()
+    return f"write kind: HyperparameterTuningJob and, instead of aiPlatform.hyperparameters, " \
+        f"spec.tuning: {text}"
+
+
+def _check_tuning(job: Job, t: Tuning, c: Collector) -> None:
+    """The search of a HyperparameterTuningJob: shared rules, then Vertex's own ([DD-AIP])."""
+    tuning_rules.check(t, c)
+    tuning_rules.inexpressible(t, "vertex", c)
+    for setting in ("max_trials", "parallel_trials"):
+        key, _, field = SETTINGS[setting]
+        if getattr(t, setting) is None:
+            c.error(t.path, f"missing required key {key!r}", f"Vertex requires {field}")
+    # "Must not contain whitespaces" (StudySpec.MetricSpec.metricId, ParameterSpec.parameterId).
+    named = [("metric", m.id, m.path) for m in t.metrics] + \
+        [("parameter", p.id, p.path) for p in t.all_parameters()]
+    for what, name, path in named:
+        if name and any(ch.isspace() for ch in name):
+            c.error(path, f"{what} id {name!r} contains whitespace, which Vertex refuses",
+                    "rename it here and in the trainer" + (
+                        ", which reports it with hypertune" if what == "metric" else ""),
+                    key=True)
+    for p in t.all_parameters():
+        sendable = p.kind == "discrete" and not any(
+            tuning_rules.number_problem(v, p.kind) for v in p.values)
+        gaps = [b - a for a, b in zip(p.values, p.values[1:])] if sendable else []
+        if any(0 < gap < DISCRETE_GAP for gap in gaps):
+            c.error(f"{p.path}.discrete", "on vertex, discrete values must be at least 1e-10 "
+                    "apart")
+    if t.early_stopping and t.stopping is None:
+        c.warning(t.at("early_stopping"), f"earlyStopping: true is sent as the {DEFAULT_STOPPING_RULE}"
+                  f" rule ({STOPPING_RULES[DEFAULT_STOPPING_RULE]}): Vertex asks for a rule, and AI "
+                  "Platform's switch documents none", "to choose, write earlyStopping: "
+                  "{decayCurve: {}}, {median: {}} or {convex: {...}}")
+        job.note(t.at("early_stopping"), f"{DEFAULT_STOPPING_RULE} rule for earlyStopping: true")
 
 
 def _check_ai_platform_keys(job: Job, c: Collector) -> None:
     for key, why in _NOT_ON_VERTEX.items():
+        if key == "hyperparameters" and job.kind == KIND:
+            continue  # a tuning job's search is spec.tuning: refused as such by normalize
         if key in job.ai_platform:
-            c.error(f"$.spec.aiPlatform.{key}", f"cannot be expressed on vertex: {why}")
+            hint = _write_instead(job.tuning, c) if key == "hyperparameters" else None
+            c.error(f"$.spec.aiPlatform.{key}", f"cannot be expressed on vertex: {why}", hint)
     tier = job.ai_platform.get("scaleTier")
     if tier in (None, "CUSTOM"):
         return
@@ -266,6 +341,70 @@ def _check_scheduling(job: Job, c: Collector) -> None:
 # -- lowering ------------------------------------------------------------------------------
 
 def lower(job: Job) -> tuple[dict, dict[str, str]]:
+    """The CustomJob (or HyperparameterTuningJob) body and its origins (body path → spec path)."""
+    body, origins = _custom_job(job)
+    if job.kind == KIND and job.tuning is not None:
+        return _tuning_job(job.tuning, body, origins)
+    return body, origins
+
+
+def _tuning_job(t: Tuning, custom: dict, custom_origins: dict[str, str]) \
+        -> tuple[dict, dict[str, str]]:
+    """The HyperparameterTuningJob running the CustomJob `custom`'s jobSpec in every trial."""
+    body: dict = {"displayName": custom["displayName"]}
+    if "labels" in custom:
+        body["labels"] = custom["labels"]
+    body["studySpec"] = study_spec(t)
+    body.update(compact({SETTINGS[s][2]: getattr(t, s)
+                         for s in ("max_trials", "parallel_trials", "max_failed_trials")}))
+    body["trialJobSpec"] = custom["jobSpec"]
+    if "encryptionSpec" in custom:
+        body["encryptionSpec"] = custom["encryptionSpec"]
+    origins = {"trialJobSpec" + k[len("jobSpec"):] if k.startswith("jobSpec") else k: v
+               for k, v in custom_origins.items()}
+    origins.update({"studySpec": t.path, "studySpec.metrics": f"{t.path}.metrics",
+                    **{f"studySpec.parameters[{i}]": p.path for i, p in enumerate(t.parameters)},
+                    **{SETTINGS[s][2]: t.at(s) for s in ("max_trials", "parallel_trials",
+                                                          "max_failed_trials")}})
+    return body, origins
+
+
+def study_spec(t: Tuning) -> dict:
+    """The StudySpec of a search: metrics, parameters, then the optional settings."""
+    spec: dict = {"metrics": [{"metricId": m.id, "goal": GOALS.get(m.goal or "maximize")}
+                              for m in t.metrics],
+                  "parameters": [_parameter_spec(p) for p in t.parameters]}
+    if ALGORITHMS.get(t.algorithm or "bayesian"):
+        spec["algorithm"] = ALGORITHMS[t.algorithm or "bayesian"]
+    if t.measurement:
+        spec["measurementSelectionType"] = MEASUREMENTS[t.measurement]
+    rule = t.stopping or ((DEFAULT_STOPPING_RULE, {}) if t.early_stopping else None)
+    if rule is not None:
+        spec[STOPPING_RULES[rule[0]]] = {k: str(v) if k in CONVEX_INT64 else v
+                                         for k, v in rule[1].items()}
+    return spec
+
+
+def _parameter_spec(p: Parameter) -> dict:
+    out: dict = {"parameterId": p.id}
+    if p.kind == "double":
+        out[VALUE_SPECS["double"]] = {"minValue": p.low, "maxValue": p.high}
+    elif p.kind == "integer":  # int64: a decimal string
+        out[VALUE_SPECS["integer"]] = {"minValue": str(int(p.low)), "maxValue": str(int(p.high))}
+    elif p.kind in VALUE_SPECS:
+        out[VALUE_SPECS[p.kind]] = {"values": list(p.values)}
+    if p.scale in SCALES:
+        out["scaleType"] = SCALES[p.scale]
+    if p.conditions and p.kind in PARENT_VALUES:
+        out["conditionalParameterSpecs"] = [
+            {"parameterSpec": _parameter_spec(q), PARENT_VALUES[p.kind]: {
+                "values": [str(v) for v in cond.values] if p.kind == "integer"
+                else list(cond.values)}}
+            for cond in p.conditions for q in cond.parameters]
+    return out
+
+
+def _custom_job(job: Job) -> tuple[dict, dict[str, str]]:
     """The CustomJob body and its origins (body path → spec JSON path)."""
     origins: dict[str, str] = {}
     pools = []

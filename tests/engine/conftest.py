@@ -76,6 +76,11 @@ class Emulator:
         with self.api._lock:
             return {n: self.api._render_vertex(n) for n in self.api.state["vertex"]}
 
+    def tuning_jobs(self) -> dict[str, dict]:
+        """name → rendered HyperparameterTuningJob, as GET returns it now."""
+        with self.api._lock:
+            return {n: self.api._render_vertex(n) for n in self.api.state["tuning"]}
+
     def ml_jobs(self) -> dict[str, dict]:
         with self.api._lock:
             return {n: self.api._render_ml(n) for n in self.api.state["ml"]}

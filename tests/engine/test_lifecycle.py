@@ -11,7 +11,7 @@ import threading
 import time
 
 from faultproxy import FaultProxy
-from job_specs import FAIL, HOLD, ml, vertex
+from job_specs import FAIL, HOLD, ml, tuning, vertex
 
 BERT, CENSUS = "specs/bert.yaml", "specs/census.yaml"
 
@@ -256,3 +256,58 @@ def test_a_404_from_a_wrong_endpoint_is_an_error_never_a_deleted_job(project, em
         assert "HTTP 404" in text and "Traceback" not in text
     assert [r["id"] for r in p.resources()] == [name]  # still tracked
     assert emulator.vertex_jobs()[name]["state"] == "JOB_STATE_RUNNING"
+
+
+def test_a_tuning_job_is_created_once_refreshed_with_its_best_trial_and_cancelled(
+        project, emulator):
+    p = project()
+    p.write("specs/ads-hpt.yaml", tuning(labels=HOLD))  # the last wave of trials stays running
+    p.up()
+    assert len(emulator.requests("POST", "/hyperparameterTuningJobs HTTP")) == 1
+    assert emulator.requests("POST", "/customJobs HTTP") == []
+    (name,) = emulator.tuning_jobs()
+    assert name.startswith("projects/acme-test/locations/us-central1/hyperparameterTuningJobs/")
+    assert p.outputs()["ads-hpt"]["name"] == name
+    (resource,) = p.resources()
+    assert resource["type"].endswith("trainspec:VertexHyperparameterTuningJob")
+
+    time.sleep(2.5)  # 0.5 s steps: queued, pending, the first wave of 2 trials done
+    p.run("refresh", "--yes", "--skip-preview")
+    (resource,) = p.resources()
+    outs = resource["outputs"]
+    assert outs["state"] == "JOB_STATE_RUNNING"
+    assert outs["trialCount"] == 4 and outs["succeededTrials"] == 2
+    best = outs["bestTrial"]
+    live = emulator.tuning_jobs()[name]["trials"]
+    done = [t for t in live if t["state"] == "SUCCEEDED"]
+    top = max(done, key=lambda t: t["finalMeasurement"]["metrics"][0]["value"])
+    assert best["id"] == top["id"] and set(best["parameters"]) == {"lr", "optimizer"}
+    p.up()  # the stack's exports follow the refreshed outputs
+    assert p.outputs()["ads-hpt"]["bestTrial"]["id"] == top["id"]
+
+    p.run("destroy", "--yes", "--skip-preview")
+    assert emulator.tuning_jobs()[name]["state"] == "JOB_STATE_CANCELLED"
+    assert len(emulator.requests("POST", f"{name}:cancel")) == 1
+    assert not emulator.requests("DELETE")  # records are kept by default
+    assert p.resources() == []
+
+
+def test_a_spec_turned_into_a_tuning_job_cancels_the_old_job_first(project, emulator):
+    """kind (or platform) changes the resource type: an alias keeps it one resource, so the
+    change is a delete-before-replace like any other, not a new job beside the old one."""
+    p = project()
+    p.write("specs/ads-hpt.yaml", vertex(name="ads-hpt", labels=HOLD))
+    p.up()
+    (old,) = emulator.vertex_jobs()
+    p.write("specs/ads-hpt.yaml", tuning(labels=HOLD))
+    preview = p.run("preview")
+    assert "+-1 to replace" in preview.stdout
+    p.up()
+    assert emulator.vertex_jobs()[old]["state"] == "JOB_STATE_CANCELLED"
+    (new,) = emulator.tuning_jobs()
+    calls = emulator.requests("POST")
+    cancel = next(i for i, c in enumerate(calls) if f"{old}:cancel" in c)
+    create = next(i for i, c in enumerate(calls) if "/hyperparameterTuningJobs HTTP" in c)
+    assert cancel < create
+    (resource,) = p.resources()
+    assert resource["type"].endswith(":VertexHyperparameterTuningJob") and resource["id"] == new

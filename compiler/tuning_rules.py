@@ -1,0 +1,361 @@
+"""Decode a tuning search (`spec.tuning`, or the legacy `spec.aiPlatform.hyperparameters`) into
+the model of compiler/tuning.py, and check the rules both APIs share.
+
+Each rule's message is written once per syntax (MESSAGES): a refusal names the keys the user
+wrote, `min`/`scale` in spec.tuning, `minValue`/`scaleType` in an aiPlatform block.
+Reads are type-checked: data that broke the schema is skipped here, never a traceback.
+Facts (all verified, facts B.7 and [DD-AIP] StudySpec): parameter ids unique; DOUBLE/INTEGER
+bounds inclusive, integers whole; log scales need a strictly positive feasible space; scale
+unset for CATEGORICAL; discrete values strictly increasing, at most 1000; GRID_SEARCH only with
+INTEGER/CATEGORICAL/DISCRETE; conditions only under INTEGER/DISCRETE/CATEGORICAL parents, with
+values of the parent's domain. Unverified (so warnings): parallel ≤ max trials, a range of one
+value.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .diagnostics import Collector
+from .source import child
+from .tuning import (
+    ALGORITHMS,
+    CONDITIONAL_PARENTS,
+    DISCRETE_GAP,
+    GOALS,
+    KINDS,
+    MAX_DISCRETE_VALUES,
+    MEASUREMENTS,
+    ML_PATH,
+    ML_SCALE_NONE,
+    ML_TYPES,
+    RANGED,
+    SCALES,
+    SETTINGS,
+    SPEC_PATH,
+    STOPPING_RULES,
+    Condition,
+    Metric,
+    Parameter,
+    Tuning,
+)
+
+# code → (message in spec.tuning words, message in aiPlatform.hyperparameters words)
+MESSAGES = {
+    "duplicate-id": ("duplicate parameter id {id!r} (also at {first})",
+                     "duplicate parameterName {id!r}"),
+    "range-order": ("min {low} is greater than max {high}",
+                    "minValue {low} is greater than maxValue {high}"),
+    "whole-bounds": ("an integer parameter needs whole bounds",
+                     "an INTEGER parameter needs whole minValue and maxValue"),
+    "one-value": ("a range of one value ({low}): the parameter is not searched; pass it as "
+                  "an argument instead",
+                  "minValue equals maxValue ({low}): the parameter is not searched; pass it as "
+                  "an argument instead"),
+    "log-range": ("a log scale needs a strictly positive range",) * 2,
+    "log-values": ("a log scale needs strictly positive values",) * 2,
+    "categorical-scale": ("scale does not apply to a categorical parameter",
+                          "scaleType does not apply to a CATEGORICAL parameter"),
+    "discrete-order": ("discrete values must be strictly increasing",
+                       "discreteValues must be strictly increasing"),
+    "too-many-values": ("{n} values: at most 1000",) * 2,
+    "grid-double": ("grid search needs integer, discrete or categorical parameters only, and "
+                    "{ids} {verb} double",
+                    "GRID_SEARCH needs INTEGER, CATEGORICAL or DISCRETE parameters only"),
+    "parallel": ("{parallel} parallel trials but only {trials} trials in all",) * 2,
+    "double-parent": ("a double parameter cannot have conditional parameters: only integer, "
+                      "discrete and categorical ones can",) * 2,
+    "parent-type": ("{value!r} is not {what}, a value of the {kind} parameter {id!r}",) * 2,
+    "parent-domain": ("{value!r} is not one of the values of {id!r} ({domain})",) * 2,
+}
+
+
+def _say(t: Tuning, code: str, **kw: Any) -> str:
+    return MESSAGES[code][0 if t.syntax == "spec" else 1].format(**kw)
+
+
+def _d(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _n(value: Any) -> int | float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return value if ok else None
+
+
+def _key(value: Any, table: dict) -> Any:
+    """`value` if it is one of `table`'s keys (lists and mappings never are), else None."""
+    return value if isinstance(value, str) and value in table else None
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, float) and math.isfinite(value) and value.is_integer()
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# -- decoding ---------------------------------------------------------------------------------
+
+def from_spec(raw: dict, c: Collector) -> Tuning:
+    """The model of `spec.tuning` (schema-checked data, read defensively)."""
+    t = Tuning("spec", SPEC_PATH)
+    t.metrics = tuple(Metric(k, _key(v, GOALS), child(f"{SPEC_PATH}.metrics", k))
+                      for k, v in _d(raw.get("metrics")).items())
+    t.parameters = tuple(_spec_parameter(k, v, child(f"{SPEC_PATH}.parameters", k), c)
+                         for k, v in _d(raw.get("parameters")).items() if isinstance(v, dict))
+    t.algorithm = _key(raw.get("algorithm"), ALGORITHMS)
+    for setting in ("max_trials", "parallel_trials", "max_failed_trials"):
+        setattr(t, setting, _count(raw.get(SETTINGS[setting][0])))
+    stopping = raw.get("earlyStopping")
+    if isinstance(stopping, bool):
+        t.early_stopping = stopping
+    elif isinstance(stopping, dict) and len(stopping) == 1:
+        rule, settings = next(iter(stopping.items()))
+        if _key(rule, STOPPING_RULES) and isinstance(settings, dict):
+            t.stopping = (rule, dict(settings))
+    t.measurement = _key(raw.get("measurement"), MEASUREMENTS)
+    t.resume_from = raw.get("resumeFrom") if isinstance(raw.get("resumeFrom"), str) else None
+    return t
+
+
+def _spec_parameter(pid: str, raw: dict, path: str, c: Collector) -> Parameter:
+    kinds = [k for k in KINDS if k in raw]
+    if len(kinds) != 1:
+        c.error(path, "give exactly one of double, integer, discrete, categorical" if kinds else
+                "no search space", "write double: [min, max], integer: [min, max], "
+                "discrete: [values] or categorical: [values]", key=True)
+    kind = kinds[0] if len(kinds) == 1 else None
+    value = raw.get(kind) if kind else None
+    low = high = None
+    values: tuple = ()
+    if kind in RANGED and isinstance(value, list) and len(value) == 2:
+        low, high = _n(value[0]), _n(value[1])
+        if kind == "integer" and not all(isinstance(v, int) or _whole(v) for v in (low, high)):
+            low = high = None  # refused by the schema (an integer, not a number)
+    elif kind == "discrete" and isinstance(value, list):
+        values = tuple(v for v in value if _n(v) is not None)
+    elif kind == "categorical" and isinstance(value, list):
+        values = tuple(v for v in value if isinstance(v, str))
+    conditions = []
+    for i, cond in enumerate(raw.get("conditional") or () if isinstance(
+            raw.get("conditional"), list) else ()):
+        if not isinstance(cond, dict):
+            continue
+        at = f"{path}.conditional[{i}]"
+        when = tuple(v for v in cond["when"] if isinstance(v, str) or _n(v) is not None) \
+            if isinstance(cond.get("when"), list) else ()
+        children = tuple(_spec_parameter(k, v, child(f"{at}.parameters", k), c)
+                         for k, v in _d(cond.get("parameters")).items() if isinstance(v, dict))
+        conditions.append(Condition(when, at, children))
+    scale = _key(raw.get("scale"), SCALES)
+    return Parameter(pid, kind, path, low, high, values, scale, tuple(conditions))
+
+
+_ML_KIND = {v: k for k, v in ML_TYPES.items()}
+_ML_GOAL = {v: k for k, v in GOALS.items()}
+_ML_ALGORITHM = {v: k for k, v in ALGORITHMS.items() if v}
+_ML_SCALE = {**{v: k for k, v in SCALES.items()}, "NONE": ML_SCALE_NONE}
+
+
+def from_ml(raw: dict, c: Collector, path: str = ML_PATH) -> Tuning:
+    """The model of an ml v1 HyperparameterSpec written at `path` (`spec.aiPlatform.
+    hyperparameters`, or an imported trainingInput), with the shape rules of that syntax
+    ([DD-ML] ParameterSpec)."""
+    t = Tuning("ml", path)
+    tag = raw.get("hyperparameterMetricTag")
+    t.metrics = (Metric(tag if isinstance(tag, str) else None,
+                        _ML_GOAL.get(_key(raw.get("goal"), _ML_GOAL)),
+                        f"{path}.hyperparameterMetricTag"),)
+    params = raw.get("params")
+    out = []
+    for i, p in enumerate(params if isinstance(params, list) else ()):
+        if isinstance(p, dict):
+            out.append(_ml_parameter(p, f"{path}.params[{i}]", c))
+    t.parameters = tuple(out)
+    t.algorithm = _ML_ALGORITHM.get(_key(raw.get("algorithm"), _ML_ALGORITHM))
+    for setting in ("max_trials", "parallel_trials", "max_failed_trials"):
+        setattr(t, setting, _count(raw.get(SETTINGS[setting][1])))
+    stopping = raw.get("enableTrialEarlyStopping")
+    t.early_stopping = stopping if isinstance(stopping, bool) else None
+    resume = raw.get("resumePreviousJobId")
+    t.resume_from = resume if isinstance(resume, str) else None
+    return t
+
+
+def _ml_parameter(p: dict, at: str, c: Collector) -> Parameter:
+    written = p.get("type")
+    kind = _ML_KIND.get(_key(written, _ML_KIND))
+    name = p.get("parameterName") if isinstance(p.get("parameterName"), str) else ""
+    low = high = None
+    values: tuple = ()
+    if kind in RANGED:
+        low, high = _n(p.get("minValue")), _n(p.get("maxValue"))
+        # Written but not a number: the schema says so at the value, once.
+        if "minValue" not in p or "maxValue" not in p:
+            c.error(at, f"a {written} parameter needs minValue and maxValue")
+    elif kind == "categorical":
+        raw = p.get("categoricalValues")
+        if not isinstance(raw, list) or not raw:
+            c.error(at, "a CATEGORICAL parameter needs categoricalValues")
+        values = tuple(v for v in raw if isinstance(v, str)) if isinstance(raw, list) else ()
+        for key in ("minValue", "maxValue"):
+            if key in p:
+                c.error(f"{at}.{key}", f"{key} does not apply to a CATEGORICAL parameter")
+    elif kind == "discrete":
+        raw = p.get("discreteValues")
+        values = tuple(v for v in raw if _n(v) is not None) if isinstance(raw, list) else ()
+        if not values:
+            c.error(at, "a DISCRETE parameter needs discreteValues")
+    scale = _ML_SCALE.get(_key(p.get("scaleType"), _ML_SCALE))
+    return Parameter(name, kind, at, low, high, values, scale)
+
+
+# -- the rules both APIs share ------------------------------------------------------------------
+
+def where(t: Tuning, p: Parameter, part: str) -> str:
+    """The JSON path of a part of `p` ("range", "values", "scale", "id") in its syntax."""
+    if t.syntax == "spec":
+        return {"range": f"{p.path}.{p.kind}", "values": f"{p.path}.{p.kind}",
+                "scale": f"{p.path}.scale", "id": p.path}[part]
+    return {"range": p.path, "values": f"{p.path}.discreteValues",
+            "scale": f"{p.path}.scaleType", "id": f"{p.path}.parameterName"}[part]
+
+
+def check(t: Tuning, c: Collector) -> None:
+    """Report what neither API accepts in `t`."""
+    _check_ids(t, c)
+    for p in t.parameters:
+        _check_parameter(t, p, c)
+    if t.algorithm == "grid":
+        doubles = [p.id for p in t.all_parameters() if p.kind == "double"]
+        if doubles:
+            c.error(t.at("algorithm"), _say(t, "grid-double", ids=", ".join(map(repr, doubles)),
+                                            verb="is" if len(doubles) == 1 else "are"))
+    trials, parallel = t.max_trials, t.parallel_trials
+    if trials is not None and parallel is not None and parallel > trials:
+        c.warning(t.at("parallel_trials"), _say(t, "parallel", parallel=parallel, trials=trials))
+
+
+def _check_ids(t: Tuning, c: Collector) -> None:
+    """Ids are unique; the children of one parent may share an id under disjoint conditions
+    ([DD-AIP] ParameterSpec.conditionalParameterSpecs)."""
+    seen: dict[str, list[tuple[str | None, tuple, str]]] = {}
+
+    def visit(p: Parameter, parent: str | None, when: tuple) -> None:
+        for other_parent, other_when, first in seen.get(p.id, ()):
+            if parent is None or other_parent != parent or set(when) & set(other_when):
+                c.add(where(t, p, "id"), _say(t, "duplicate-id", id=p.id, first=first),
+                      key=t.syntax == "spec")
+                break
+        seen.setdefault(p.id, []).append((parent, when, p.path))
+        for cond in p.conditions:
+            for q in cond.parameters:
+                visit(q, p.path, cond.values)
+
+    for p in t.parameters:
+        if p.id:
+            visit(p, None, ())
+
+
+def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
+    log = p.scale in ("log", "reverse-log")
+    if p.kind in RANGED:
+        lo, hi = p.low, p.high
+        # A number JSON cannot carry (beyond int64, not finite) is refused where it is written
+        # (compiler/source.py); the rules below only read numbers that can be sent.
+        bad = [v for v in (lo, hi) if v is not None and number_problem(v, p.kind)]
+        if lo is not None and hi is not None and not bad:
+            if lo > hi:
+                c.error(where(t, p, "range"), _say(t, "range-order", low=lo, high=hi))
+            elif p.kind == "integer" and not (float(lo).is_integer() and float(hi).is_integer()):
+                c.error(where(t, p, "range"), _say(t, "whole-bounds"))
+            elif lo == hi:
+                c.warning(where(t, p, "range"), _say(t, "one-value", low=lo))
+        if log and lo is not None and lo <= 0:
+            c.error(where(t, p, "scale"), _say(t, "log-range"))
+    elif p.kind == "discrete":
+        values = p.values
+        bad = [v for v in values if number_problem(v, p.kind)]  # refused where written
+        if not bad and any(b <= a for a, b in zip(values, values[1:])):
+            c.error(where(t, p, "values"), _say(t, "discrete-order"))
+        elif not bad and len(values) > MAX_DISCRETE_VALUES:
+            c.error(where(t, p, "values"), _say(t, "too-many-values", n=len(values)))
+        if log and any(v <= 0 for v in values):
+            c.error(where(t, p, "scale"), _say(t, "log-values"))
+    elif p.kind == "categorical" and p.scale is not None:
+        c.error(where(t, p, "scale"), _say(t, "categorical-scale"))
+    for cond in p.conditions:
+        if p.kind not in CONDITIONAL_PARENTS:
+            if p.kind is not None:
+                c.error(cond.path, _say(t, "double-parent"))
+            continue
+        for i, value in enumerate(cond.values):
+            problem = parent_value_problem(p, value)
+            if problem:
+                c.error(f"{cond.path}.when[{i}]", _say(t, problem[0], **problem[1]))
+        for q in cond.parameters:
+            _check_parameter(t, q, c)
+
+
+INT64 = (-(2**63), 2**63 - 1)  # [DD-AIP] IntegerValueSpec bounds and parentIntValues: int64
+
+
+def number_problem(value: int | float, kind: str | None) -> str | None:
+    """Why a number cannot be sent: not finite, beyond a double, or (integers) beyond int64.
+    compiler/source.py reports each such number where it is written; the rules skip them."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "not a finite number"
+    if kind == "integer" and not INT64[0] <= value <= INT64[1]:
+        return "outside the int64 range"
+    try:
+        float(value)
+    except OverflowError:
+        return "too large for a double"
+    return None
+
+
+def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
+    """Why `value` cannot be in a condition on parent `p`, as (message code, fields)."""
+    fields = {"value": value, "kind": p.kind, "id": p.id}
+    if p.kind == "categorical":
+        if not isinstance(value, str):
+            return "parent-type", {**fields, "what": "a string"}
+        if value not in p.values:
+            return "parent-domain", {**fields, "domain": ", ".join(p.values)}
+        return None
+    if _n(value) is None or (p.kind == "integer" and not isinstance(value, int)):
+        return "parent-type", {**fields, "what": "a whole number" if p.kind == "integer"
+                               else "a number"}
+    if number_problem(value, p.kind):
+        return None  # refused where it is written (compiler/source.py)
+    if p.kind == "integer":
+        if p.low is not None and p.high is not None and not p.low <= value <= p.high:
+            return "parent-domain", {**fields, "domain": f"{p.low} to {p.high}"}
+    elif not any(abs(value - v) <= DISCRETE_GAP for v in p.values):
+        return "parent-domain", {**fields, "domain": ", ".join(map(str, p.values))}
+    return None
+
+
+def inexpressible(t: Tuning, platform: str, c: Collector) -> None:
+    """Settings, rules and shapes of `t` that `platform` has no field for: located errors."""
+    other = "vertex" if platform == "ai-platform" else "ai-platform"
+    column = 1 if platform == "ai-platform" else 2
+    for setting, names in SETTINGS.items():
+        if names[column] is None and t.is_set(setting):
+            c.error(t.at(setting), f"cannot be expressed on {platform} ({other} only)")
+    if platform != "ai-platform":
+        return
+    if t.stopping is not None:
+        c.error(f"{t.at('early_stopping')}.{t.stopping[0]}", "ai-platform has no choice of "
+                "stopping rule (vertex only)", "write earlyStopping: true, AI Platform's "
+                "automated early stopping")
+    for p in t.all_parameters():
+        for cond in p.conditions:
+            c.error(cond.path, "conditional parameters cannot be expressed on ai-platform "
+                    "(vertex only)")
+    if len(t.metrics) > 1:
+        c.error(f"{t.path}.metrics", f"{len(t.metrics)} metrics: ai-platform tunes exactly one "
+                "(its hyperparameterMetricTag)", "keep one metric, or compile for vertex")
