@@ -539,3 +539,10 @@ def test_the_init_template_documents_valid_packaging_settings(repo):
     located = tree.Files(repo).locate("specs/job.yaml")
     config, problems = repo_config.read(located[0])
     assert problems == [] and config == repo_config.RepoConfig((), 100)
+
+
+def test_a_huge_metadata_file_is_refused_unread(repo):
+    write(repo, {"trainer/pyproject.toml": PYPROJECT + "#" * (1024 * 1024)})
+    assert errors(compile_spec()) == [
+        "specs/job.yaml:7:13: error: $.spec.python.source: trainer/pyproject.toml is larger than "
+        "1 MiB"]

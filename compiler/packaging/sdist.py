@@ -96,8 +96,13 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
                          f"{config.max_size_mib} MiB limit; largest: {top}",
                          "ignore data and outputs in .gitignore, or raise packaging.maxSizeMiB "
                          "in trainspec.yaml", "source"))
+    for name in METADATA_FILES:
+        if name in found.files and found.files[name].size > metadata.MAX_METADATA_FILE:
+            problems.append((f"{shown}/{name} is larger than "
+                             f"{metadata.MAX_METADATA_FILE // MIB} MiB", None, "source"))
     if problems:
         raise BuildError(problems)
+    repo.prefetch([e.path for e in found.files.values()])
     try:
         meta = metadata.read({name: repo.read(found.files[name].path)
                               for name in METADATA_FILES if name in found.files})

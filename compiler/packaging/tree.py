@@ -57,6 +57,9 @@ class Repo:
     def link_target(self, path: str) -> str:
         raise NotImplementedError
 
+    def prefetch(self, paths: list[str]) -> None:
+        """A hint that `paths` will all be read (a git revision reads them in one go)."""
+
     def shown(self, path: str) -> str:
         return shown(posixpath.normpath(posixpath.join(self.root_shown, path)) if path
                      else self.root_shown)
@@ -132,7 +135,7 @@ class GitRepo(Repo):
         self.git_root, self.ref, self.base = git_root, ref, base
         self.root_shown = base or "."
         self._entries: dict[str, Entry] | None = None
-        self._links: dict[str, str] = {}
+        self._blobs: dict[str, bytes] = {}
 
     def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
         try:
@@ -175,9 +178,30 @@ class GitRepo(Repo):
         return sorted((e for p, e in self._all().items() if posixpath.dirname(p) == folder),
                       key=lambda e: e.path)
 
+    def _full(self, path: str) -> str:
+        return posixpath.join(self.base, path) if self.base else path
+
     def read(self, path: str) -> bytes:
-        full = posixpath.join(self.base, path) if self.base else path
-        return self._git("cat-file", "blob", f"{self.ref}:{full}")
+        if path in self._blobs:
+            return self._blobs[path]
+        return self._git("cat-file", "blob", f"{self.ref}:{self._full(path)}")
+
+    def prefetch(self, paths: list[str]) -> None:
+        # One `git cat-file --batch` for every file of an archive, not a process per file.
+        wanted = [p for p in paths if p not in self._blobs]
+        if not wanted:
+            return
+        request = "".join(f"{self.ref}:{self._full(p)}\n" for p in wanted)
+        blob = self._git("cat-file", "--batch", stdin=request.encode("utf-8", "surrogateescape"))
+        at = 0
+        for path in wanted:
+            end = blob.index(b"\n", at)
+            header = blob[at:end].split()
+            if len(header) != 3:
+                raise TreeError(f"git cat-file: cannot read {self.ref}:{self._full(path)}")
+            size = int(header[2])
+            self._blobs[path] = blob[end + 1:end + 1 + size]
+            at = end + 1 + size + 1
 
     def link_target(self, path: str) -> str:
         return self.read(path).decode("utf-8", "surrogateescape")
