@@ -546,3 +546,17 @@ def test_a_huge_metadata_file_is_refused_unread(repo):
     assert errors(compile_spec()) == [
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/pyproject.toml is larger than "
         "1 MiB"]
+
+
+def test_diff_with_a_stack_reads_its_staging_bucket(repo):
+    (repo / "specs" / "job.yaml").write_text(SPEC.replace("  stagingBucket: gs://acme-staging\n",
+                                                          ""))
+    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:stagingBucket: gs://from-stack\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "add", "-A")
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "base")
+    (repo / "trainer" / "trainer" / "task.py").write_text("print('v2')\n")
+    code, text = diff("HEAD", "--stack", "dev")
+    assert code == 2, text
+    assert '+ jobSpec.workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: "gs://from-stack/' \
+        "trainspec/packages/tiny_trainer-0.2.0-" in text
