@@ -30,6 +30,7 @@ from . import packaging, pipeline, source
 from . import plan as planning
 from .diagnostics import Diagnostic, Position, format_text
 from .normalize import Options
+from .packaging.tree import TreeError, cat_file_batch
 from .source import shown
 from .tuning import summary as tuning_summary
 
@@ -127,19 +128,10 @@ def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, Content]:
             blobs.append(path)
     if not blobs:
         return dict(sorted(out.items()))
-    # One `git cat-file --batch` reads every blob (`git show REF:path` per file would start a
-    # process per spec: minutes for a repo with thousands of specs).
-    request = "".join(f"{ref}:{p}\n" for p in blobs).encode("utf-8", "surrogateescape")
-    blob = _git(repo, "cat-file", "--batch", stdin=request)
-    at = 0
-    for path in blobs:
-        end = blob.index(b"\n", at)
-        header = blob[at:end].split()
-        if len(header) != 3:
-            raise GitError(f"git cat-file: cannot read {ref}:{path}")
-        size = int(header[2])
-        out[path] = blob[end + 1:end + 1 + size]
-        at = end + 1 + size + 1
+    try:
+        out.update(zip(blobs, cat_file_batch(repo, ref, blobs)))
+    except TreeError as e:
+        raise GitError(str(e)) from e
     return dict(sorted(out.items()))
 
 
