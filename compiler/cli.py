@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from . import decompile, emit, explain, pipeline, review, scaffold, source, watch
+from . import decompile, emit, explain, localrun, pipeline, review, scaffold, source, watch
 from . import diagnostics as diag
 from .normalize import Options
 from .source import shown
@@ -53,7 +53,8 @@ def find_specs(paths: list[str]) -> tuple[list[str], list[diag.Diagnostic]]:
 
 
 def _options(args: argparse.Namespace) -> Options:
-    return Options(platform=args.platform, project=args.project, region=args.region)
+    return Options(platform=args.platform, project=args.project, region=args.region,
+                   staging_bucket=args.staging_bucket)
 
 
 def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: str,
@@ -184,6 +185,8 @@ def _platform_flags(p: argparse.ArgumentParser) -> None:
                    help="compile for this API instead of spec.platform")
     p.add_argument("--project", help="project for specs that set none")
     p.add_argument("--region", help="region for specs that set none")
+    p.add_argument("--staging-bucket", metavar="gs://BUCKET",
+                   help="bucket for python.source archives, for specs that set no stagingBucket")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -231,6 +234,13 @@ def parser() -> argparse.ArgumentParser:
 
     watch.add_commands(sub)
 
+    p = sub.add_parser("local-run", help="run the trainer of a python.source spec here, as a "
+                       "replica of its job would (a container spec: print its docker run)",
+                       usage="%(prog)s SPEC [--pool ROLE] [--output DIR] [-- ARGS...]")
+    localrun.add_arguments(p)
+    _platform_flags(p)
+    p.set_defaults(run=localrun.run)
+
     p = sub.add_parser("init", help="write a ready specs repository: Pulumi project, example "
                        "spec, CI, pre-commit; never overwrites a file")
     scaffold.add_arguments(p)
@@ -254,6 +264,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None,
     elif argv[:1] == ["import"] and "--" in argv:
         cut = argv.index("--")  # import [--platform P] [--name N] -- gcloud WORDS...
         args = argparse.Namespace(run=decompile.run, own=argv[1:cut], gcloud_words=argv[cut + 1:])
+    elif argv[:1] == ["local-run"] and "--" in argv:
+        cut = argv.index("--")  # local-run SPEC [flags] -- the trainer's extra args
+        args = parser().parse_args(argv[:cut])
+        args.extra = argv[cut + 1:]
     else:
         args = parser().parse_args(argv)
     args.stdin = stdin if stdin is not None else sys.stdin.buffer

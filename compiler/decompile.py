@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from . import pipeline, source
+from . import packaging, pipeline, source
 from .diagnostics import Collector, Diagnostic, format_text, has_errors
 from .importers import flags, gcloud, ml, render, sources, study, vertex
 from .importers.spec import Draft
@@ -81,6 +81,10 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
               ["from --project"] if ns.project else None)
     _region(src, ns, d)
     (ml if src.api == "ai-platform" else vertex).to_spec(src, d)
+    if src.local_source is not None:
+        d.set("spec.python.source", src.local_source, src.local_notes)
+        if src.local_staging:
+            d.set("spec.stagingBucket", src.local_staging[0], [src.local_staging[1]])
     if src.kind == "vertex-hpt" and ns.trial_job_only:
         d.comment("spec", "only the trialJobSpec was imported (--trial-job-only): the studySpec "
                   "and trial counts of the tuning job were left out")
@@ -267,7 +271,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 1
     assert outcome.text is not None
     out.write(outcome.text)
-    check = pipeline.compile_text(outcome.text, "<imported spec>", Options())
+    # A python.source is checked as if the spec were saved in the current folder.
+    check = pipeline.compile_text(outcome.text, "<imported spec>", Options(),
+                                  files=packaging.CurrentFolder())
     if check.errors:
         err.write(f"warning: the imported spec does not validate ({len(check.errors)} "
                   "problem(s)); `validate` will report:\n" + format_text(check.errors) + "\n")

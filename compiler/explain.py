@@ -54,6 +54,11 @@ def render(result: Result) -> str:
     for pool in job.pools.values():
         lines += _pool(job, pool)
     lines += _settings(job)
+    for item in result.uploads:
+        p = item.package
+        lines.append(f"  package    {p.source} → {item.uri}")
+        lines.append(f"             {p.name} {p.version}, {p.files} files, {p.size} bytes; "
+                     "pulumi up uploads it (its name is its content hash)")
     if job.tuning is not None:
         lines.append("  tuning")
         lines += [f"    {line}" for line in summary(job.tuning)]

@@ -66,6 +66,9 @@ class PythonPackage:
     executor_image: str | None = None
     runtime_version: str | None = None
     python_version: str | None = None
+    # python.source as written (a folder relative to the spec file); once packaged, its
+    # archive's URI is the first of `packages` (compiler/packaging).
+    source: str | None = None
 
 
 Task = Container | PythonPackage
@@ -117,6 +120,7 @@ class Job:
     service_account: str | None = None
     network: str | None = None
     output_dir: str | None = None
+    staging_bucket: str | None = None  # bucket name (no gs://) for python.source archives
     encryption_key: str | None = None
     enable_web_access: bool | None = None
     container: Container | None = None

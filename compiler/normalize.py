@@ -26,6 +26,7 @@ from .model import (
     Scheduling,
     secret_config_key,
 )
+from .packaging import bucket_name
 from .source import Document, child
 from .tuning import KIND as TUNING_KIND
 
@@ -44,6 +45,11 @@ class Options:
     platform: str | None = None  # overrides spec.platform
     project: str | None = None  # default for specs without spec.project
     region: str | None = None  # default for specs without spec.region
+    # Bucket for python.source archives, for specs without spec.stagingBucket (--staging-bucket,
+    # stack config trainspec:stagingBucket); gs://NAME or NAME.
+    staging_bucket: str | None = None
+    # Where built archives are written (the Pulumi program, local-run); None: only hashed.
+    package_dir: str | None = None
 
 
 def _d(value: Any) -> dict:
@@ -120,6 +126,7 @@ class Normalizer:
         job.service_account = _s(spec.get("serviceAccount"))
         job.network = _s(spec.get("network"))
         job.output_dir = _s(spec.get("outputDir"))
+        self.staging_bucket(job, spec)
         job.encryption_key = _s(spec.get("encryptionKey"))
         job.enable_web_access = _b(spec.get("enableWebAccess"))
         job.container, job.python = self.spec_task(spec)
@@ -138,6 +145,11 @@ class Normalizer:
             self.c.error("$.spec.pools", "missing pool 'chief': the primary replica "
                          "(Vertex pool 0 / AI Platform master) is required when pools are given")
         self.cross_checks(job)
+        if "stagingBucket" in spec and not any(
+                isinstance(t, PythonPackage) and t.source is not None
+                for t in [job.python, *(p.task for p in job.pools.values())]):
+            self.c.warning("$.spec.stagingBucket", "no python.source to package: the staging "
+                           "bucket is not used")
         self.numbers_as_written()
         return job
 
@@ -171,6 +183,20 @@ class Normalizer:
         setattr(job, key, written or given)
         if not written and given:
             job.note(f"$.spec.{key}", f"{given} (from --{key} / stack config)")
+
+    def staging_bucket(self, job: Job, spec: dict) -> None:
+        written, given = _s(spec.get("stagingBucket")), self.options.staging_bucket
+        if given and not bucket_name(given):
+            self.c.error("$.spec.stagingBucket", f"--staging-bucket / trainspec:stagingBucket "
+                         f"{given!r} is not a bucket name", "gs://BUCKET or BUCKET")
+        if written and given and bucket_name(written) != bucket_name(given):
+            self.c.warning("$.spec.stagingBucket", f"the spec sets stagingBucket {written!r}; "
+                           f"{given!r} from the command line or stack config applies only to "
+                           "specs without one")
+        job.staging_bucket = bucket_name(written or given)
+        if not written and job.staging_bucket:
+            job.note("$.spec.stagingBucket", f"gs://{job.staging_bucket} (from --staging-bucket "
+                     "/ stack config)")
 
     def labels(self, labels: dict, path: str, platform: str) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -232,6 +258,7 @@ class Normalizer:
             executor_image=pick("executorImage", base.executor_image),
             runtime_version=pick("runtimeVersion", base.runtime_version),
             python_version=pick("pythonVersion", base.python_version),
+            source=pick("source", base.source),
         )
 
     def env(self, raw: dict, path: str, base: tuple[EnvVar, ...]) -> tuple[EnvVar, ...]:
@@ -327,8 +354,13 @@ class Normalizer:
                 c.error(base, "missing required key 'image'")
             size = sum(map(len, task.command + task.args))
         else:
-            if not task.packages:
-                c.error(base, "missing required key 'packages' (at least one gs:// archive)")
+            if not task.packages and task.source is None:
+                c.error(base, "missing required key 'source' or 'packages'",
+                        "source: a folder with the trainer's pyproject.toml or setup.py; "
+                        "packages: gs:// archives")
+            if task.source is not None and len(task.packages) >= MAX_PACKAGES:
+                c.error(base + ".packages", f"{len(task.packages)} packages and a source: at "
+                        f"most {MAX_PACKAGES} in all")
             if not task.module:
                 c.error(base, "missing required key 'module'")
             size = sum(map(len, task.args))

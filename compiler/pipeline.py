@@ -6,7 +6,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import schemas, source
+from . import packaging, schemas, source
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize import Options, normalize
@@ -28,6 +28,8 @@ class Result:
     # The job's identity, kept when `job`/`document` are dropped (worker processes):
     # (metadata.name, platform, project, where metadata.name is written).
     identity: tuple[str, str, str | None, Position | None] | None = None
+    # The archives built from python.source, each once: what `pulumi up` uploads.
+    uploads: list[packaging.Upload] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -39,8 +41,10 @@ class Result:
 
 
 def compile_document(doc: source.Document, found: list[Diagnostic], options: Options,
-                     today: datetime.date) -> Result:
-    """Compile a parsed document; `found` holds the loader's diagnostics."""
+                     today: datetime.date, files: packaging.Files | None = None) -> Result:
+    """Compile a parsed document; `found` holds the loader's diagnostics. `files` reads the
+    python.source folders (default: the working tree, spec paths relative to the current
+    folder)."""
     result = Result(doc.file, list(found), document=doc)
     if has_errors(found) or doc.data is None:
         return _done(result)
@@ -52,6 +56,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     schema_bad = schemas.validate(doc.data, c, version)
     found_by_schema = len(c.items)
     job = normalize(doc, c, options)
+    result.uploads = packaging.resolve(job, c, files, options.package_dir)
     target = TARGETS[job.platform]
     target.check(job, c, today)
     result.job = job
@@ -67,9 +72,10 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
 
 
 def compile_text(text: bytes | str, file: str = "<input>", options: Options = Options(),
-                 today: datetime.date | None = None) -> Result:
+                 today: datetime.date | None = None,
+                 files: packaging.Files | None = None) -> Result:
     doc, found = source.parse(text, file)
-    return compile_document(doc, found, options, today or datetime.date.today())
+    return compile_document(doc, found, options, today or datetime.date.today(), files)
 
 
 def compile_file(path: str, options: Options = Options(),

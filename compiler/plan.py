@@ -7,6 +7,7 @@ one is cancelled). The only in-place change is AI Platform labels (`jobs.patch` 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,10 @@ DESCRIPTIONS = {
     NONE: "no change",
 }
 RERUN = "replace: re-run requested: a new job is submitted, the previous run cancelled if still running"
+CODE_CHANGED = ("replace: trainer code changed: pulumi up uploads the new package and submits a new "
+                "job, the old one cancelled")
+# An archive trainspec built from python.source (compiler/packaging): named by its content.
+_BUILT_PACKAGE = re.compile(r"^gs://[^/]+/trainspec/packages/[^/]+-[0-9a-f]{16}\.tar\.gz$")
 
 
 @dataclass(frozen=True)
@@ -41,8 +46,18 @@ class Plan:
         return self.action == REPLACE and any(c.path == RUN_PATH for c in self.changes)
 
     @property
+    def code_changed(self) -> bool:
+        """A replace whose only changes are python.source archives: new content, new name."""
+        return self.action == REPLACE and bool(self.changes) and all(
+            c.kind == "changed" and isinstance(c.old, str) and isinstance(c.new, str)
+            and _BUILT_PACKAGE.match(c.old) and _BUILT_PACKAGE.match(c.new)
+            for c in self.changes)
+
+    @property
     def description(self) -> str:
-        return RERUN if self.rerun else DESCRIPTIONS[self.action]
+        if self.rerun:
+            return RERUN
+        return CODE_CHANGED if self.code_changed else DESCRIPTIONS[self.action]
 
 
 _MISSING = object()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pulumi
 
-from compiler import pipeline
+from compiler import packaging, pipeline
 from compiler import pulumi_resources as jobs
 from compiler.cli import find_specs
 from compiler.diagnostics import Diagnostic, format_text
@@ -135,6 +135,19 @@ def job_options(config: Settings, names: set[str]) -> tuple[dict, list[Diagnosti
     return {n: pulumi.ResourceOptions(**o) for n, o in chosen.items()}, problems
 
 
+def upload(item: packaging.Upload) -> pulumi.CustomResource:
+    """The object a python.source archive is uploaded to. Its name is the archive's content
+    hash: a changed tree is a new object (and a new job, whose request names it); an unchanged
+    one is the same object, so nothing is uploaded. Removing the last spec using it deletes it."""
+    import pulumi_gcp as gcp  # only for specs with python.source: the import is slow
+
+    assert item.package.archive is not None  # Options.package_dir is set by main()
+    return gcp.storage.BucketObject(
+        f"{item.bucket}/{item.package.object_name}", bucket=item.bucket,
+        name=item.package.object_name, source=pulumi.FileAsset(item.package.archive),
+        content_type="application/gzip")
+
+
 def declare(result: pipeline.Result, keep_records: bool,
             opts: pulumi.ResourceOptions | None = None) -> pulumi.CustomResource:
     job = result.job
@@ -190,7 +203,9 @@ def output_bucket(name: str, project: str | None, region: str | None,
 def main() -> dict[str, pulumi.CustomResource]:
     """The program; returns the declared jobs by name (for tests)."""
     config, gcp = Settings(), pulumi.Config("gcp")
-    options = Options(project=gcp.get("project"), region=gcp.get("region"))
+    options = Options(project=gcp.get("project"), region=gcp.get("region"),
+                      staging_bucket=config.get("stagingBucket"),
+                      package_dir=str(packaging.cache_dir()))
     results, problems = compile_specs(config.get("specs") or "specs", options)
     options_by_job, config_problems = job_options(config, {r.job.name for r in results if r.ok})
     problems += config_problems
@@ -203,4 +218,15 @@ def main() -> dict[str, pulumi.CustomResource]:
         output_bucket(config.get("outputBucket"), gcp.get("project"), gcp.get("region"), runner)
     keep = config.get_bool("keepJobRecords")
     keep = True if keep is None else keep  # run history is what users look at afterwards
-    return {r.job.name: declare(r, keep, options_by_job.get(r.job.name)) for r in results}
+    objects: dict[str, pulumi.CustomResource] = {}
+    declared = {}
+    for r in results:
+        for item in r.uploads:
+            if item.uri not in objects:
+                objects[item.uri] = upload(item)
+        opts = options_by_job.get(r.job.name)
+        if r.uploads:  # the job is submitted only once its packages are uploaded
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
+                depends_on=[objects[u.uri] for u in r.uploads]))
+        declared[r.job.name] = declare(r, keep, opts)
+    return declared

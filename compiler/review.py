@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import pipeline, source
+from . import packaging, pipeline, source
 from . import plan as planning
 from .diagnostics import Diagnostic, Position, format_text
 from .normalize import Options
+from .packaging.tree import TreeError, cat_file_batch
 from .source import shown
 from .tuning import summary as tuning_summary
 
@@ -127,19 +128,10 @@ def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, Content]:
             blobs.append(path)
     if not blobs:
         return dict(sorted(out.items()))
-    # One `git cat-file --batch` reads every blob (`git show REF:path` per file would start a
-    # process per spec: minutes for a repo with thousands of specs).
-    request = "".join(f"{ref}:{p}\n" for p in blobs).encode("utf-8", "surrogateescape")
-    blob = _git(repo, "cat-file", "--batch", stdin=request)
-    at = 0
-    for path in blobs:
-        end = blob.index(b"\n", at)
-        header = blob[at:end].split()
-        if len(header) != 3:
-            raise GitError(f"git cat-file: cannot read {ref}:{path}")
-        size = int(header[2])
-        out[path] = blob[end + 1:end + 1 + size]
-        at = end + 1 + size + 1
+    try:
+        out.update(zip(blobs, cat_file_batch(repo, ref, blobs)))
+    except TreeError as e:
+        raise GitError(str(e)) from e
     return dict(sorted(out.items()))
 
 
@@ -277,10 +269,11 @@ class Review:
 _Compiled = tuple[pipeline.Result, frozenset]
 
 
-def _compile(path: str, text: Content, options: Options) -> _Compiled:
+def _compile(path: str, text: Content, options: Options,
+             files: packaging.Files | None = None) -> _Compiled:
     if isinstance(text, Diagnostic):
         return pipeline.Result(text.file, [text]), frozenset()
-    result = pipeline.compile_text(text, path, options)
+    result = pipeline.compile_text(text, path, options, files=files)
     # Values the spec marks as secret (by env or flag name), to keep them out of diagnostics
     # even when the spec does not compile and there is no body to redact.
     found = spec_secrets(result.document.data if result.document is not None else None)
@@ -302,6 +295,8 @@ class Side:
     files: dict[str, Content]
     options: Options = Options()
     secrets: dict[str, Any] = field(default_factory=dict)  # config key → encrypted value
+    # Where the side's python.source folders are read: the working tree or a git revision.
+    sources: packaging.Files | None = None
 
 
 def _name(compiled: _Compiled) -> str | None:
@@ -340,14 +335,16 @@ def compare(old: dict[str, Content] | Side, new: dict[str, Content] | Side,
     new = new if isinstance(new, Side) else Side(new, options)
     cache: dict[tuple, _Compiled] = {}
 
-    def compiled(path: str, content: Content, opts: Options) -> _Compiled:
-        key = (path, content if isinstance(content, bytes) else id(content), opts)
+    def compiled(path: str, content: Content, side: Side) -> _Compiled:
+        # The same spec text compiles alike on both sides unless its python.source differs.
+        key = (path, content if isinstance(content, bytes) else id(content), side.options,
+               id(side.sources))
         if key not in cache:
-            cache[key] = _compile(path, content, opts)
+            cache[key] = _compile(path, content, side.options, side.sources)
         return cache[key]
 
-    olds = {p: compiled(p, c, old.options) for p, c in old.files.items()}
-    news = {p: compiled(p, c, new.options) for p, c in new.files.items()}
+    olds = {p: compiled(p, c, old) for p, c in old.files.items()}
+    news = {p: compiled(p, c, new) for p, c in new.files.items()}
     old_named, old_loose = _by_identity(olds)
     # Two HEAD specs with one job name: Pulumi refuses the duplicate resource, so must we. The
     # file that had the name on the BASE side keeps it; the other one is the error.
@@ -456,7 +453,8 @@ def stack_side(root: Path, ref: str | None, path: str,
         return value if isinstance(value, str) and value else None
 
     chosen = Options(platform=options.platform, project=options.project or text("gcp:project"),
-                     region=options.region or text("gcp:region"))
+                     region=options.region or text("gcp:region"),
+                     staging_bucket=options.staging_bucket or text("trainspec:stagingBucket"))
     secrets = {k: v for k, v in config.items() if isinstance(v, dict) and "secure" in v}
     return chosen, secrets
 
@@ -485,7 +483,10 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
         missing = f" ({folder} does not exist)" if head is None and not folder.is_dir() else ""
         raise NoSpecsError(f"no spec files (*.yaml, *.yml) in {prefix or '.'}/ {sides}{missing}; "
                            "pass the spec folder with --specs DIR (relative to --repo DIR)")
-    old_side, new_side = Side(old, options), Side(new, options)
+    old_sources = packaging.GitFiles(root, base)
+    new_sources = packaging.Files(root) if head is None else packaging.GitFiles(root, head)
+    old_side, new_side = Side(old, options, sources=old_sources), Side(new, options,
+                                                                       sources=new_sources)
     if stack is not None:
         if not _STACK_NAME.match(stack):
             raise StackError(f"{stack!r} is not a stack name (letters, digits, '-', '_', '.')")
@@ -497,9 +498,9 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
             raise StackError(f"no {path} at {base} or "
                              f"{'in the working tree' if head is None else 'at ' + head}")
         if before is not None:
-            old_side = Side(old, *before)
+            old_side = Side(old, *before, sources=old_sources)
         if after is not None:
-            new_side = Side(new, *after)
+            new_side = Side(new, *after, sources=new_sources)
     return Review(base, head or WORKTREE, prefix or ".", compare(old_side, new_side),
                   len(set(old) | set(new)))
 
@@ -934,7 +935,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     options = Options(platform=getattr(args, "platform", None),
                       project=getattr(args, "project", None),
-                      region=getattr(args, "region", None))
+                      region=getattr(args, "region", None),
+                      staging_bucket=getattr(args, "staging_bucket", None))
     try:
         rv = review(Path(getattr(args, "repo", ".")), args.base, args.head,
                     getattr(args, "specs", "specs"), options,

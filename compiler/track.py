@@ -72,7 +72,8 @@ def compile_for(path: str, stack: Stack, project: str | None = None,
                 region: str | None = None) -> pipeline.Result:
     """The spec compiled as the stack's program compiles it."""
     options = Options(project=project or stack.config.get("gcp:project"),
-                      region=region or stack.config.get("gcp:region"))
+                      region=region or stack.config.get("gcp:region"),
+                      staging_bucket=stack.config.get("trainspec:stagingBucket"))
     return pipeline.compile_file(path, options)
 
 

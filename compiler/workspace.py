@@ -35,6 +35,7 @@ from .diagnostics import TrainspecError
 PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
 DEFAULT_ORGANIZATION = "organization"  # pulumi.get_organization() on file (DIY) backends
 CONFIG_KEYS = ("gcp:project", "gcp:region")
+STAGING_BUCKET = "trainspec:stagingBucket"  # also read in the project's own namespace
 MAX_FILE = 1024 * 1024  # Pulumi's own files are small; never read more
 
 
@@ -145,7 +146,14 @@ def _stack_config(root: Path, settings: dict, stack: str) -> dict[str, str]:
     config = _read_yaml(base / f"Pulumi.{stack}.yaml", missing_ok=True).get("config")
     if not isinstance(config, dict):
         return {}
-    return {k: v for k, v in config.items() if k in CONFIG_KEYS and isinstance(v, str) and v}
+    found = {k: v for k, v in config.items() if k in CONFIG_KEYS + (STAGING_BUCKET,)
+             and isinstance(v, str) and v}
+    # `pulumi config set stagingBucket X` writes the project's namespace, which the program
+    # reads first (pulumi_program.Settings).
+    own = config.get(f"{settings.get('name')}:stagingBucket")
+    if isinstance(own, str) and own:
+        found[STAGING_BUCKET] = own
+    return found
 
 
 def _read_yaml(path: Path, missing_ok: bool = False) -> dict:

@@ -16,11 +16,13 @@ from __future__ import annotations
 import copy
 import io
 import json
+import shlex
 from pathlib import Path
 
 import pytest
 
 from compiler import cli, decompile, pipeline
+from compiler.diagnostics import format_text
 from compiler.importers import sources
 from compiler.normalize import Options
 
@@ -563,10 +565,26 @@ def test_flag_of_the_other_api_is_refused():
     assert "--module-name is a flag of the other API" in outcome.diagnostics[0].message
 
 
-def test_package_path_needs_upload():
+def test_package_path_becomes_python_source(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    flags = ["--package-path", "trainer/", "--module-name", "trainer.task"]
     outcome = decompile.decompile("trainingInput: {scaleTier: BASIC}\n", "c.yaml",
-                                  decompile.parse_flags(["--package-path", "trainer/"]))
-    assert "--packages gs://" in outcome.diagnostics[0].format()
+                                  decompile.parse_flags(flags + ["--staging-bucket", "gs://b"]))
+    assert outcome.diagnostics[0].format() == (
+        "c.yaml:1:1: error: $: --package-path trainer/ is not a valid Python package: it has no "
+        "__init__.py (or is not a folder)")
+    (tmp_path / "trainer").mkdir()
+    (tmp_path / "trainer" / "__init__.py").write_text("")
+    outcome = decompile.decompile("trainingInput: {scaleTier: BASIC}\n", "c.yaml",
+                                  decompile.parse_flags(flags))
+    assert outcome.diagnostics[0].format() == (
+        "c.yaml:1:1: error: $: if local packages are provided, the --staging-bucket or --job-dir "
+        "flag must be given")
+    outcome = decompile.decompile("trainingInput: {scaleTier: BASIC}\n", "c.yaml",
+                                  decompile.parse_flags(flags + ["--job-dir", "gs://runs/x"]))
+    assert outcome.ok, outcome.diagnostics
+    assert "  stagingBucket: gs://runs\n" in outcome.text
+    assert "    source: .\n" in outcome.text and "    module: trainer.task\n" in outcome.text
 
 
 @pytest.mark.parametrize("text, phrase", [
@@ -885,3 +903,112 @@ def test_gcloud_config_of_the_wrong_kind_is_named_by_what_it_is(tmp_path, monkey
     assert not outcome.ok
     assert "snake_case keys" in outcome.diagnostics[0].message
     assert "(write studySpec, trialJobSpec, ...)" in outcome.diagnostics[0].message
+
+
+# -- gcloud's local code becomes python.source ----------------------------------------------
+
+EXECUTOR = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest"
+
+
+@pytest.fixture
+def trainer_repo(tmp_path, monkeypatch):
+    """A folder with Pulumi.yaml and trainer/ (pyproject + package): where gcloud would run."""
+    (tmp_path / "Pulumi.yaml").write_text("name: ml\nruntime: python\n")
+    (tmp_path / "trainer" / "trainer").mkdir(parents=True)
+    (tmp_path / "trainer" / "pyproject.toml").write_text('[project]\nname = "t"\nversion = "1"\n')
+    (tmp_path / "trainer" / "trainer" / "__init__.py").write_text("")
+    (tmp_path / "trainer" / "trainer" / "task.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _compiled(text: str, folder: Path):
+    (folder / "imported.yaml").write_text(text)
+    result = pipeline.compile_file(str(folder / "imported.yaml"),
+                                   Options(staging_bucket="gs://acme-staging"))
+    assert result.ok, format_text(result.diagnostics)
+    return result
+
+
+@pytest.mark.parametrize("software", ["python-module=trainer.task", "script=trainer/task.py"])
+def test_vertex_local_package_path_is_python_source(trainer_repo, software):
+    outcome = decompile.import_gcloud(shlex.split(
+        "gcloud ai custom-jobs create --region=us-central1 --display-name=x "
+        f"--worker-pool-spec=machine-type=n1-standard-4,executor-image-uri={EXECUTOR},"
+        f"local-package-path=trainer,{software},output-image-uri=gcr.io/acme/x:1 "
+        "--worker-pool-spec=machine-type=n1-standard-8,replica-count=2 --args=--epochs=3"), [])
+    assert outcome.ok, outcome.diagnostics
+    assert outcome.text.endswith(
+        "  python:\n"
+        f"    # from local-package-path: gcloud builds a container image from the folder on "
+        f"{EXECUTOR} for every pool; trainspec packages it as an sdist that the same executor "
+        "image installs (pythonPackageSpec)\n"
+        "    # relative to where gcloud ran; python.source is relative to this spec file: adjust "
+        "it where you save the spec\n"
+        "    # needs a staging bucket: spec.stagingBucket or stack config trainspec:stagingBucket\n"
+        "    # output-image-uri gcr.io/acme/x:1 dropped: no image is built\n"
+        "    source: trainer\n"
+        "    module: trainer.task\n"
+        "    # from --args\n"
+        "    args: [--epochs=3]\n"
+        f"    executorImage: {EXECUTOR}\n"
+        "  pools:\n"
+        "    chief: {machineType: n1-standard-4}\n"
+        "    worker: {replicas: 2, machineType: n1-standard-8}\n")
+    body = _compiled(outcome.text, trainer_repo).body
+    for pool in body["jobSpec"]["workerPoolSpecs"]:
+        spec = pool["pythonPackageSpec"]
+        assert spec["pythonModule"] == "trainer.task" and spec["executorImageUri"] == EXECUTOR
+        assert spec["packageUris"][0].startswith("gs://acme-staging/trainspec/packages/t-1-")
+
+
+def test_ml_package_path_is_python_source(trainer_repo, monkeypatch):
+    monkeypatch.chdir(trainer_repo / "trainer")
+    outcome = decompile.import_gcloud(shlex.split(
+        "gcloud ai-platform jobs submit training x --region=us-central1 "
+        "--module-name=trainer.task --package-path=trainer --staging-bucket=gs://acme-ml-staging "
+        "--runtime-version=2.11 --python-version=3.7 --packages=gs://acme-libs/extra-1.tar.gz"),
+        [])
+    assert outcome.ok, outcome.diagnostics
+    assert "  # from --staging-bucket\n  stagingBucket: gs://acme-ml-staging\n" in outcome.text
+    assert "    source: .\n    # from --packages\n    packages: [gs://acme-libs/extra-1.tar.gz]\n" \
+        in outcome.text
+    (trainer_repo / "trainer" / "imported.yaml").write_text(outcome.text)
+    result = pipeline.compile_file("imported.yaml")
+    assert result.ok, format_text(result.diagnostics)
+    uris = result.body["trainingInput"]["packageUris"]
+    assert uris[0].startswith("gs://acme-ml-staging/trainspec/packages/t-1-")
+    assert uris[1:] == ["gs://acme-libs/extra-1.tar.gz"]
+
+
+@pytest.mark.parametrize("pools, message", [
+    (f"executor-image-uri={EXECUTOR},local-package-path=trainer,python-module=m,"
+     "requirements=torch", "--worker-pool-spec: key [requirements]: gcloud installs it into the "
+     "image it builds, which python.source does not; declare them in the package's "
+     "dependencies (pyproject.toml [project] dependencies): trainspec packages the folder as "
+     "it is"),
+    (f"executor-image-uri={EXECUTOR},local-package-path=trainer,script=run.sh",
+     "--worker-pool-spec: script 'run.sh' cannot run as a module of the package (python.source "
+     "runs `python -m MODULE`): pass python-module=PACKAGE.MODULE"),
+    (f"executor-image-uri={EXECUTOR},local-package-path=trainer",
+     "--worker-pool-spec: exactly one of keys [python-module, script] is required when "
+     "local-package-path is specified"),
+    ("local-package-path=trainer,python-module=m", "--worker-pool-spec: key "
+     "[executor-image-uri] is required when local-package-path is specified"),
+    (f"executor-image-uri={EXECUTOR},local-package-path=missing,python-module=m",
+     "--worker-pool-spec: directory 'missing' is not found"),
+    (f"executor-image-uri={EXECUTOR},local-package-path=trainer,python-module=m "
+     f"--worker-pool-spec=machine-type=n1-standard-4,executor-image-uri={EXECUTOR}",
+     "--worker-pool-spec: keys [executor-image-uri] are not allowed: a local package has been "
+     "specified in the first --worker-pool-spec and is used for all workers"),
+    (f"container-image-uri=gcr.io/a/b:1 --worker-pool-spec=machine-type=n1-standard-4,"
+     f"executor-image-uri={EXECUTOR},local-package-path=trainer,python-module=m",
+     "--worker-pool-spec: key [local-package-path] is only allowed in the first "
+     "--worker-pool-spec"),
+])
+def test_local_code_gcloud_refuses_or_trainspec_cannot_build(trainer_repo, pools, message):
+    outcome = decompile.import_gcloud(shlex.split(
+        "gcloud ai custom-jobs create --region=us-central1 --display-name=x "
+        f"--worker-pool-spec=machine-type=n1-standard-4,{pools}"), [])
+    assert not outcome.ok
+    assert format_text(outcome.diagnostics) == f"gcloud command line: error: $: {message}"

@@ -382,3 +382,110 @@ def test_a_spec_run_is_an_input_and_part_of_the_spec_hash(program, tmp_path):
     assert inputs["run"] == "2" and inputs["request"] == body  # the request itself is unchanged
     assert inputs["specHash"] == pr.spec_hash(inputs["identity"], body, "2")
     assert inputs["specHash"] != pr.spec_hash(inputs["identity"], body)
+
+
+# -- python.source: the archive is a BucketObject the job depends on ------------------------
+
+TRAINER_PYPROJECT = '[project]\nname = "tiny-trainer"\nversion = "0.2.0"\n'
+SOURCE_SPEC = """\
+    apiVersion: trainspec/v1
+    kind: TrainingJob
+    metadata: {{name: {name}}}
+    spec:
+      python:
+        source: ../trainer
+        module: trainer.task
+        executorImage: us-docker.pkg.dev/vertex-ai/training/ray-cpu.2-47.py311:latest
+        packages: [gs://acme-libs/extra-1.0.tar.gz]
+    """
+
+
+def _source_repo(root: Path) -> Path:
+    """A specs repository (Pulumi.yaml) with a trainer package and two specs using it."""
+    root.mkdir()
+    (root / "Pulumi.yaml").write_text("name: ml-jobs\nruntime: python\n")
+    (root / "trainer" / "trainer").mkdir(parents=True)
+    (root / "trainer" / "pyproject.toml").write_text(TRAINER_PYPROJECT)
+    (root / "trainer" / "trainer" / "__init__.py").write_text("")
+    (root / "trainer" / "trainer" / "task.py").write_text("print('training')\n")
+    (root / "specs").mkdir()
+    for name in ("job-a", "job-b"):
+        _write(root / "specs", f"{name}.yaml", SOURCE_SPEC.format(name=name))
+    return root / "specs"
+
+
+@pytest.fixture
+def dependencies(monkeypatch):
+    """{resource name: URNs it depends on}, as the engine receives them."""
+    seen: dict[str, list[str]] = {}
+    register = Monitor.RegisterResource
+
+    def recording(self, request):
+        seen[request.name] = list(request.dependencies)
+        return register(self, request)
+
+    monkeypatch.setattr(Monitor, "RegisterResource", recording)
+    return seen
+
+
+def test_a_source_is_uploaded_once_and_each_job_depends_on_it(program, dependencies, tmp_path,
+                                                               monkeypatch):
+    run, recorder, _ = program
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(cache))
+    specs = _source_repo(tmp_path / "repo")
+    jobs, _ = run({"trainspec:specs": str(specs), "trainspec:stagingBucket": "gs://acme-staging"})
+    objects = [r for r in recorder.registered if r.typ == "gcp:storage/bucketObject:BucketObject"]
+    assert len(objects) == 1  # two specs, one source: one archive, one upload
+    obj = objects[0]
+    archive = next(cache.iterdir())
+    assert archive.name.startswith("tiny_trainer-0.2.0-") and archive.name.endswith(".tar.gz")
+    object_name = f"trainspec/packages/{archive.name}"
+    assert obj.name == f"acme-staging/{object_name}"
+    assert (obj.inputs["bucket"], obj.inputs["name"]) == ("acme-staging", object_name)
+    assert obj.inputs["contentType"] == "application/gzip"
+    asset = obj.inputs["source"]
+    assert isinstance(asset, pulumi.FileAsset) and asset.path == str(archive)
+    # The mock monitor's URNs name the stack and project its own way: match type and name.
+    urn_tail = f"gcp:storage/bucketObject:BucketObject::{obj.name}"
+    for name in ("job-a", "job-b"):
+        request = _by_name(recorder)[name].inputs["request"]
+        spec = request["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]
+        # The built archive first, the spec's own packages after it.
+        assert spec["packageUris"] == [f"gs://acme-staging/{object_name}",
+                                       "gs://acme-libs/extra-1.0.tar.gz"]
+        assert [u for u in dependencies[name] if u.endswith(urn_tail)], dependencies[name]
+
+
+def test_a_code_change_is_a_new_object_and_a_new_request(program, tmp_path, monkeypatch):
+    run, recorder, _ = program
+    monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
+    specs = _source_repo(tmp_path / "repo")
+    config = {"trainspec:specs": str(specs), "trainspec:stagingBucket": "acme-staging"}
+    run(config)
+    first = {r.name: r for r in recorder.registered}
+    recorder.registered.clear()
+    run(config)  # unchanged tree: the same object name and request
+    assert {r.name for r in recorder.registered} == set(first)
+    recorder.registered.clear()
+    (tmp_path / "repo" / "trainer" / "trainer" / "task.py").write_text("print('trained')\n")
+    run(config)
+    second = {r.name: r for r in recorder.registered}
+    old_object = next(n for n in first if n.startswith("acme-staging/"))
+    new_object = next(n for n in second if n.startswith("acme-staging/"))
+    assert old_object != new_object
+    uris = second["job-a"].inputs["request"]["jobSpec"]["workerPoolSpecs"][0][
+        "pythonPackageSpec"]["packageUris"]
+    assert uris[0] == "gs://" + new_object
+
+
+def test_a_source_without_staging_bucket_declares_nothing(program, tmp_path, monkeypatch):
+    run, recorder, _ = program
+    monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
+    specs = _source_repo(tmp_path / "repo")
+    with pytest.raises(pulumi.RunError) as info:
+        run({"trainspec:specs": str(specs)})
+    assert (f"{specs}/job-a.yaml:6:13: error: $.spec.python.source: no staging bucket to upload "
+            "the package to") in str(info.value)
+    assert recorder.registered == []
+    assert not (tmp_path / "cache").exists()  # nothing built to upload

@@ -112,3 +112,13 @@ def test_stack_config_defaults(repo, tmp_path):
     (repo / "stacks").mkdir()
     (repo / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  gcp:project: from-dir\n")
     assert resolve(spec, stack="dev", env={}).config == {"gcp:project": "from-dir"}
+
+
+def test_the_staging_bucket_is_read_from_either_namespace(repo):
+    spec = str(repo / "specs" / "team" / "a.yaml")
+    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:stagingBucket: gs://shared\n")
+    assert resolve(spec, stack="dev", env={}).config == {"trainspec:stagingBucket": "gs://shared"}
+    # `pulumi config set stagingBucket X` writes the project's namespace, which wins.
+    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:stagingBucket: gs://shared\n"
+                                          "  jobs:stagingBucket: gs://own\n")
+    assert resolve(spec, stack="dev", env={}).config == {"trainspec:stagingBucket": "gs://own"}

@@ -36,7 +36,8 @@ TUNING_FLAGS = {"max_trial_count": "maxTrialCount", "parallel_trial_count": "par
 ALGORITHM_FLAG = {"algorithm-unspecified": "ALGORITHM_UNSPECIFIED", "grid-search": "GRID_SEARCH",
                   "random-search": "RANDOM_SEARCH"}
 BOTH = ("service_account", "network")  # flags of both gcloud commands
-ML_ONLY = ("module_name", "packages", "package_path", "runtime_version", "python_version",
+ML_ONLY = ("module_name", "packages", "package_path", "staging_bucket", "runtime_version",
+           "python_version",
            "job_dir", "scale_tier", "use_chief_in_tf_config", "tpu_tf_version",
            *(k for k in ML_SCALARS if k not in BOTH), *ML_COUNTS,
            *(f"{r}_{k}" for r in ML_ROLES for k in ("accelerator", "image_uri")))
@@ -58,7 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--enable-web-access", action="store_true", default=None)
     m = p.add_argument_group("gcloud ai-platform jobs submit training")
     for flag in ("--module-name", "--runtime-version", "--python-version", "--job-dir",
-                 "--scale-tier", "--packages", "--package-path", "--tpu-tf-version"):
+                 "--scale-tier", "--packages", "--package-path", "--staging-bucket",
+                 "--tpu-tf-version"):
         m.add_argument(flag)
     m.add_argument("--use-chief-in-tf-config", metavar="true|false")
     for role in ("master", "worker", "parameter-server"):
@@ -145,12 +147,26 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
     at = "$.trainingInput"
     if not isinstance(tin, dict):
         return  # reported by ml.to_spec
-    if v.get("package_path"):
-        src.collector.error("$", f"--package-path {v['package_path']} {gcloud.LOCAL_CODE}",
-                            "build the package, "
-                            "upload it and pass --packages gs://BUCKET/trainer-0.1.tar.gz")
-        return
     from_gcloud = getattr(ns, "gcloud", None) is not None
+    if v.get("package_path") and not from_gcloud:  # a command line was checked by gcloud.parse
+        try:
+            gcloud.check_package_path(v["package_path"], v.get("staging_bucket") or
+                                      v.get("job_dir"))
+        except gcloud.GcloudError as e:
+            src.collector.error("$", str(e))
+            return
+    if v.get("package_path"):
+        src.local_source = gcloud.package_source(v["package_path"])
+        src.local_notes = [f"from --package-path {v['package_path']}: gcloud builds an sdist of "
+                           "the package's parent folder (its setup.py, or one gcloud writes); "
+                           "trainspec builds it from the folder's pyproject.toml or setup.py",
+                           "relative to where gcloud ran; python.source is relative to this "
+                           "spec file: adjust it where you save the spec"]
+        bucket = v.get("staging_bucket") or _bucket_of(v.get("job_dir"))
+        if bucket:
+            src.local_staging = (bucket, "from --staging-bucket" if v.get("staging_bucket")
+                                 else "the bucket of --job-dir, where gcloud stages packages "
+                                 "without --staging-bucket")
     setters: list[tuple[str, Any, str]] = []
     for dest, key in {**ML_SCALARS, **ML_COUNTS}.items():
         setters.append((key, v.get(dest), dest))
@@ -189,7 +205,7 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
         tin["encryptionConfig"] = {"kmsKeyName": v["kms_key"]}
         src.note(f"{at}.encryptionConfig", _from("kms_key"))
     master = tin.get("masterConfig")
-    if from_gcloud and not tin.get("packageUris") and not (
+    if from_gcloud and not tin.get("packageUris") and not src.local_source and not (
             isinstance(master, dict) and master.get("imageUri")):
         src.collector.error("$", "a job without a custom container needs packages: gcloud "
                             "refuses it (\"Non-custom jobs must have packages\")",
@@ -219,8 +235,23 @@ def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> Non
         _check_config_pools(src, spec.get("workerPoolSpecs"))
     if v.get("worker_pool_spec"):
         uris = v.get("python_package_uris") or []
-        spec["workerPoolSpecs"] = [_pool(p, uris) for p in v["worker_pool_spec"]]
+        pools = v["worker_pool_spec"]
+        local = pools[0] if pools and "local-package-path" in pools[0] else None
+        spec["workerPoolSpecs"] = [_pool(p, uris, local) for p in pools]
         src.note("$.jobSpec.workerPoolSpecs", _from("worker_pool_spec"))
+        if local is not None:
+            src.local_source = local["local-package-path"]
+            src.local_notes = [
+                "from local-package-path: gcloud builds a container image from the folder on "
+                f"{local['executor-image-uri']} for every pool; trainspec packages it as an "
+                "sdist that the same executor image installs (pythonPackageSpec)",
+                "relative to where gcloud ran; python.source is relative to this spec file: "
+                "adjust it where you save the spec",
+                "needs a staging bucket: spec.stagingBucket or stack config "
+                "trainspec:stagingBucket"]
+            if local.get("output-image-uri"):
+                src.local_notes.append(f"output-image-uri {local['output-image-uri']} dropped: "
+                                       "no image is built")
     elif v.get("python_package_uris"):
         src.collector.warning("$", "--python-package-uris applies only to pools given with "
                               "--worker-pool-spec: gcloud ignores it with --config pools")
@@ -273,10 +304,26 @@ def _check_config_pools(src: Source, pools: Any) -> None:
             return
 
 
-def _pool(spec: dict, uris: list[str]) -> dict:
-    """_ConstructSingleWorkerPoolSpec: one --worker-pool-spec as a WorkerPoolSpec."""
+def _bucket_of(uri: Any) -> str | None:
+    return "gs://" + uri[5:].split("/")[0] if isinstance(uri, str) and uri.startswith("gs://") \
+        else None
+
+
+def _pool(spec: dict, uris: list[str], local: dict | None = None) -> dict:
+    """_ConstructSingleWorkerPoolSpec: one --worker-pool-spec as a WorkerPoolSpec. With a
+    local package (`local`, the first pool), every pool runs it: the executor image and the
+    module, packaged from python.source."""
     if not spec:
         return {}
+    if local is not None:
+        module = local.get("python-module") or gcloud.script_module(local["script"])
+        machine: dict = {"machineType": spec.get("machine-type")}
+        if spec.get("accelerator-type"):
+            machine["acceleratorType"] = spec["accelerator-type"]
+            machine["acceleratorCount"] = int(spec.get("accelerator-count", 1))
+        return {"machineSpec": machine, "replicaCount": int(spec.get("replica-count", 1)),
+                "pythonPackageSpec": {"executorImageUri": local["executor-image-uri"],
+                                      "pythonModule": module}}
     machine: dict = {"machineType": spec.get("machine-type")}
     if spec.get("accelerator-type"):
         machine["acceleratorType"] = spec["accelerator-type"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -23,8 +24,14 @@ VERTEX_COMMAND = ("ai", "custom-jobs", "create")
 TUNING_COMMAND = ("ai", "hp-tuning-jobs", "create")
 ML_COMMAND = ("ai-platform", "jobs", "submit", "training")
 TRACKS = ("alpha", "beta")
-LOCAL_CODE = ("is local code, which gcloud builds and uploads at submit time; importing local "
-              "code is planned for a later version of trainspec")
+# What gcloud builds from local code and trainspec cannot: trainspec packages a folder as it is
+# (python.source), so extra pip requirements belong in the package's own dependencies.
+LOCAL_ONLY_KEYS = {
+    "requirements": "declare them in the package's dependencies (pyproject.toml [project] "
+                    "dependencies): trainspec packages the folder as it is",
+    "extra-packages": "upload them and list their gs:// URIs in python.packages",
+    "extra-dirs": "move them into the package folder (python.source is one folder)",
+}
 
 # gcloud's global flags: none changes the request body except --project (the URL's project).
 GLOBAL_VALUE = frozenset({"--project", "--account", "--billing-project", "--configuration",
@@ -440,13 +447,23 @@ def check_pools(pools: list[dict]) -> None:
         if kind and kind not in VERTEX_ACCELERATORS:
             raise GcloudError(f"--worker-pool-spec: invalid value of [accelerator-type]: {kind}. "
                               f"Available values are [{', '.join(VERTEX_ACCELERATORS)}]")
+    local = "local-package-path" in pools[0]
+    if local:
+        _check_local_pool(pools[0])
     for i, spec in enumerate(pools):
-        if "local-package-path" in spec:
-            where = "" if i == 0 else " (and gcloud takes it only in the first pool)"
-            raise GcloudError(f"--worker-pool-spec: key [local-package-path] {LOCAL_CODE}{where}; "
-                              "build and push the image, then pass container-image-uri")
-        if not spec:
+        if not spec or (local and i == 0):
             continue
+        if local:
+            software = sorted({"executor-image-uri", "container-image-uri", "python-module",
+                               "script", *LOCAL_ONLY_KEYS} & set(spec))
+            if software:
+                raise GcloudError(f"--worker-pool-spec: keys [{', '.join(software)}] are not "
+                                  "allowed: a local package has been specified in the first "
+                                  "--worker-pool-spec and is used for all workers")
+            continue
+        if "local-package-path" in spec:
+            raise GcloudError("--worker-pool-spec: key [local-package-path] is only allowed in "
+                              "the first --worker-pool-spec")
         images = ("executor-image-uri" in spec) + ("container-image-uri" in spec)
         if images != 1:
             raise GcloudError("--worker-pool-spec: exactly one of keys [executor-image-uri, "
@@ -465,6 +482,51 @@ def check_pools(pools: list[dict]) -> None:
                               "build)")
 
 
+def _check_local_pool(spec: dict) -> None:
+    """_ValidateWorkerPoolSoftwareWithLocalPackage, and what trainspec cannot build."""
+    if not os.path.isdir(spec["local-package-path"]):
+        raise GcloudError(f"--worker-pool-spec: directory {spec['local-package-path']!r} is not "
+                          "found")
+    if "executor-image-uri" not in spec:
+        raise GcloudError("--worker-pool-spec: key [executor-image-uri] is required when "
+                          "local-package-path is specified")
+    if ("python-module" in spec) + ("script" in spec) != 1:
+        raise GcloudError("--worker-pool-spec: exactly one of keys [python-module, script] is "
+                          "required when local-package-path is specified")
+    for key, how in LOCAL_ONLY_KEYS.items():
+        if key in spec:
+            raise GcloudError(f"--worker-pool-spec: key [{key}]: gcloud installs it into the "
+                              f"image it builds, which python.source does not; {how}")
+    script = spec.get("script")
+    if script is not None and not re.fullmatch(r"[A-Za-z_]\w*(/[A-Za-z_]\w*)*\.py", script):
+        raise GcloudError(f"--worker-pool-spec: script {script!r} cannot run as a module of the "
+                          "package (python.source runs `python -m MODULE`): pass "
+                          "python-module=PACKAGE.MODULE")
+
+
+def check_package_path(path: str, staging: object) -> None:
+    """What gcloud checks of --package-path (jobs_util / uploads): a staging place, and a
+    package folder (with __init__.py), read relative to the current folder."""
+    if not staging:
+        raise GcloudError("if local packages are provided, the --staging-bucket or --job-dir "
+                          "flag must be given")
+    if not os.path.isfile(os.path.join(path, "__init__.py")):
+        raise GcloudError(f"--package-path {path} is not a valid Python package: it has no "
+                          "__init__.py (or is not a folder)")
+
+
+def script_module(script: str) -> str:
+    """script=trainer/task.py (relative to local-package-path) → the module trainer.task."""
+    return script[:-3].replace("/", ".")
+
+
+def package_source(package_path: str) -> str:
+    """--package-path trainer/ (the package itself) → its parent folder, where gcloud looks
+    for setup.py (and where python.source points)."""
+    parent = os.path.dirname(os.path.normpath(package_path))
+    return parent or "."
+
+
 def _check_ml(inv: Invocation) -> None:
     v = inv.values
     _region(inv)
@@ -475,14 +537,17 @@ def _check_ml(inv: Invocation) -> None:
             missing = count if machine in v else machine
             raise GcloudError(f"argument {missing}: must be specified (with {machine} and "
                               f"{count} together)")
-    if "--package-path" in v:
-        raise GcloudError(f"--package-path {v['--package-path']} {LOCAL_CODE}; build the package, "
-                          "upload it and pass "
-                          "--packages gs://BUCKET/trainer-0.1.tar.gz")
     local = [p for p in v.get("--packages") or () if not str(p).startswith("gs://")]  # type: ignore[union-attr]
+    staging = v.get("--staging-bucket") or v.get("--job-dir")
+    if local and not staging:
+        raise GcloudError("if local packages are provided, the --staging-bucket or --job-dir "
+                          "flag must be given")
+    if "--package-path" in v:
+        check_package_path(str(v["--package-path"]), staging)
     if local:
-        raise GcloudError(f"--packages {local[0]} {LOCAL_CODE}; upload it and pass its gs:// "
-                          "URI")
+        raise GcloudError(f"--packages {local[0]} is a local archive, which gcloud uploads at "
+                          "submit time; trainspec packages source folders (python.source), not "
+                          "archives: upload it and pass its gs:// URI, or use --package-path")
     if "--master-image-uri" in v and "--runtime-version" in v:
         raise GcloudError("only one of --master-image-uri, --runtime-version can be set")
     if v.get("--scale-tier") == "CUSTOM" and "--master-machine-type" not in v:

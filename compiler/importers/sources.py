@@ -66,6 +66,11 @@ class Source:
     project: str | None = None
     region: str | None = None
     study: dict | None = None  # the HyperparameterTuningJob fields beside trialJobSpec
+    # Local code gcloud would build (local-package-path, --package-path): python.source, and
+    # the comments that go with it.
+    local_source: str | None = None
+    local_notes: list[str] = field(default_factory=list)
+    local_staging: tuple[str, str] | None = None  # (gs://BUCKET, where it came from)
 
     def note(self, path: str, text: str) -> None:
         self.notes.setdefault(path, []).append(text)

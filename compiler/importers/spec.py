@@ -9,12 +9,12 @@ from ..source import child
 
 # Key order of the written spec: the schema's order, so every import reads the same way.
 ORDER = ["apiVersion", "kind", "metadata", "name", "labels", "description", "spec", "platform",
-         "project", "region", "serviceAccount", "network", "outputDir", "encryptionKey",
+         "project", "region", "serviceAccount", "network", "outputDir", "stagingBucket", "encryptionKey",
          "enableWebAccess", "container", "python", "env", "pools", "chief", "worker",
          "parameterServer", "evaluator", "replicas", "machineType", "accelerator", "type",
          "count", "disk", "sizeGb", "tpuTopology", "reservation", "affinity", "key", "values",
          "gpuPartitionSize", "nfsMounts", "lustreMounts", "tpuTfVersion", "image", "command",
-         "packages", "module", "args", "executorImage", "runtimeVersion", "pythonVersion",
+         "source", "packages", "module", "args", "executorImage", "runtimeVersion", "pythonVersion",
          "scheduling", "timeout", "maxWait", "restartOnWorkerRestart", "strategy",
          "disableRetries", "priority", "vertex", "displayName", "tensorboard",
          "persistentResourceId", "enableDashboardAccess", "reservedIpRanges", "experiment",

@@ -9,6 +9,7 @@ GoogleCloudAiplatformV1HyperparameterTuningJob.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from decimal import Decimal
 
@@ -298,8 +299,7 @@ def _executor(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
             c.error(f"{base}.runtimeVersion", f"no Vertex prebuilt container for runtime "
                     f"{task.runtime_version}: {note}", "set python.executorImage")
             return
-        pool.task = PythonPackage(task.packages, task.module, task.args, image,
-                                  task.runtime_version, task.python_version)
+        pool.task = dataclasses.replace(task, executor_image=image)
         job.note(f"{base}.executorImage", f"{image} for runtime {task.runtime_version}: {note}")
     status, message = images.executor_image_status(image, today=today)
     if status != "ok" and message:

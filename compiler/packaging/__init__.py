@@ -1,0 +1,129 @@
+"""`python.source`: a trainer's local code, packaged reproducibly and named by its content.
+
+The pipeline stage between normalize and the targets: for each Python task with a `source`
+folder, build its sdist (build.py) in the spec's repository (tree.py), put its content-addressed
+URI first in the task's packages, and report what is wrong at `$.spec.python.source` (or the
+pool's). Compiling only hashes the archive; the Pulumi program and `local-run` also write it
+(Options.package_dir). Nothing is uploaded here: `pulumi up` does that (pulumi_program.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..diagnostics import Collector, Diagnostic
+from ..model import Job, PythonPackage
+from .config import RepoConfig
+from .config import read as read_config
+from .sdist import BuildError, Package, build, cache_dir
+from .tree import CurrentFolder, Files, GitFiles
+
+__all__ = ["Upload", "resolve", "bucket_name", "cache_dir", "Files", "GitFiles", "CurrentFolder",
+           "Package"]
+
+BUCKET_HINT = ("set spec.stagingBucket, pass --staging-bucket, or `pulumi config set "
+               "trainspec:stagingBucket gs://BUCKET`")
+# Cloud Storage bucket names: 3-63 characters (up to 222 with dots), lower case, digits, -_.
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A built archive and where it goes: gs://bucket/object_name."""
+
+    package: Package
+    bucket: str
+    spec_path: str  # where the source is set: $.spec.python.source or a pool's
+
+    @property
+    def uri(self) -> str:
+        return self.package.uri(self.bucket)
+
+
+def bucket_name(value: str | None) -> str | None:
+    """`gs://NAME`, `gs://NAME/` or `NAME` → NAME; None if it is not a bucket name."""
+    if not value:
+        return None
+    name = value.removeprefix("gs://").rstrip("/")
+    return name if _BUCKET.match(name) and ".." not in name else None
+
+
+def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None) -> list[Upload]:
+    """Build every `python.source` of `job` and put its URI first in its task's packages."""
+    tasks = _tasks(job)
+    if not tasks:
+        return []
+    files = files or Files()
+    located = files.locate(job.file)
+    uploads: dict[tuple[str, str], Upload] = {}
+    replaced: dict[int, PythonPackage] = {}
+    configs: dict[int, tuple[RepoConfig, list[Diagnostic]]] = {}
+    built: dict[tuple, Package | BuildError] = {}  # a source shared by pools is built once
+    for path, module_path, task in tasks:
+        if id(task) in replaced:
+            continue
+        source = task.source or ""
+        if located is None:
+            c.error(path, "a spec read from standard input has no folder for python.source to "
+                    "be relative to" if job.file.startswith("<") else
+                    "the spec is in no repository (no Pulumi.yaml or .git in its folder or "
+                    "above it): python.source is read only inside the spec's repository")
+            continue
+        repo, spec_dir = located
+        folder = posixpath.normpath(posixpath.join(spec_dir, source))
+        if source.startswith("/") or folder == ".." or folder.startswith("../"):
+            c.error(path, f"{source!r} is outside the repository ({repo.root_shown})",
+                    "python.source is a folder inside the spec's repository, relative to the "
+                    "spec file")
+            continue
+        folder = "" if folder == "." else folder
+        if not job.staging_bucket:
+            if not any(d.path == "$.spec.stagingBucket" and d.is_error for d in c.items):
+                c.error(path, "no staging bucket to upload the package to", BUCKET_HINT)
+            continue
+        if id(repo) not in configs:
+            configs[id(repo)] = read_config(repo)
+            c.items.extend(configs[id(repo)][1])
+        config, problems = configs[id(repo)]
+        if problems:
+            continue
+        key = (id(repo), folder, task.module)
+        if key not in built:
+            try:
+                built[key] = build(repo, folder, config, task.module,
+                                   Path(package_dir) if package_dir else None)
+            except BuildError as e:
+                built[key] = e
+        package = built[key]
+        if isinstance(package, BuildError):
+            for message, hint, key in package.problems:
+                c.error(module_path if key == "module" else path, message, hint)
+            continue
+        upload = Upload(package, job.staging_bucket, path)
+        uploads.setdefault((upload.bucket, package.object_name), upload)
+        replaced[id(task)] = dataclasses.replace(task, packages=(upload.uri, *task.packages))
+    if job.python is not None and id(job.python) in replaced:
+        job.python = replaced[id(job.python)]
+    for pool in job.pools.values():
+        if id(pool.task) in replaced:
+            pool.task = replaced[id(pool.task)]
+    return list(uploads.values())
+
+
+def _tasks(job: Job) -> list[tuple[str, str, PythonPackage]]:
+    """(where its source is set, where its module is set, task) for every Python task with a
+    source."""
+    found = []
+    if isinstance(job.python, PythonPackage) and job.python.source is not None:
+        found.append(("$.spec.python.source", "$.spec.python.module", job.python))
+    for pool in job.pools.values():
+        task = pool.task
+        if isinstance(task, PythonPackage) and task.source is not None and task is not job.python:
+            where = [f"{pool.path}.python.{key}" if key in pool.overrides else
+                     f"$.spec.python.{key}" for key in ("source", "module")]
+            found.append((*where, task))
+    return found

@@ -1,0 +1,175 @@
+"""Build a source folder's sdist, named by its content: `<dist>-<version>-<sha256[:16]>.tar.gz`.
+
+The archive is a valid sdist (`<dist>-<version>/PKG-INFO` plus the project's files), so pip and
+the prebuilt training containers install it as they would one made by `python -m build`.
+trainspec builds it itself, in pure Python and offline (no build backend runs: the name and
+version are read, see metadata.py), which is what makes it reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import archive, collect, metadata
+from .config import RepoConfig
+from .tree import DIR, LINK, Repo, TreeError
+
+OBJECT_PREFIX = "trainspec/packages"
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+METADATA_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Package:
+    """A built trainer archive. `archive` is the local file, when one was written."""
+
+    name: str
+    version: str
+    dist: str
+    sha256: str  # of the uncompressed tar stream
+    files: int
+    size: int  # bytes of the packaged files, uncompressed
+    source: str  # the source folder, as messages show it
+    archive: str | None = None
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.dist}-{self.version}-{self.sha256[:16]}.tar.gz"
+
+    @property
+    def object_name(self) -> str:
+        return f"{OBJECT_PREFIX}/{self.file_name}"
+
+    def uri(self, bucket: str) -> str:
+        return f"gs://{bucket}/{self.object_name}"
+
+
+@dataclass
+class BuildError(Exception):
+    """Why a source folder cannot be packaged: each problem with a hint (or None) and the
+    python key it is about ("source" or "module")."""
+
+    problems: list[tuple[str, str | None, str]]
+
+    def __str__(self) -> str:
+        return "; ".join(m for m, _, _ in self.problems)
+
+
+def build(repo: Repo, source: str, config: RepoConfig, module: str | None,
+          out_dir: Path | None = None, mtime: int | None = None) -> Package:
+    """Package folder `source` (relative to the repository root). With `out_dir`, the archive
+    is written there (atomically, under its final name); without, it is only hashed."""
+    try:
+        return _build(repo, source, config, module, out_dir, mtime)
+    except TreeError as e:
+        raise BuildError([(str(e), None, "source")]) from e
+
+
+def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
+           out_dir: Path | None, mtime: int | None) -> Package:
+    shown = repo.shown(source)
+    entry = repo.entry(source)
+    if entry is None or entry.kind != DIR:
+        what = "does not exist" if entry is None else (
+            "is a symbolic link (name the folder itself)" if entry.kind == LINK
+            else "is not a folder")
+        raise BuildError([(f"{shown} {what}", "python.source is a folder holding "
+                           "pyproject.toml or setup.py, relative to the spec file", "source")])
+    found = collect.collect(repo, source, config.allow_secret_files)
+    if found.too_many:
+        raise BuildError([(f"{shown} holds more than {collect.MAX_FILES} files to package",
+                           "ignore data, outputs and environments in .gitignore", "source")])
+    problems: list[tuple[str, str | None, str]] = [
+        (p, "add it to .gitignore, or allow it in trainspec.yaml packaging.allowSecretFiles"
+         if "looks like a secret" in p else None, "source") for p in found.problems]
+    total = sum(e.size for e in found.files.values())
+    if total > config.max_size_mib * MIB:
+        top = ", ".join(f"{posixpath.join(shown, p)} ({_size(s)})"
+                        for p, s in collect.largest(found.files))
+        problems.append((f"the files to package total {_size(total)}, over the "
+                         f"{config.max_size_mib} MiB limit; largest: {top}",
+                         "ignore data and outputs in .gitignore, or raise packaging.maxSizeMiB "
+                         "in trainspec.yaml", "source"))
+    for name in METADATA_FILES:
+        if name in found.files and found.files[name].size > metadata.MAX_METADATA_FILE:
+            problems.append((f"{shown}/{name} is larger than "
+                             f"{metadata.MAX_METADATA_FILE // MIB} MiB", None, "source"))
+    if problems:
+        raise BuildError(problems)
+    repo.prefetch([e.path for e in found.files.values()])
+    try:
+        meta = metadata.read({name: repo.read(found.files[name].path)
+                              for name in METADATA_FILES if name in found.files})
+    except metadata.MetadataError as e:
+        raise BuildError([(f"{shown}: {e}", None, "source")]) from e
+    if module is not None:
+        _check_module(module, meta, found.files, shown)
+    members = [(path, e.executable, _reader(repo, e.path)) for path, e in found.files.items()]
+    members.append(("PKG-INFO", False, lambda: metadata.pkg_info(meta)))
+    members.sort(key=lambda m: m[0].encode("utf-8", "surrogateescape"))
+    prefix = f"{meta.dist}-{meta.version}"
+    when = archive.source_date_epoch() if mtime is None else mtime
+    written = None
+    if out_dir is None:
+        sha = archive.write(prefix, members, None, when)
+    else:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".building-", dir=out_dir)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                sha = archive.write(prefix, members, f, when)
+            written = str(out_dir / f"{prefix}-{sha[:16]}.tar.gz")
+            os.replace(tmp, written)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return Package(meta.name, meta.version, meta.dist, sha, len(found.files), total, shown,
+                   written)
+
+
+def _reader(repo: Repo, path: str):
+    return lambda: repo.read(path)
+
+
+def _check_module(module: str, meta: metadata.Metadata, files: dict, shown: str) -> None:
+    if not _MODULE.match(module):
+        raise BuildError([(f"{module!r} is not a module name",
+                           "dotted Python identifiers, e.g. trainer.task", "module")])
+    candidates = metadata.module_files(module, meta.package_dir)
+    if any(c in files for c in candidates):
+        return
+    tops = sorted({p.split("/")[0] for p in files if p.endswith(".py") and "/" in p}
+                  | {p[:-3] for p in files if p.endswith(".py") and "/" not in p
+                     and p != "setup.py"})
+    raise BuildError([(f"module {module!r} is not in the package built from {shown}: none of "
+                       f"{', '.join(candidates[:2])}, ... is there",
+                       f"its top-level modules and packages: {', '.join(tops[:8]) or 'none'}",
+                       "module")])
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+def cache_dir(env: dict[str, str] | None = None) -> Path:
+    """Where `pulumi up` and `local-run` keep built archives (content-addressed, so a stale one
+    is never picked): TRAINSPEC_CACHE_DIR, else $XDG_CACHE_HOME/trainspec/packages, else
+    ~/.cache/trainspec/packages, else a folder in the system's temporary directory."""
+    env = os.environ if env is None else env
+    if env.get("TRAINSPEC_CACHE_DIR"):
+        return Path(env["TRAINSPEC_CACHE_DIR"])
+    base = env.get("XDG_CACHE_HOME") or (os.path.join(env["HOME"], ".cache")
+                                         if env.get("HOME") else None)
+    if base:
+        return Path(base) / "trainspec" / "packages"
+    return Path(tempfile.gettempdir()) / f"trainspec-packages-{os.getuid()}"

@@ -1,0 +1,277 @@
+"""Where a trainer's files are read from: the working tree, or a git revision (for `diff BASE`).
+
+Both readers answer the same three questions about a repository, with paths relative to its
+root (posix, "" for the root itself): what a folder holds (`children`), what one path is
+(`entry`), and a file's bytes (`read`). The packager sees no other difference, so the same
+source at BASE and in the working tree builds the same archive.
+
+The repository of a spec is the nearest folder above it holding `Pulumi.yaml` or `.git` (for a
+git revision: `Pulumi.yaml`, else the repository's root). Nothing outside it is read.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..source import shown
+
+FILE, DIR, LINK, OTHER = "file", "dir", "link", "other"
+MARKERS = ("Pulumi.yaml", "Pulumi.yml", ".git")
+
+
+class TreeError(Exception):
+    """A repository cannot be read (git failed, a file vanished); the message says why."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: str  # relative to the repository root, posix
+    kind: str  # FILE, DIR, LINK or OTHER (a pipe, a device, a git submodule)
+    size: int = 0
+    executable: bool = False
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.path)
+
+
+class Repo:
+    """A repository's files; `shown(path)` is how a message names one."""
+
+    root_shown = "."
+
+    def children(self, folder: str) -> list[Entry]:
+        raise NotImplementedError
+
+    def entry(self, path: str) -> Entry | None:
+        raise NotImplementedError
+
+    def read(self, path: str) -> bytes:
+        raise NotImplementedError
+
+    def link_target(self, path: str) -> str:
+        raise NotImplementedError
+
+    def prefetch(self, paths: list[str]) -> None:
+        """A hint that `paths` will all be read (a git revision reads them in one go)."""
+
+    def shown(self, path: str) -> str:
+        return shown(posixpath.normpath(posixpath.join(self.root_shown, path)) if path
+                     else self.root_shown)
+
+
+class FsRepo(Repo):
+    """A repository in the working tree."""
+
+    def __init__(self, root: Path, root_shown: str):
+        self.root, self.root_shown = root, root_shown
+
+    def _full(self, path: str) -> str:
+        return os.path.join(self.root, *path.split("/")) if path else str(self.root)
+
+    def entry(self, path: str) -> Entry | None:
+        try:
+            info = os.lstat(self._full(path))
+        except OSError:
+            return None
+        return _fs_entry(path, info)
+
+    def children(self, folder: str) -> list[Entry]:
+        try:
+            with os.scandir(self._full(folder)) as it:
+                found = []
+                for item in it:
+                    try:
+                        info = item.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    found.append(_fs_entry(posixpath.join(folder, item.name) if folder
+                                           else item.name, info))
+        except OSError as e:
+            raise TreeError(f"{self.shown(folder)}: cannot list: {e.strerror or e}") from e
+        return sorted(found, key=lambda e: e.path)
+
+    def read(self, path: str) -> bytes:
+        full = self._full(path)
+        try:
+            # Non-blocking and checked again on the descriptor: a file swapped for a pipe
+            # between listing and reading is refused, never waited on.
+            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise TreeError(f"{self.shown(path)}: no longer a regular file")
+                return f.read()
+        except OSError as e:
+            raise TreeError(f"{self.shown(path)}: cannot read: {e.strerror or e}") from e
+
+    def link_target(self, path: str) -> str:
+        try:
+            return os.readlink(self._full(path))
+        except OSError as e:
+            raise TreeError(f"{self.shown(path)}: cannot read the link: {e.strerror or e}") from e
+
+
+def _fs_entry(path: str, info: os.stat_result) -> Entry:
+    mode = info.st_mode
+    if stat.S_ISLNK(mode):
+        return Entry(path, LINK)
+    if stat.S_ISDIR(mode):
+        return Entry(path, DIR)
+    if stat.S_ISREG(mode):
+        return Entry(path, FILE, info.st_size, bool(mode & 0o100))
+    return Entry(path, OTHER)
+
+
+class GitRepo(Repo):
+    """A repository as stored at a git revision: `base` is its folder in the git tree."""
+
+    def __init__(self, git_root: Path, ref: str, base: str):
+        self.git_root, self.ref, self.base = git_root, ref, base
+        self.root_shown = base or "."
+        self._entries: dict[str, Entry] | None = None
+        self._blobs: dict[str, bytes] = {}
+
+    def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
+        try:
+            proc = subprocess.run(["git", *args], cwd=self.git_root, input=stdin,
+                                  capture_output=True, check=False)
+        except OSError as e:
+            raise TreeError(f"cannot run git: {e}") from e
+        if proc.returncode != 0:
+            raise TreeError(f"git {' '.join(args[:2])}: "
+                            + proc.stderr.decode("utf-8", "replace").strip())
+        return proc.stdout
+
+    def _all(self) -> dict[str, Entry]:
+        if self._entries is None:
+            listed = self._git("ls-tree", "-r", "-t", "-l", "-z", "--full-tree", self.ref, "--",
+                               self.base or ".")
+            entries: dict[str, Entry] = {}
+            cut = len(self.base) + 1 if self.base else 0
+            for line in listed.decode("utf-8", "surrogateescape").split("\0"):
+                meta, _, full = line.partition("\t")
+                if not full or (self.base and not full.startswith(self.base + "/")):
+                    continue
+                mode, kind, _, size = meta.split()
+                path = full[cut:]
+                if kind == "tree":
+                    entries[path] = Entry(path, DIR)
+                elif mode == "120000":
+                    entries[path] = Entry(path, LINK)
+                elif kind == "blob":
+                    entries[path] = Entry(path, FILE, int(size), mode == "100755")
+                else:  # a submodule (commit): its files are not in this repository
+                    entries[path] = Entry(path, OTHER)
+            self._entries = entries
+        return self._entries
+
+    def entry(self, path: str) -> Entry | None:
+        return Entry("", DIR) if path == "" else self._all().get(path)
+
+    def children(self, folder: str) -> list[Entry]:
+        return sorted((e for p, e in self._all().items() if posixpath.dirname(p) == folder),
+                      key=lambda e: e.path)
+
+    def _full(self, path: str) -> str:
+        return posixpath.join(self.base, path) if self.base else path
+
+    def read(self, path: str) -> bytes:
+        if path in self._blobs:
+            return self._blobs[path]
+        return self._git("cat-file", "blob", f"{self.ref}:{self._full(path)}")
+
+    def prefetch(self, paths: list[str]) -> None:
+        # One `git cat-file --batch` for every file of an archive, not a process per file.
+        wanted = [p for p in paths if p not in self._blobs]
+        if wanted:
+            blobs = cat_file_batch(self.git_root, self.ref, [self._full(p) for p in wanted])
+            self._blobs.update(zip(wanted, blobs))
+
+    def link_target(self, path: str) -> str:
+        return self.read(path).decode("utf-8", "surrogateescape")
+
+
+def cat_file_batch(git_root: Path, ref: str, paths: list[str]) -> list[bytes]:
+    """The blobs `ref:path` of `paths` (relative to the git root), in order, read by one
+    `git cat-file --batch` (a process per file takes minutes for thousands of files)."""
+    request = "".join(f"{ref}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
+    try:
+        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=git_root, input=request,
+                              capture_output=True, check=False)
+    except OSError as e:
+        raise TreeError(f"cannot run git: {e}") from e
+    if proc.returncode != 0:
+        raise TreeError("git cat-file: " + proc.stderr.decode("utf-8", "replace").strip())
+    blob, at, out = proc.stdout, 0, []
+    for path in paths:
+        end = blob.index(b"\n", at)
+        header = blob[at:end].split()
+        if len(header) != 3:
+            raise TreeError(f"git cat-file: cannot read {ref}:{path}")
+        size = int(header[2])
+        out.append(blob[end + 1:end + 1 + size])
+        at = end + 1 + size + 1
+    return out
+
+
+class Files:
+    """Finds a spec's repository. The working tree: `base` is the folder spec paths are
+    relative to (None: the current folder)."""
+
+    def __init__(self, base: Path | None = None):
+        self.base = base
+
+    def locate(self, spec_file: str) -> tuple[Repo, str] | None:
+        """(the spec's repository, the spec's folder relative to it), or None if the spec is
+        in no repository, or is no file (<stdin>)."""
+        if spec_file.startswith("<"):
+            return None
+        folder = Path(self.base or ".", spec_file).parent
+        start = Path(os.path.abspath(folder))
+        for candidate in (start, *start.parents):
+            if any(os.path.lexists(candidate / m) for m in MARKERS):
+                rel = os.path.relpath(start, candidate)
+                root = os.path.relpath(candidate, os.path.abspath(self.base or "."))
+                return FsRepo(candidate, root.replace(os.sep, "/")), \
+                    "" if rel == "." else rel.replace(os.sep, "/")
+        return None
+
+
+class CurrentFolder(Files):
+    """For a spec that is not a file yet (what `import` prints): as if saved in the current
+    folder."""
+
+    def locate(self, spec_file: str) -> tuple[Repo, str] | None:
+        return super().locate("spec.yaml")
+
+
+class GitFiles(Files):
+    """Spec files and sources as stored at git revision `ref` (spec paths relative to the git
+    root)."""
+
+    def __init__(self, git_root: Path, ref: str):
+        super().__init__(git_root)
+        self.ref = ref
+        self._repos: dict[str, GitRepo] = {}
+        self._whole = GitRepo(git_root, ref, "")
+
+    def locate(self, spec_file: str) -> tuple[Repo, str] | None:
+        folder = posixpath.normpath(posixpath.dirname(spec_file) or ".")
+        folder = "" if folder == "." else folder
+        if folder.startswith(".."):
+            return None
+        candidate = folder
+        while True:
+            if any(self._whole.entry(posixpath.join(candidate, m) if candidate else m)
+                   for m in MARKERS[:2]) or candidate == "":
+                break
+            candidate = posixpath.dirname(candidate)
+        repo = self._repos.setdefault(candidate, GitRepo(self.base, self.ref, candidate))
+        rel = posixpath.relpath(folder or ".", candidate or ".")
+        return repo, "" if rel == "." else rel

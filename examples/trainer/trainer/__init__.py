@@ -1,0 +1,1 @@
+"""trainspec's example trainer."""
