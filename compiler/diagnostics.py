@@ -29,6 +29,9 @@ class Diagnostic:
     file: str = "<input>"
     position: Position | None = None
     hint: str | None = None
+    # The rule's stable code (compiler/rules.py): what `ignore`, `severity`, inline
+    # `# trainspec: ignore[code]` and SARIF name.
+    code: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -41,6 +44,8 @@ class Diagnostic:
         text = f"{where}: {self.severity}: {self.path}: {self.message}"
         if self.hint:
             text += f" ({self.hint})"
+        if self.code:
+            text += f" [{self.code}]"
         return text
 
     def to_json(self) -> dict:
@@ -52,6 +57,7 @@ class Diagnostic:
             "path": self.path,
             "message": self.message,
             "hint": self.hint,
+            "code": self.code,
         }
 
 
@@ -96,17 +102,19 @@ class Collector:
             p = p[:cut]
 
     def add(self, path: str, message: str, *, severity: str = ERROR, hint: str | None = None,
-            key: bool = False) -> None:
+            key: bool = False, code: str | None = None) -> None:
         pos = self.positions.get(path + "#key") if key else None
         if pos is None:
             pos = self.locate(path)
-        self.items.append(Diagnostic(path, message, severity, self.file, pos, hint))
+        self.items.append(Diagnostic(path, message, severity, self.file, pos, hint, code))
 
-    def error(self, path: str, message: str, hint: str | None = None, key: bool = False) -> None:
-        self.add(path, message, hint=hint, key=key)
+    def error(self, path: str, message: str, hint: str | None = None, key: bool = False,
+              code: str | None = None) -> None:
+        self.add(path, message, hint=hint, key=key, code=code)
 
-    def warning(self, path: str, message: str, hint: str | None = None) -> None:
-        self.add(path, message, severity=WARNING, hint=hint)
+    def warning(self, path: str, message: str, hint: str | None = None,
+                code: str | None = None) -> None:
+        self.add(path, message, severity=WARNING, hint=hint, code=code)
 
     @property
     def failed(self) -> bool:
