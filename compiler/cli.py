@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from . import decompile, emit, explain, localrun, pipeline, review, scaffold, source, watch
+from . import decompile, emit, explain, localrun, pipeline, review, scaffold, source, tree, watch
 from . import diagnostics as diag
 from .normalize import Options
 from .source import shown
@@ -31,25 +30,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-SPEC_SUFFIXES = (".yaml", ".yml")
-
-
-def find_specs(paths: list[str]) -> tuple[list[str], list[diag.Diagnostic]]:
-    """Spec files under `paths` (files as given, folders searched recursively), sorted."""
-    found: list[str] = []
-    problems: list[diag.Diagnostic] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            for dirpath, dirnames, filenames in os.walk(p):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                found += [os.path.join(dirpath, f) for f in sorted(filenames)
-                          if f.endswith(SPEC_SUFFIXES) and not f.startswith(".")]
-        elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
-            found.append(str(p))
-        else:
-            problems.append(diag.Diagnostic("$", "no such file or directory", file=shown(str(p))))
-    return found, problems
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -72,23 +52,17 @@ def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: s
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from_stdin = source.STDIN in args.paths
     if args.paths.count(source.STDIN) > 1:
         err.write("error: `-` (standard input) can be given once\n")
         return EXIT_USAGE
-    files, missing = find_specs([p for p in args.paths if p != source.STDIN])
-    if not files and not missing and not from_stdin:
-        err.write("error: no *.yaml or *.yml spec found under " + " ".join(args.paths) + "\n")
+    found = tree.compile_paths(args.paths, _options(args), jobs=args.jobs, stdin=args.stdin)
+    if found.empty:
+        err.write("error: " + tree.nothing_found(args.paths) + "\n")
         return EXIT_FAILED
-    results = emit.compile_many(files, _options(args), jobs=args.jobs)
-    if from_stdin:
-        results.append(pipeline.compile_stream(args.stdin, _options(args)))
-    clashes = pipeline.check_set(results)
-    _report(results, missing + clashes, args.format, out, err)
-    bad = sum(not r.ok for r in results) + len(missing) + len(clashes)
+    _report(found.results, found.missing, args.format, out, err)
     if args.format == "text":
-        err.write(f"{len(results)} spec(s) checked, {bad} with errors\n")
-    return EXIT_FAILED if bad else EXIT_OK
+        err.write(f"{len(found.results)} spec(s) checked, {found.failed} with errors\n")
+    return EXIT_FAILED if found.failed else EXIT_OK
 
 
 def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -111,16 +85,14 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("error: compiling a folder needs --out OUTDIR\n")
         return EXIT_USAGE
     root = Path(args.path)
-    files, missing = find_specs([args.path])
-    if not files and not missing:
-        err.write(f"error: no *.yaml or *.yml spec found under {args.path}; nothing written\n")
+    found = tree.compile_paths([args.path], _options(args), jobs=args.jobs)
+    if found.empty:
+        err.write(f"error: {tree.nothing_found([args.path])}; nothing written\n")
         return EXIT_FAILED
-    results = emit.compile_many(files, _options(args), jobs=args.jobs)
-    missing += pipeline.check_set(results)
-    _report(results, missing, "text", out, err)
-    if missing or any(not r.ok for r in results):
-        err.write(f"error: {sum(not r.ok for r in results) + len(missing)} spec(s) failed; "
-                  f"nothing written to {args.out}\n")
+    results = found.results
+    _report(results, found.missing, "text", out, err)
+    if found.failed:
+        err.write(f"error: {found.failed} spec(s) failed; nothing written to {args.out}\n")
         return EXIT_FAILED
     base = root if root.is_dir() else root.parent
     outputs: dict[str, str] = {}
@@ -273,7 +245,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None,
     args.stdin = stdin if stdin is not None else sys.stdin.buffer
     try:
         return args.run(args, out, err)
-    except emit.WorkerDied as e:
+    except tree.WorkerDied as e:
         err.write(f"error: {e}; nothing written\n")
         return EXIT_FAILED
     except KeyboardInterrupt:

@@ -5,22 +5,17 @@ from __future__ import annotations
 import json
 import os
 import stat
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from . import pipeline
 from .diagnostics import TrainspecError
-from .normalize import Options
-
-PARALLEL_THRESHOLD = 200  # below this, process start-up costs more than it saves
 
 
 class _Serialized(dict):
     """A compiled body that carries its canonical text, computed where it was compiled.
 
     json.dumps with indent runs the pure-Python encoder: serialising in the worker processes
-    instead of the parent keeps that cost parallel (benchmarks/bench_compile.py).
+    instead of the parent keeps that cost parallel (`tree.compile_many`,
+    benchmarks/bench_compile.py).
     """
 
     text = ""
@@ -34,49 +29,19 @@ def dumps(body: dict) -> str:
     return json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def serialized(body: dict) -> dict:
+    """`body` carrying its canonical text (what `dumps` returns for it), computed now."""
+    out = _Serialized(body)
+    out.text = dumps(body)
+    return out
+
+
 def output_name(spec_file: str, base: Path) -> str:
     try:  # files found under `base` are spelled under it: no filesystem call needed
         rel = Path(spec_file).relative_to(base)
     except ValueError:
         rel = Path(spec_file).resolve().relative_to(base.resolve())
     return rel.with_suffix(".json").as_posix()
-
-
-def _compile_chunk(args: tuple[list[str], Options]) -> list[pipeline.Result]:
-    files, options = args
-    results = [pipeline.compile_file(f, options) for f in files]
-    for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
-        ok = r.ok
-        r.document, r.job, r.origins = None, None, {}
-        if ok and r.body is not None:
-            body = _Serialized(r.body)
-            body.text = dumps(r.body)
-            r.body = body
-    return results
-
-
-def compile_many(files: list[str], options: Options, jobs: int = 0) -> list[pipeline.Result]:
-    """Compile every file; large trees use one process per core.
-
-    Results from worker processes carry file, diagnostics and body (with its canonical text,
-    see `dumps`) but not the model (`job`), origins or document.
-    """
-    workers = jobs or (os.cpu_count() or 1)
-    if workers <= 1 or len(files) < PARALLEL_THRESHOLD:
-        return [pipeline.compile_file(f, options) for f in files]
-    size = (len(files) + workers - 1) // workers
-    chunks = [(files[i:i + size], options) for i in range(0, len(files), size)]
-    try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            return [r for chunk in pool.map(_compile_chunk, chunks) for r in chunk]
-    except BrokenProcessPool as e:
-        # Spec limits keep a worker alive; if one dies anyway (killed, out of memory), say so.
-        raise WorkerDied(f"a worker process compiling {len(files)} spec(s) died ({e}); "
-                         "rerun with --jobs 1 to find the spec") from None
-
-
-class WorkerDied(TrainspecError):
-    """A worker process of `compile_many` died; no result is trustworthy."""
 
 
 MANIFEST = ".trainspec-outputs"  # what trainspec wrote in OUTDIR: the only files it may remove

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import pulumi
 
-from compiler import packaging, pipeline
+from compiler import packaging, pipeline, tree
 from compiler import pulumi_resources as jobs
-from compiler.cli import find_specs
 from compiler.diagnostics import Diagnostic, format_text
 from compiler.model import CONFIG_NAMESPACE
 from compiler.normalize import Options
@@ -60,12 +59,11 @@ def _secret_name(key: str) -> str:
 
 def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
     """Every spec under `folder`, compiled, and every error found (including missing secrets)."""
-    files, problems = find_specs([folder])
-    if not files and not problems:
-        problems.append(Diagnostic("$", "no *.yaml or *.yml spec found (trainspec:specs)",
-                                   file=folder))
-    results = [pipeline.compile_file(f, options) for f in files]
-    problems += [d for r in results for d in r.errors] + pipeline.check_set(results)
+    found = tree.compile_paths([folder], options)
+    problems = found.errors
+    if found.empty:
+        problems.append(Diagnostic("$", f"no {tree.WHAT} found (trainspec:specs)", file=folder))
+    results = found.results
     for r in results:
         if not r.ok:
             continue

@@ -53,7 +53,7 @@ from typing import Any
 
 import yaml
 
-from . import discovery, pipeline
+from . import discovery, pipeline, tree
 from .catalog import accelerators, images, machines, regions
 from .normalize import Options
 from .targets import body_schema
@@ -108,23 +108,17 @@ def assert_refused_located(text: dict | str | bytes, options: Options = Options(
 def check_repo(path: str | Path = "specs", platform: str | None = None,
                project: str | None = None, region: str | None = None) -> list[pipeline.Result]:
     """Every *.yaml/*.yml under `path` compiles and conforms; fails listing every problem."""
-    from .cli import find_specs  # the same discovery as `validate` and the Pulumi program
-
-    files, missing = find_specs([str(path)])
-    assert files and not missing, f"no spec files under {path}"
     options = Options(platform=platform, project=project, region=region)
-    results, problems = [], []
-    for f in files:
-        r = pipeline.compile_file(str(f), options)
-        results.append(r)
-        if not r.ok:
-            problems += [d.format() for d in r.errors]
-            continue
-        api, schema = body_schema(r.job.platform, r.job.kind)  # type: ignore[union-attr]
-        problems += [f"{f}: {p}: {m}" for p, m in discovery.violations(api, schema, r.body)]
-    problems += [d.format() for d in pipeline.check_set(results)]
+    found = tree.compile_paths([str(path)], options)  # as `validate` and the Pulumi program
+    assert found.results and not found.missing, f"no spec files under {path}"
+    problems = [d.format() for d in found.errors]
+    for r in found.results:
+        if r.ok:
+            api, schema = body_schema(r.job.platform, r.job.kind)  # type: ignore[union-attr]
+            problems += [f"{r.file}: {p}: {m}"
+                         for p, m in discovery.violations(api, schema, r.body)]
     assert not problems, "\n".join(problems)
-    return results
+    return found.results
 
 
 # -- the catalog as hardware shapes -----------------------------------------------------------

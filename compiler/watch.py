@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import diagnostics as diag
-from . import durations, pipeline, track
+from . import durations, pipeline, track, tree
 from .cloud import jobs as api
 from .cloud.rest import ApiError, Client, ConfigError
 from .workspace import Stack, WorkspaceError, resolve
@@ -101,15 +101,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def _find(paths: list[str], args: argparse.Namespace,
           err: TextIO) -> tuple[list[track.Found], Client]:
     """Every spec under `paths` with its jobs; bad input → located errors and Stop(1)."""
-    from .cli import find_specs  # noqa: PLC0415 - cli imports this module
-
-    files, problems = find_specs(paths)
-    if not files and not problems:
-        err.write("error: no *.yaml or *.yml spec found under " + " ".join(paths) + "\n")
-        raise Stop(EXIT_FAILED)
     stacks: dict[Path, Stack] = {}  # one look-up per folder of specs
-    results: list[tuple[pipeline.Result, Stack]] = []
-    for f in files:
+
+    def compile_for(f: str) -> pipeline.Result:
         folder = Path(f).parent
         try:
             stack = stacks.get(folder) or resolve(f, stack=args.stack, org=args.org)
@@ -117,9 +111,14 @@ def _find(paths: list[str], args: argparse.Namespace,
             err.write(f"error: {exc}\n")
             raise Stop(EXIT_FAILED) from None
         stacks[folder] = stack
-        results.append((track.compile_for(f, stack, args.project, args.region), stack))
-    problems += [d for r, _ in results for d in r.errors + pipeline.location_errors(r)]
-    problems += pipeline.check_set([r for r, _ in results])
+        return track.compile_for(f, stack, args.project, args.region)
+
+    found = tree.compile_paths(paths, compile_file=compile_for)
+    if found.empty:
+        err.write("error: " + tree.nothing_found(paths) + "\n")
+        raise Stop(EXIT_FAILED)
+    problems = found.errors + [d for r in found.results for d in pipeline.location_errors(r)]
+    results = [(r, stacks[Path(r.file).parent]) for r in found.results]
     if problems:
         err.write(diag.format_text(problems) + "\n")
         raise Stop(EXIT_FAILED)

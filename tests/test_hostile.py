@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cli, emit
+from compiler import cli, emit, tree
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT_BYTES = 1 << 30
@@ -97,22 +97,22 @@ def test_a_folder_of_hostile_files_is_refused_file_by_file(tmp_path) -> None:
     folder = tmp_path / "specs"
     folder.mkdir()
     deep = hostile_files()["deep-flow.yaml"]
-    for i in range(emit.PARALLEL_THRESHOLD + 50):  # large enough for worker processes
+    for i in range(tree.PARALLEL_THRESHOLD + 50):  # large enough for worker processes
         (folder / f"deep{i:03}.yaml").write_text(deep)
     for argv in (["validate", str(folder)], ["compile", str(folder), "--out", str(tmp_path / "o")]):
         proc = run_limited(*argv)
         assert_refused(proc, " ".join(argv))
         assert "BrokenProcessPool" not in proc.stderr
-        assert proc.stderr.count("nesting deeper than 64 levels") == emit.PARALLEL_THRESHOLD + 50
+        assert proc.stderr.count("nesting deeper than 64 levels") == tree.PARALLEL_THRESHOLD + 50
     assert not (tmp_path / "o").exists()
 
 
 def test_a_dead_worker_is_an_error_not_a_traceback(tmp_path, monkeypatch) -> None:
     folder = tmp_path / "specs"
     folder.mkdir()
-    for i in range(emit.PARALLEL_THRESHOLD):
+    for i in range(tree.PARALLEL_THRESHOLD):
         shutil.copy(ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml", folder / f"s{i}.yaml")
-    monkeypatch.setattr(emit, "_compile_chunk", _die)
+    monkeypatch.setattr(tree, "_compile_chunk", _die)
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(["validate", "--jobs", "2", str(folder)], out, err) == 1
     assert "a worker process compiling 200 spec(s) died" in err.getvalue()

@@ -527,6 +527,50 @@ def test_two_specs_with_one_job_name_are_an_error(repo):
     assert "job name 'resnet' is already used by" in err.getvalue()
 
 
+def _validate(folder: Path) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return cli.main(["validate", str(folder)], out, err), err.getvalue()
+
+
+def test_hidden_files_and_folders_are_not_specs_on_either_side(repo):
+    # Regression: diff read specs/.draft.yaml (a hidden file) as a spec; validate does not.
+    (repo / "specs" / ".old.yaml").write_text(VERTEX.replace("name: resnet", "name: old"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a hidden file at BASE")
+    (repo / "specs" / ".old.yaml").unlink()
+    (repo / "specs" / ".draft.yaml").write_text(VERTEX)  # resnet again: no clash, not a spec
+    (repo / "specs" / ".wip").mkdir()
+    (repo / "specs" / ".wip" / "job.yaml").write_text("not: [a spec")
+    for argv in (("HEAD",), ("HEAD", "HEAD")):
+        code, out, err = run(repo, *argv)
+        assert (code, err) == (0, ""), out
+        assert "no changes: 2 spec file(s) compile to the same requests" in out
+    assert _validate(repo / "specs") == (0, "2 spec(s) checked, 0 with errors\n")
+
+
+def test_diff_refuses_each_clash_validate_refuses_and_blames_the_same_file(repo):
+    # Regression: the cross-spec rules of diff and validate are one (compiler.tree): a job
+    # name used twice across folders, and two ml jobIds that fold to one ('-' is '_').
+    (repo / "specs" / "z").mkdir()
+    (repo / "specs" / "z" / "census.yaml").write_text(LEGACY.replace("census:3.1", "census:4"))
+    (repo / "specs" / "b-c.yaml").write_text(LEGACY.replace("name: census", "name: b-c"))
+    (repo / "specs" / "b_c.yaml").write_text(LEGACY.replace("name: census", "name: b_c"))
+    code, out, err = run(repo, "main")
+    assert code == 1, out
+    assert "specs/z/census.yaml:4:9: error: $.metadata.name: job name 'census' is already " \
+           "used by specs/legacy/census.yaml" in out
+    assert "specs/b_c.yaml:4:9: error: $.metadata.name: AI Platform jobId 'b_c' is already " \
+           "used by specs/b-c.yaml" in out
+    code, err = _validate(repo / "specs")
+    assert code == 1
+    specs = repo / "specs"
+    assert f"{specs}/z/census.yaml:4:9: error: $.metadata.name: job name 'census' is already " \
+           f"used by {specs}/legacy/census.yaml" in err
+    assert f"{specs}/b_c.yaml:4:9: error: $.metadata.name: AI Platform jobId 'b_c' is already " \
+           f"used by {specs}/b-c.yaml" in err
+    assert "2 with errors" in err
+
+
 def test_an_untouched_spec_that_no_longer_compiles_is_reported(repo):
     edit(repo / "specs" / "resnet.yaml", "n1-standard-8", "n1-standard-3")
     git(repo, "commit", "-qam", "broken on main")

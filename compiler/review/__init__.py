@@ -1,0 +1,26 @@
+"""Pull-request review: what applying HEAD's specs does, compared with BASE's.
+
+`python -m compiler diff BASE [HEAD]` reads the spec files of two git revisions (HEAD omitted:
+the working tree, uncommitted and untracked files included) (sides.py), compiles both sides in
+memory as one tree each (`compiler.tree`, as `validate` and the Pulumi program do) and reports,
+per spec added, removed or changed, the action `pulumi up` takes (compare.py:
+`compiler.plan.classify`, the rule the Pulumi provider uses) and a field-level diff of the
+compiled request (render.py).
+
+A change of the job's location (the resolved project or region, or the platform) is a replace:
+both live in the request URL, not the body, and `pulumi up` creates the job in the new place.
+
+Secrets never reach the output (redact.py): env values compile to ``<secret:KEY>`` markers, and
+values that look like credentials (by env name, flag or key name, or shape) are shown as
+``<redacted>``, in field values and in diagnostics alike.
+"""
+
+from .command import DESCRIPTION, EXIT_CODES, add_arguments, cmd_diff, review
+from .compare import EXIT_CHANGED, EXIT_ERROR, EXIT_SAME, Entry, Review, Side, compare
+from .redact import REDACTED, looks_secret, redact, redact_diagnostic, redact_text, spec_secrets
+from .render import COMMENT_LIMIT, MARKER, render_json, render_markdown, render_text
+
+__all__ = ["DESCRIPTION", "EXIT_CODES", "add_arguments", "cmd_diff", "review", "EXIT_CHANGED",
+           "EXIT_ERROR", "EXIT_SAME", "Entry", "Review", "Side", "compare", "REDACTED",
+           "looks_secret", "redact", "redact_diagnostic", "redact_text", "spec_secrets",
+           "COMMENT_LIMIT", "MARKER", "render_json", "render_markdown", "render_text"]

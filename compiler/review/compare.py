@@ -1,0 +1,241 @@
+"""Comparing both sides of a `diff`: one entry per job, paired as `pulumi up` pairs them, and
+the plan for each (`compiler.plan.classify`, the rule the Pulumi provider uses)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import packaging, pipeline, tree
+from .. import plan as planning
+from ..normalize import Options
+from ..tree import Content
+from ..tuning import summary as tuning_summary
+from .redact import spec_secrets
+
+EXIT_SAME, EXIT_ERROR, EXIT_CHANGED = 0, 1, 2
+WORKTREE = "working tree"
+# Request paths of a tuning job's search: a change there shows the search space summarised.
+SEARCH_PATHS = ("studySpec", "maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
+                "trainingInput.hyperparameters")
+
+
+@dataclass
+class Entry:
+    """One spec's comparison: files and compile results on each side, and the plan."""
+
+    old_file: str | None
+    new_file: str | None
+    old: pipeline.Result | None = None
+    new: pipeline.Result | None = None
+    plan: planning.Plan = field(default_factory=lambda: planning.Plan(planning.NONE))
+    secrets: frozenset[str] = frozenset()  # secret literals of both specs, kept out of output
+
+    @property
+    def file(self) -> str:
+        return self.new_file or self.old_file or ""
+
+    @property
+    def renamed(self) -> bool:
+        return bool(self.old_file and self.new_file and self.old_file != self.new_file)
+
+    @property
+    def job(self) -> str:
+        for r in (self.new, self.old):
+            if r is not None and r.job is not None and r.job.name:
+                return r.job.name
+        return ""
+
+    @property
+    def platform(self) -> str:
+        for r in (self.new, self.old):
+            if r is not None and r.job is not None:
+                return r.job.platform
+        return ""
+
+    @property
+    def tuning(self) -> bool:
+        return any(r is not None and r.job is not None and r.job.tuning is not None
+                   for r in (self.new, self.old))
+
+    @property
+    def search(self) -> list[str]:
+        """A tuning job's search space (HEAD's, else BASE's), summarised, when the job is
+        created or deleted or its search changes; [] otherwise and for other jobs."""
+        touched = self.plan.action in (planning.CREATE, planning.DELETE) or any(
+            c.path.startswith(SEARCH_PATHS) for c in self.plan.changes)
+        for r in (self.new, self.old):
+            if touched and r is not None and r.ok and r.job is not None and r.job.tuning:
+                return tuning_summary(r.job.tuning)
+        return []
+
+    @property
+    def failed(self) -> bool:
+        """The HEAD side does not compile: the change cannot be applied."""
+        return self.new is not None and not self.new.ok
+
+    @property
+    def base_failed(self) -> bool:
+        return self.old is not None and not self.old.ok
+
+    @property
+    def action(self) -> str:
+        return "error" if self.failed else self.plan.action
+
+
+@dataclass
+class Review:
+    base: str
+    head: str
+    specs: str
+    entries: list[Entry]
+    compared: int  # spec files on either side
+
+    @property
+    def failed(self) -> bool:
+        return any(e.failed for e in self.entries)
+
+    @property
+    def changed(self) -> list[Entry]:
+        return [e for e in self.entries if e.failed or e.plan.action != planning.NONE]
+
+    @property
+    def moved(self) -> list[Entry]:
+        """Specs moved to another file whose request is unchanged: nothing to apply."""
+        return [e for e in self.entries if e.renamed and e not in self.changed]
+
+    @property
+    def exit_code(self) -> int:
+        if self.failed:
+            return EXIT_ERROR
+        return EXIT_CHANGED if self.changed else EXIT_SAME
+
+
+_Compiled = tuple[pipeline.Result, frozenset]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: the spec files (path → content) and what the Pulumi stack
+    config adds to them (defaults for project/region, and its secret entries)."""
+
+    files: dict[str, Content]
+    options: Options = Options()
+    secrets: dict[str, Any] = field(default_factory=dict)  # config key → encrypted value
+    # Where the side's python.source folders are read: the working tree or a git revision.
+    sources: packaging.Files | None = None
+
+
+def _compile(side: Side, keep: dict[str, str] | None = None) -> dict[str, _Compiled]:
+    """The side's tree compiled (`tree.compile_contents`: the cross-spec rules of `validate`
+    and the Pulumi program), each result with the values its spec marks as secret: they are
+    kept out of diagnostics even when the spec does not compile and there is no body to
+    redact."""
+    found = tree.compile_contents(side.files, side.options, files=side.sources, keep=keep)
+    out: dict[str, _Compiled] = {}
+    for path, result in zip(side.files, found.results):
+        secrets = spec_secrets(result.document.data if result.document is not None else None)
+        result.document = None  # positions are in the diagnostics; the tree is not needed
+        out[path] = (result, secrets)
+    return out
+
+
+def _entry(old_file: str | None, new_file: str | None, old: _Compiled | None,
+           new: _Compiled | None) -> Entry:
+    return Entry(old_file, new_file, old[0] if old else None, new[0] if new else None,
+                 secrets=(old[1] if old else frozenset()) | (new[1] if new else frozenset()))
+
+
+def _name(compiled: _Compiled) -> str | None:
+    """The Pulumi resource a spec maps to: its job name (metadata.name), if it has one."""
+    job = compiled[0].job
+    return job.name if job is not None and job.name else None
+
+
+def _by_identity(side: dict[str, _Compiled],
+                 before: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """Job name → the file defining it, and the files paired by path instead: no name (did
+    not parse), or another file with an already used name. Of several files with one name,
+    the one at the path the name had `before` (the BASE side) keeps it, else the first."""
+    named: dict[str, str] = {}
+    loose: list[str] = []
+    before = before or {}
+    for path in sorted(side, key=lambda p: (before.get(_name(side[p]) or "") != p, p)):
+        name = _name(side[path])
+        if name is not None and name not in named:
+            named[name] = path
+        else:
+            loose.append(path)
+    return named, loose
+
+
+def compare(old: Side, new: Side) -> list[Entry]:
+    """One entry per job on either side, paired as `pulumi up` pairs them: by the Pulumi
+    resource it maps to (metadata.name), not by file. A spec moved to another file, or two
+    files swapped, is the same job; two files naming one job on the HEAD side is an error
+    (the file that had the name on the BASE side keeps it). Files without a name (they do not
+    parse) are paired by path."""
+    olds = _compile(old)
+    old_named, old_loose = _by_identity(olds)
+    news = _compile(new, keep=old_named)
+    new_named, new_loose = _by_identity(news, old_named)
+    pairs = {name: (old_named.get(name), new_named.get(name))
+             for name in sorted(set(old_named) | set(new_named))}
+    # A file that does not parse on one side keeps its path's pairing on the other.
+    for path in old_loose:
+        name = _name(news[path]) if path in news else None
+        if name is not None and pairs[name][0] is None and pairs[name][1] == path \
+                and _name(olds[path]) is None:
+            pairs[name] = (path, path)
+    paired_old = {o for o, _ in pairs.values() if o}
+    paired_new = {n for _, n in pairs.values() if n}
+    loose = sorted({p for p in old_loose if p not in paired_old}
+                   | {p for p in new_loose if p not in paired_new})
+    entries = [_entry(o, n, olds.get(o) if o else None, news.get(n) if n else None)
+               for o, n in list(pairs.values())
+               + [(p if p in old.files and p not in paired_old else None,
+                   p if p in new.files and p not in paired_new else None) for p in loose]]
+    changed = {k for k in set(old.secrets) | set(new.secrets)
+               if old.secrets.get(k) != new.secrets.get(k)}
+    for e in entries:
+        e.plan = _plan(e, changed)
+    entries.sort(key=lambda e: (e.file, e.old_file or ""))
+    return entries
+
+
+SECRET_CHANGE = "stack secret "  # a Change path: a secret config value the job reads changed
+
+
+def _plan(e: Entry, changed_secrets: set[str] = frozenset()) -> planning.Plan:
+    # A BASE side that did not compile was never applied: compare against "no job".
+    old_body = e.old.body if e.old is not None and e.old.ok else None
+    new_body = e.new.body if e.new is not None and e.new.ok else None
+    if e.failed:
+        return planning.Plan(planning.NONE)
+    old_platform = e.old.job.platform if old_body is not None and e.old.job else None
+    found = planning.classify(e.platform, old_body, new_body, old_platform,
+                              old_location=_location(e.old), new_location=_location(e.new),
+                              old_run=_run(e.old), new_run=_run(e.new))
+    if old_body is None or new_body is None:
+        return found
+    # The provider replaces a job whose secret env value changed: it would run with the old one.
+    secrets = sorted(set(e.new.job.secrets if e.new.job else ()) & changed_secrets)
+    if not secrets:
+        return found
+    where = [c for c in found.changes if c.path in planning.LOCATION_PATHS]
+    return planning.Plan(planning.REPLACE, where + [
+        planning.Change(SECRET_CHANGE + key, "<secret>", "<secret: its ciphertext changed>")
+        for key in secrets] + [c for c in found.changes if c not in where])
+
+
+def _run(r: pipeline.Result | None) -> str | None:
+    return r.job.run if r is not None and r.ok and r.job is not None else None
+
+
+def _location(r: pipeline.Result | None) -> tuple[str | None, str | None] | None:
+    """The job's resolved (project, region): spec.project/region, else --project/--region."""
+    if r is None or not r.ok or r.job is None:
+        return None
+    return (r.job.project, r.job.region)
+
+

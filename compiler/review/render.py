@@ -1,0 +1,267 @@
+"""`diff`'s reports: text (the terminal), markdown (a pull-request comment) and JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .. import pipeline
+from .. import plan as planning
+from ..diagnostics import Diagnostic, format_text
+from .compare import SECRET_CHANGE, Entry, Review
+from .redact import redact, redact_diagnostic, redact_text
+
+MARKER = "<!-- trainspec-diff -->"  # lets CI find and update its own PR comment
+
+
+def _nodes(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    # Paths spelled as plan.changes spells them.
+    yield path, value
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _nodes(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _nodes(v, f"{path}[{i}]")
+
+
+def redacted_changes(e: Entry) -> list[planning.Change]:
+    """The plan's changes with every value taken from the redacted bodies."""
+    old = dict(_nodes(redact(e.old.body) if e.old is not None and e.old.ok else {}))
+    new = dict(_nodes(redact(e.new.body) if e.new is not None and e.new.ok else {}))
+    return [c if _not_body(c) else
+            planning.Change(c.path, old.get(c.path) if c.kind != "added" else None,
+                            new.get(c.path) if c.kind != "removed" else None, c.kind)
+            for c in e.plan.changes]
+
+
+def _not_body(c: planning.Change) -> bool:
+    """A change of where the job runs, of its run, or of a secret it reads: not a body path."""
+    return c.path in planning.NON_BODY_PATHS or c.path.startswith(SECRET_CHANGE)
+
+
+def _value(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list) and value:
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}[{i}]")
+    else:
+        yield path, value
+
+
+def _by_name(items: list) -> dict[str, Any] | None:
+    """Env-style lists ([{name, value}...]) keyed by name, for a diff that survives inserts."""
+    if not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items):
+        return None
+    keyed = {i["name"]: i for i in items}
+    return keyed if len(keyed) == len(items) else None
+
+
+def _refine(c: planning.Change) -> list[planning.Change]:
+    """Display detail for one plan change: whole subtrees become leaf lines."""
+    if c.kind == "added":
+        return [planning.Change(p, None, v, "added") for p, v in _leaves(c.new, c.path)]
+    if c.kind == "removed":
+        return [planning.Change(p, v, None, "removed") for p, v in _leaves(c.old, c.path)]
+    if isinstance(c.old, list) and isinstance(c.new, list):
+        old_keyed, new_keyed = _by_name(c.old), _by_name(c.new)
+        if old_keyed is not None and new_keyed is not None:
+            found = planning.changes({f"[name={k}]": v for k, v in old_keyed.items()},
+                                     {f"[name={k}]": v for k, v in new_keyed.items()}, "")
+            found = [planning.Change(c.path + f.path.lstrip("."), f.old, f.new, f.kind)
+                     for f in found]
+        else:
+            n = min(len(c.old), len(c.new))
+            found = planning.changes(c.old[:n], c.new[:n], c.path)
+            found += [planning.Change(f"{c.path}[{i}]", v, None, "removed")
+                      for i, v in enumerate(c.old[n:], n)]
+            found += [planning.Change(f"{c.path}[{i}]", None, v, "added")
+                      for i, v in enumerate(c.new[n:], n)]
+        refined = [r for f in found for r in _refine(f)]
+        return refined or [c]  # only the order changed (env order is meaningful)
+    return [c]
+
+
+def display_changes(e: Entry) -> list[planning.Change]:
+    """The entry's changes as leaf lines, redacted; a redacted value that changed still shows."""
+    out = []
+    for c in redacted_changes(e):
+        if _not_body(c):
+            out.append(c)
+            continue
+        out += _refine(c) or [c]
+    return out
+
+
+def _change_lines(c: planning.Change) -> list[str]:
+    """Unified-diff style lines: `- path: old`, `+ path: new`."""
+    if c.path == "platform":
+        return [f"- platform: {c.old}", f"+ platform: {c.new}"]
+    lines = []
+    if c.kind != "added":
+        lines.append(f"- {c.path}: {_value(c.old)}")
+    if c.kind != "removed":
+        lines.append(f"+ {c.path}: {_value(c.new)}")
+    return lines
+
+
+def _title(e: Entry) -> str:
+    moved = f"{e.old_file} → {e.new_file}" if e.renamed else e.file
+    kind = ", tuning job" if e.tuning else ""
+    return f"{moved} (job {e.job or '?'}, {e.platform or '?'}{kind})"
+
+
+def redacted_errors(r: pipeline.Result, secrets: Iterable[str] = ()) -> list[Diagnostic]:
+    """The result's errors, redacted like field values (a message may quote a value)."""
+    return [redact_diagnostic(d, secrets) for d in r.diagnostics if d.is_error]
+
+
+def render_text(rv: Review) -> str:
+    head = f"trainspec diff {rv.base} → {rv.head} ({rv.specs})"
+    moved = [f"moved, same request: {e.old_file} → {e.new_file}" for e in rv.moved]
+    if not rv.changed:
+        return "\n".join([head, f"no changes: {rv.compared} spec file(s) compile to the same "
+                          "requests", *moved]) + "\n"
+    out = [head, ""]
+    for e in rv.changed:
+        out.append(_title(e))
+        if e.failed:
+            out.append("  error: the spec does not compile on the HEAD side")
+            out += ["  " + line for line in format_text(redacted_errors(e.new, e.secrets)).splitlines()]
+        else:
+            out.append(f"  {e.plan.description}")
+            for c in display_changes(e):
+                out += ["    " + line for line in _change_lines(c)]
+            if e.search:
+                out.append("  search space" + (" (before)" if e.new is None else ""))
+                out += ["    " + redact_text(line, e.secrets) for line in e.search]
+        if e.base_failed:
+            out.append("  note: the spec did not compile on the BASE side:")
+            out += ["  " + line for line in format_text(redacted_errors(e.old, e.secrets)).splitlines()]
+        out.append("")
+    out += moved + [_summary_line(rv)]
+    return "\n".join(out) + "\n"
+
+
+def _summary_line(rv: Review) -> str:
+    counts: dict[str, int] = {}
+    for e in rv.changed:
+        counts[e.action] = counts.get(e.action, 0) + 1
+    parts = [f"{counts[a]} {a}" for a in ("create", "replace", "update", "delete", "error")
+             if a in counts]
+    return f"{len(rv.changed)} of {rv.compared} spec file(s) changed: " + ", ".join(parts)
+
+
+_ACTION_LABEL = {"create": "🟢 create", "replace": "🟠 replace", "update": "🔵 update in place",
+                 "delete": "🔴 delete", "error": "❌ error"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _fence(body: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+COMMENT_LIMIT = 65_536  # characters in a GitHub comment body; longer ones are refused
+
+
+def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
+    """A PR comment. Longer than `limit`, it is summarised (whole table rows, no per-spec
+    details, a count of what is left out), never cut mid-table: GitHub refuses longer ones."""
+    head = [MARKER, f"### trainspec diff: `{rv.base}` → `{rv.head}`", ""]
+    moved = [f"- moved, same request: `{e.old_file}` → `{e.new_file}`" for e in rv.moved]
+    if not rv.changed:
+        text = "\n".join(head + [f"No changes: {rv.compared} spec file(s) compile to the same "
+                                 "requests."] + moved) + "\n"
+        if len(text) <= limit:
+            return text
+        return "\n".join(head + [f"No changes: {rv.compared} spec file(s) compile to the same "
+                                 f"requests; {len(rv.moved)} moved to another file."]) + "\n"
+    table = ["| Spec | Job | Platform | Action |", "|---|---|---|---|"]
+    for e in rv.changed:
+        spec = f"`{e.old_file}` → `{e.new_file}`" if e.renamed else f"`{e.file}`"
+        table.append(f"| {_cell(spec)} | {_cell(e.job or '?')} | {e.platform or '?'} | "
+                     f"{_ACTION_LABEL[e.action]} |")
+    details = []
+    for e in rv.changed:
+        if e.failed:
+            body = format_text(redacted_errors(e.new, e.secrets))
+            what, lang = "error: does not compile", ""
+        else:
+            lines = [line for c in display_changes(e) for line in _change_lines(c)]
+            lines += [f"# {redact_text(line, e.secrets)}" for line in e.search]
+            body, what, lang = "\n".join(lines), e.plan.description, "diff"
+        if e.base_failed:
+            body += "\n# the BASE side did not compile:\n" + format_text(redacted_errors(e.old, e.secrets))
+        fence = _fence(body)
+        details += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>",
+                    "", f"{fence}{lang}", body, fence, "", "</details>", ""]
+    text = "\n".join(head + table + ["", *moved, _summary_line(rv), ""] + details)
+    if len(text) <= limit:
+        return text
+    out = head + [_summary_line(rv), "", f"_This report is {len(text):,} characters, more than a "
+                  f"GitHub comment takes ({limit:,}): a summary without per-spec details. "
+                  "`python -m compiler diff` prints them all (see the job log)._", ""]
+    tail = ([f"{len(rv.moved)} spec(s) moved to another file with the same request."]
+            if rv.moved else [])
+    reserve = len(f"… and {len(table)} more spec(s), not listed here.") + 4 + sum(
+        len(line) + 1 for line in tail)
+    used = sum(len(line) + 1 for line in out)
+    shown_rows = 0
+    for row in table:
+        if used + len(row) + 1 > limit - reserve:
+            break
+        out.append(row)
+        used += len(row) + 1
+        shown_rows += 1
+    if shown_rows <= 2:  # not even one row: no table at all
+        out = out[:len(out) - shown_rows]
+        shown_rows = 2
+    left = len(table) - shown_rows
+    out.append("")
+    if left:
+        out.append(f"… and {left} more spec(s), not listed here.")
+    return "\n".join(out + tail) + "\n"
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_json(rv: Review) -> str:
+    specs = []
+    for e in rv.changed:
+        item: dict[str, Any] = {
+            "file": e.file, "oldFile": e.old_file, "newFile": e.new_file, "job": e.job or None,
+            "platform": e.platform or None, "action": e.action,
+            "description": None if e.failed else e.plan.description,
+            "changes": [] if e.failed else [
+                {"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
+                for c in display_changes(e)],
+            "errors": [d.to_json() for d in redacted_errors(e.new, e.secrets)] if e.failed else [],
+            "searchSpace": [redact_text(line, e.secrets) for line in e.search],
+            "baseErrors": ([d.to_json() for d in redacted_errors(e.old, e.secrets)]
+                           if e.base_failed else []),
+        }
+        specs.append(item)
+    summary = {a: sum(e.action == a for e in rv.changed)
+               for a in ("create", "replace", "update", "delete", "error")}
+    report = {"base": rv.base, "head": rv.head, "specs": rv.specs, "compared": rv.compared,
+              "changed": len(rv.changed), "ok": not rv.failed, "exitCode": rv.exit_code,
+              "summary": summary, "entries": specs,
+              "moved": [{"oldFile": e.old_file, "newFile": e.new_file} for e in rv.moved]}
+    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+RENDER = {"text": render_text, "markdown": render_markdown, "json": render_json}

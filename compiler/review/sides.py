@@ -1,0 +1,166 @@
+"""Reading both sides of a `diff`: the spec files of a git revision or of the working tree, and
+the Pulumi stack config file `--stack` names. Which files are specs is `compiler.tree.is_spec`;
+how each is read is this module's: both sides the same way (what git stores: a link is not
+followed, a huge file or a control character in a name is a located error)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .. import source, tree
+from ..diagnostics import Diagnostic, Position, format_text
+from ..normalize import Options
+from ..packaging.tree import TreeError, cat_file_batch
+from ..source import shown
+from ..tree import Content
+
+
+class ReviewError(Exception):
+    """The comparison cannot be made; the message says why."""
+
+
+class GitError(ReviewError):
+    """A git command failed; the message is git's own."""
+
+
+class NoSpecsError(ReviewError):
+    """The spec folder holds no spec file on either side."""
+
+
+class StackError(ReviewError):
+    """The stack config file cannot be read."""
+
+
+def git(repo: Path, *args: str) -> bytes:
+    """git's output; GitError with git's own message if it fails."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, check=False)
+    except OSError as e:
+        raise GitError(f"cannot run git: {e}") from e
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
+        raise GitError(f"git {' '.join(args[:3])}: {message}")
+    return proc.stdout
+
+
+def _unreadable(path: str, message: str) -> Diagnostic:
+    return Diagnostic("$", message, file=shown(path), position=Position(1, 1))
+
+
+def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, Content]:
+    """Spec files under `prefix` (a repo-relative folder) at `ref`: path → content, or why it
+    is not readable as a spec (a symbolic link, a file over the size limit, a control character
+    in its name)."""
+    start = len(prefix) + 1 if prefix else 0
+    return _read_git(repo, ref, prefix, lambda path: tree.is_spec(path[start:]))
+
+
+def _read_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]) -> dict[str, Content]:
+    listed = git(repo, "ls-tree", "-r", "-z", "-l", "--full-tree", ref, "--", prefix or ".")
+    out: dict[str, Content] = {}
+    blobs: list[str] = []
+    for line in listed.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = line.partition("\t")
+        if not path or not wanted(path):
+            continue
+        mode, kind, _, size = meta.split()
+        if kind != "blob":
+            continue
+        if not path.isprintable():  # keyed as shown: a report never holds a raw line break
+            out[shown(path)] = _unreadable(path, "the file name holds a control character (a "
+                                           "line break?): rename it")
+        elif mode == "120000":
+            out[path] = _unreadable(path, "a symbolic link: diff reads the spec files git stores, "
+                                    "not what links point to")
+        elif int(size) > source.MAX_BYTES:
+            out[path] = _unreadable(path, f"file is larger than {source.MAX_BYTES // 1048576} MiB "
+                                    f"({size} bytes)")
+        else:
+            blobs.append(path)
+    if not blobs:
+        return dict(sorted(out.items()))
+    try:
+        out.update(zip(blobs, cat_file_batch(repo, ref, blobs)))
+    except TreeError as e:
+        raise GitError(str(e)) from e
+    return dict(sorted(out.items()))
+
+
+def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
+    """Spec files under `prefix` in the working tree, tracked or not: path → content, or why
+    it cannot be read as a spec (a named pipe, a device, a link, a huge file: never opened in
+    a way that blocks or reads without end)."""
+    base = root / prefix if prefix else root
+    out: dict[str, Content] = {}
+    if not base.is_dir():
+        return out
+    for spec in tree.walk(base):
+        rel = f"{prefix}/{spec}" if prefix else spec
+        full = root / rel
+        if not rel.isprintable():
+            out[shown(rel)] = _unreadable(rel, "the file name holds a control character "
+                                          "(a line break?): rename it")
+            continue
+        if os.path.islink(full):
+            out[rel] = _unreadable(rel, "a symbolic link: diff reads the spec files git "
+                                   "stores, not what links point to")
+            continue
+        blob, problem = source.read_bytes(str(full))
+        out[rel] = blob if problem is None else _unreadable(rel, problem.message)
+    return dict(sorted(out.items()))
+
+
+def locate(repo: Path, specs: str) -> tuple[Path, str]:
+    """The repository root and `specs` as a path relative to it."""
+    root = Path(git(repo, "rev-parse", "--show-toplevel").decode().strip())
+    folder = (repo / specs).resolve()
+    try:
+        prefix = folder.relative_to(root.resolve()).as_posix()
+    except ValueError as e:
+        raise GitError(f"{specs} is not inside the git repository {root}") from e
+    return root, "" if prefix == "." else prefix
+
+
+def _read_file(root: Path, ref: str | None, path: str) -> Content | None:
+    """One file at `ref` (None: the working tree), None if it is not there."""
+    if ref is None:
+        full = root / path
+        if not os.path.lexists(full):
+            return None
+        blob, problem = source.read_bytes(str(full))
+        return blob if problem is None else _unreadable(path, problem.message)
+    return _read_git(root, ref, path, lambda listed: listed == path).get(path)
+
+
+def stack_side(root: Path, ref: str | None, path: str,
+               options: Options) -> tuple[Options, dict[str, Any]] | None:
+    """What stack config file `path` (Pulumi.NAME.yaml) at `ref` adds to the specs, as the
+    Pulumi program reads it: `gcp:project` / `gcp:region` are defaults for specs without their
+    own (`options` given on the command line win), and its secret entries (`{secure: ...}`),
+    compared between the sides. None if the file is not there."""
+    content = _read_file(root, ref, path)
+    if content is None:
+        return None
+    if isinstance(content, Diagnostic):
+        raise StackError(content.format())
+    doc, found = source.parse(content, path)
+    errors = [d for d in found if d.is_error]
+    config = doc.data.get("config") if isinstance(doc.data, dict) else None
+    if errors or not isinstance(config if config is not None else {}, dict):
+        raise StackError(format_text(errors) if errors else f"{path}: 'config' is not a mapping")
+    config = config or {}
+
+    def text(key: str) -> str | None:
+        value = config.get(key)
+        return value if isinstance(value, str) and value else None
+
+    chosen = Options(platform=options.platform, project=options.project or text("gcp:project"),
+                     region=options.region or text("gcp:region"),
+                     staging_bucket=options.staging_bucket or text("trainspec:stagingBucket"))
+    secrets = {k: v for k, v in config.items() if isinstance(v, dict) and "secure" in v}
+    return chosen, secrets
+

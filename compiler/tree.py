@@ -1,0 +1,175 @@
+"""The tree entry point: discover the spec files once, compile each, run the cross-spec rules.
+
+`validate`, `compile --out`, `status`/`logs`/`wait`, `diff` (both sides), the Pulumi program
+and the testing kit all read a tree through this module, so no two of them can disagree about
+which files are specs or which job names clash. One file (`compile FILE`, `explain`) is
+compiled by `pipeline`, the file entry point, which this module calls for each spec.
+
+A spec file is a ``.yaml`` or ``.yml`` file with no hidden part in its path below the folder
+searched (`is_spec`): ``specs/.draft.yaml`` and ``specs/.wip/job.yaml`` are not specs. A file
+named on the command line is compiled whatever its name.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from . import emit, packaging, pipeline, source
+from .diagnostics import Diagnostic, TrainspecError, sort_key
+from .normalize import Options
+from .source import shown
+
+SUFFIXES = (".yaml", ".yml")
+WHAT = "*.yaml or *.yml spec"  # how messages name a spec file when none is found
+PARALLEL_THRESHOLD = 200  # below this, process start-up costs more than it saves
+
+
+def is_spec(relative: str) -> bool:
+    """Whether the file at `relative` (a POSIX path below the folder searched) is a spec."""
+    return relative.endswith(SUFFIXES) and not any(
+        part.startswith(".") for part in relative.split("/"))
+
+
+def walk(folder: str | Path) -> list[str]:
+    """The spec files below `folder`, as POSIX paths relative to it, in path order (the order
+    git lists a tree in). Hidden folders are not entered."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel = Path(dirpath).relative_to(folder).as_posix()
+        for name in filenames:
+            path = name if rel == "." else f"{rel}/{name}"
+            if is_spec(path):
+                found.append(path)
+    return sorted(found)
+
+
+def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
+    """The spec files under `paths` (files as given, folders searched), and a located error
+    for each path that does not exist."""
+    found: list[str] = []
+    problems: list[Diagnostic] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found += [os.path.join(p, *rel.split("/")) for rel in walk(p)]
+        elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
+            found.append(str(p))
+        else:
+            problems.append(Diagnostic("$", "no such file or directory", file=shown(str(p))))
+    return found, problems
+
+
+@dataclass
+class Tree:
+    """A compiled tree: one result per spec file (the cross-spec errors added to the spec they
+    blame), and the paths given that do not exist."""
+
+    results: list[pipeline.Result]
+    missing: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """No spec file was found, and no path was wrong: nothing to say about."""
+        return not self.results and not self.missing
+
+    @property
+    def failed(self) -> int:
+        """How many specs do not compile, plus the paths that do not exist."""
+        return sum(not r.ok for r in self.results) + len(self.missing)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return self.missing + [d for r in self.results for d in r.errors]
+
+
+def check(results: list[pipeline.Result], keep: Mapping[str, str] | None = None) -> None:
+    """Run the cross-spec rules (`pipeline.check_set`) and add each error to the spec it
+    blames. Of several specs naming one job, the first keeps the name; `keep` (job name →
+    file) names a file that keeps its name whatever its place (diff: BASE's holder)."""
+    keep = keep or {}
+    order = sorted(results, key=lambda r: keep.get(r.identity[0] if r.identity else "") != r.file)
+    by_file = {r.file: r for r in results}
+    for d in pipeline.check_set(order):
+        r = by_file[d.file]
+        r.diagnostics = sorted(r.diagnostics + [d], key=sort_key)
+
+
+def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int = 1,
+                  stdin: BinaryIO | None = None,
+                  compile_file: Callable[[str], pipeline.Result] | None = None) -> Tree:
+    """Discover the specs under `paths` (`-`: one spec from `stdin`), compile each, check the
+    set. `jobs` other than 1 lets a large tree compile in worker processes (0: one per core),
+    whose results carry no `job`, `document` or `origins`; `compile_file` compiles one file
+    instead of `pipeline.compile_file` with `options` (serially)."""
+    read_stdin = stdin is not None and source.STDIN in paths
+    files, missing = discover([p for p in paths if not (read_stdin and p == source.STDIN)])
+    if compile_file is not None:
+        results = [compile_file(f) for f in files]
+    else:
+        results = compile_many(files, options, jobs)
+    if read_stdin:
+        results.append(pipeline.compile_stream(stdin, options))
+    check(results)
+    return Tree(results, missing)
+
+
+Content = bytes | Diagnostic  # a spec file's bytes, or why it cannot be read as one
+
+
+def compile_contents(contents: Mapping[str, Content], options: Options = Options(), *,
+                     files: packaging.Files | None = None,
+                     keep: Mapping[str, str] | None = None) -> Tree:
+    """The tree entry point for spec files already read (diff reads a git revision or the
+    working tree): path → content, or the located reason it cannot be read. `files` reads
+    their python.source folders; `keep` is as for `check`."""
+    results = [pipeline.Result(c.file, [c]) if isinstance(c, Diagnostic)
+               else pipeline.compile_text(c, path, options, files=files)
+               for path, c in contents.items()]
+    check(results, keep)
+    return Tree(results)
+
+
+def nothing_found(paths: list[str]) -> str:
+    return f"no {WHAT} found under " + " ".join(paths)
+
+
+def _compile_chunk(args: tuple[list[str], Options]) -> list[pipeline.Result]:
+    files, options = args
+    results = [pipeline.compile_file(f, options) for f in files]
+    for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
+        ok = r.ok
+        r.document, r.job, r.origins = None, None, {}
+        if ok and r.body is not None:
+            r.body = emit.serialized(r.body)
+    return results
+
+
+def compile_many(files: list[str], options: Options, jobs: int = 0) -> list[pipeline.Result]:
+    """Compile every file; with `jobs` other than 1, large trees use one process per core.
+
+    Results from worker processes carry file, diagnostics, identity and body (with its
+    canonical text, see `emit.dumps`) but not the model (`job`), origins or document.
+    """
+    workers = jobs or (os.cpu_count() or 1)
+    if workers <= 1 or len(files) < PARALLEL_THRESHOLD:
+        return [pipeline.compile_file(f, options) for f in files]
+    size = (len(files) + workers - 1) // workers
+    chunks = [(files[i:i + size], options) for i in range(0, len(files), size)]
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return [r for chunk in pool.map(_compile_chunk, chunks) for r in chunk]
+    except BrokenProcessPool as e:
+        # Spec limits keep a worker alive; if one dies anyway (killed, out of memory), say so.
+        raise WorkerDied(f"a worker process compiling {len(files)} spec(s) died ({e}); "
+                         "rerun with --jobs 1 to find the spec") from None
+
+
+class WorkerDied(TrainspecError):
+    """A worker process of `compile_many` died; no result is trustworthy."""

@@ -1,0 +1,73 @@
+"""The tree entry point (compiler.tree): one definition of a spec file, one set of cross-spec
+rules, whichever command reads the tree."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from compiler import cli, testing, tree
+
+GOOD = """\
+apiVersion: trainspec/v1
+kind: TrainingJob
+metadata:
+  name: NAME
+spec:
+  region: us-central1
+  container: {image: gcr.io/acme/train:1.0}
+  pools:
+    chief: {machineType: n1-standard-8}
+"""
+
+
+@pytest.fixture()
+def specs(tmp_path: Path) -> Path:
+    root = tmp_path / "specs"
+    for rel, name in (("b.yaml", "b"), ("a/x.yml", "x"), ("a.yaml", "a"), ("a-b/y.yaml", "y")):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(GOOD.replace("NAME", name))
+    # Not specs: hidden files and folders, other suffixes.
+    (root / ".draft.yaml").write_text("not: [a spec")
+    (root / ".wip").mkdir()
+    (root / ".wip" / "job.yaml").write_text("not: [a spec")
+    (root / "notes.txt").write_text("hello")
+    (root / "a" / "job.json").write_text("{}")
+    return root
+
+
+def test_a_spec_file_is_a_visible_yaml_file_listed_in_path_order(specs: Path) -> None:
+    assert tree.walk(specs) == ["a-b/y.yaml", "a.yaml", "a/x.yml", "b.yaml"]  # as git sorts
+    files, missing = tree.discover([str(specs), str(specs / ".draft.yaml"), "nosuch.yaml"])
+    assert files == [str(specs / p) for p in tree.walk(specs)] + [str(specs / ".draft.yaml")]
+    assert [(d.file, d.message) for d in missing] == [("nosuch.yaml", "no such file or directory")]
+    assert tree.is_spec("jobs/a.yml") and not tree.is_spec("jobs/.a.yaml")
+    assert not tree.is_spec(".github/workflows/ci.yaml") and not tree.is_spec("a.json")
+
+
+def test_validate_compile_out_and_the_testing_kit_read_the_same_specs(specs: Path,
+                                                                      tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["validate", str(specs)], out, err) == 0
+    assert err.getvalue() == "4 spec(s) checked, 0 with errors\n"
+    assert cli.main(["compile", str(specs), "--out", str(tmp_path / "out")], out, err) == 0
+    written = sorted(p.relative_to(tmp_path / "out").as_posix()
+                     for p in (tmp_path / "out").rglob("*.json"))
+    assert written == ["a-b/y.json", "a.json", "a/x.json", "b.json"]
+    results = testing.check_repo(specs)
+    assert [r.file for r in results] == [str(specs / p) for p in tree.walk(specs)]
+
+
+def test_the_cross_spec_rules_blame_the_later_spec_unless_one_keeps_its_name(specs) -> None:
+    (specs / "c.yaml").write_text(GOOD.replace("NAME", "a"))
+    found = tree.compile_paths([str(specs)])
+    assert found.failed == 1
+    assert [d.message for d in found.errors] == [
+        f"job name 'a' is already used by {specs / 'a.yaml'}"]
+    assert found.errors[0].file == str(specs / "c.yaml")
+    contents = {p: (specs / p).read_bytes() for p in tree.walk(specs)}
+    kept = tree.compile_contents(contents, keep={"a": "c.yaml"})
+    assert [(d.file, d.message) for d in kept.errors] == [
+        ("a.yaml", "job name 'a' is already used by c.yaml")]
