@@ -21,7 +21,7 @@ KINDS = ("TrainingJob", "HyperparameterTuningJob")
 # aws:secretKey) would put another provider's credentials into a job's environment; the schema
 # refuses it with a located error (schemas/v1, $defs.env).
 CONFIG_NAMESPACE = "trainspec"
-# Labels the Pulumi providers put on every job they create (compiler/pulumi_resources.py):
+# Labels the Pulumi providers put on every job they create (compiler/pulumi_resources/):
 # whose job it is, and which generation. Both APIs allow 64 labels per job.
 IDENTITY_LABEL, SPEC_HASH_LABEL = "trainspec-resource", "trainspec-spec-hash"
 MANAGED_LABELS = (IDENTITY_LABEL, SPEC_HASH_LABEL)

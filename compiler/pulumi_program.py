@@ -3,7 +3,7 @@ HyperparameterTuningJob, or an AI Platform Training job, by spec.platform and ki
 
 Reads stack config, compiles every spec, and fails with every diagnostic (file:line:col)
 before declaring anything if one spec is invalid: never a partial apply. Provider logic lives in
-compiler/pulumi_resources.py. It ships inside the package, so a specs repository's __main__.py is
+compiler/pulumi_resources/. It ships inside the package, so a specs repository's __main__.py is
 three lines (compiler/_templates/__main__.py, written by `python -m compiler init`).
 """
 

@@ -29,9 +29,10 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
-from compiler import pipeline
+from compiler import model, pipeline
 from compiler import pulumi_resources as pr
 from compiler.cloud import emulator as emu
+from compiler.cloud import jobs as cloud_jobs
 from compiler.normalize import Options
 
 pytestmark = pytest.mark.slow
@@ -267,7 +268,7 @@ def test_retried_create_adopts_instead_of_starting_a_second_job(world, tmp_path)
     first, outs = engine.create(u, news)
     again, _ = engine.create(u, news)  # e.g. `up` interrupted before the state was saved
     assert again == first
-    label = f'labels.{pr.SPEC_HASH_LABEL}="{news["specHash"]}"'
+    label = f'labels.{model.SPEC_HASH_LABEL}="{news["specHash"]}"'
     status, found = server.emulator.handle(
         "GET", "/v1/projects/acme-test/locations/us-central1/customJobs?filter="
         + label.replace(" ", "%20"))
@@ -411,7 +412,7 @@ def test_a_new_run_replaces_the_job_with_the_same_request_and_keeps_the_old_reco
     # The previous run's record is kept (and not cancelled: it had finished).
     assert _stored(server, old_id)["state"] == "JOB_STATE_SUCCEEDED"
     new = _stored(server, new_id)
-    assert new["labels"][pr.SPEC_HASH_LABEL] == second["specHash"]
+    assert new["labels"][model.SPEC_HASH_LABEL] == second["specHash"]
     sent = {k: v for k, v in new.items() if k in first["request"]}
     assert {**sent, "labels": first["request"]["labels"]} == first["request"]
     # Same run again: nothing to do.
@@ -586,11 +587,11 @@ def test_best_trial_follows_the_goal_of_the_first_metric():
                 "finalMeasurement": {"metrics": [{"metricId": "auc", "value": value}]}}
     job = {"studySpec": {"metrics": [{"metricId": "auc", "goal": "MAXIMIZE"}]},
            "trials": [trial("1", 0.5), trial("2", 0.9), trial("3", 0.99, "ACTIVE")]}
-    assert pr.best_trial(job) == {"id": "2", "metrics": {"auc": 0.9},
+    assert cloud_jobs.best_trial(job) == {"id": "2", "metrics": {"auc": 0.9},
                                   "parameters": {"lr": 0.1}}
     job["studySpec"]["metrics"][0]["goal"] = "MINIMIZE"
-    assert pr.best_trial(job)["id"] == "1"
-    assert pr.best_trial({"studySpec": {}, "trials": []}) is None
+    assert cloud_jobs.best_trial(job)["id"] == "1"
+    assert cloud_jobs.best_trial({"studySpec": {}, "trials": []}) is None
 
 
 @pytest.mark.parametrize("provider, write, collection, kept", [

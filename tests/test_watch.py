@@ -22,8 +22,10 @@ import pytest
 from job_specs import FAIL, HOLD, ml, vertex
 from job_specs import tuning as vertex_tuning
 
-from compiler import cli, pipeline, track, watch, workspace
+from compiler import cli, model, pipeline, track, watch, workspace
+from compiler import identity as ident
 from compiler import pulumi_resources as pr
+from compiler.cloud import jobs as cloud_jobs
 from compiler.cloud.emulator import serve
 from compiler.cloud.rest import ApiError, Client
 from compiler.normalize import Options
@@ -72,10 +74,10 @@ class World:
         """What `pulumi up` does for this spec: the provider's create, labels and all."""
         r = pipeline.compile_file(spec, Options(project="acme-test", region="us-central1"))
         assert r.ok, [d.format() for d in r.diagnostics]
-        owner = pr.identity("organization", project, stack, r.job.name)
+        owner = ident.identity("organization", project, stack, r.job.name)
         props = {"request": r.body, "platform": r.job.platform, "project": r.job.project,
                  "region": r.job.region, "identity": owner, "specFile": r.file,
-                 "run": r.job.run, "specHash": pr.spec_hash(owner, r.body, r.job.run),
+                 "run": r.job.run, "specHash": ident.spec_hash(owner, r.body, r.job.run),
                  "sourceMap": {}, "keepJobRecords": True, "secretEnv": {}}
         provider = (pr.AiPlatformJobProvider() if r.job.platform == "ai-platform"
                     else pr.VertexHyperparameterTuningJobProvider()
@@ -144,7 +146,7 @@ def test_status_of_many_specs_succeeded_failed_cancelled_and_not_submitted(world
                                 "CONSOLE"]
     rows = {line.split()[1]: line.split() for line in lines[2:7]}
     assert rows["bert"][2:4] == ["vertex", "SUCCEEDED"] and rows["bert"][6] == "10s"
-    assert rows["bert"][7] == pr.vertex_console_url(ids[ok], "acme-test")
+    assert rows["bert"][7] == cloud_jobs.vertex_console_url(ids[ok], "acme-test")
     assert rows["bert-fail"][3] == "FAILED"
     assert rows["bert-held"][3] == "CANCELLED"
     assert rows["census"][2:4] == ["ai-platform", "SUCCEEDED"]
@@ -158,15 +160,15 @@ def test_status_of_many_specs_succeeded_failed_cancelled_and_not_submitted(world
     assert jobs["census-new"] == {
         "spec": fresh, "name": "census-new", "platform": "ai-platform", "project": "acme-test",
         "stack": "organization/trainspec/dev",
-        "identity": pr.identity("organization", "trainspec", "dev", "census-new"),
+        "identity": ident.identity("organization", "trainspec", "dev", "census-new"),
         "generation": jobs["census-new"]["generation"], "run": None, "exists": False}
     b = jobs["bert"]
     assert (b["job"], b["state"], b["apiState"], b["final"], b["current"]) == (
         ids[ok], "SUCCEEDED", "JOB_STATE_SUCCEEDED", True, True)
     assert b["durationSeconds"] == STEP and b["error"] is None
-    assert b["logsUrl"] == pr.logs_url(ids[ok], "acme-test")
+    assert b["logsUrl"] == cloud_jobs.logs_url(ids[ok], "acme-test")
     assert jobs["bert-fail"]["error"] == "Emulated failure (label emulator-result)."
-    assert jobs["census"]["consoleUrl"] == pr.ml_console_url(ids[census], "acme-test")
+    assert jobs["census"]["consoleUrl"] == cloud_jobs.ml_console_url(ids[census], "acme-test")
 
 
 def test_running_job_duration_web_access_and_tuning_trials(world):
@@ -195,7 +197,7 @@ def test_a_vertex_tuning_job_shows_its_trials_and_best_trial_and_is_waited_for(w
     world.clock.advance(3.5 * STEP)  # RUNNING: the first wave of two trials has ended
     job = status_json(spec)["ads-hpt"]
     assert (job["job"], job["state"]) == (name, "RUNNING")
-    assert job["consoleUrl"] == pr.tuning_console_url(name, "acme-test")
+    assert job["consoleUrl"] == cloud_jobs.tuning_console_url(name, "acme-test")
     trials = job["trials"]
     assert (trials["completed"], trials["max"], trials["goal"], trials["metric"]) == (
         2, 4, "MAXIMIZE", "auc")
@@ -414,8 +416,8 @@ def test_ctrl_c_on_a_real_process_exits_130_without_a_traceback(tmp_path):
                "PULUMI_STACK": "dev"}
         r = pipeline.compile_file(str(root / "specs" / "bert.yaml"),
                                   Options(project="acme-test", region="us-central1"))
-        owner = pr.identity("organization", "trainspec", "dev", "bert")
-        body = {**r.body, "labels": {**r.body["labels"], pr.IDENTITY_LABEL: owner}}
+        owner = ident.identity("organization", "trainspec", "dev", "bert")
+        body = {**r.body, "labels": {**r.body["labels"], model.IDENTITY_LABEL: owner}}
         Client(endpoint=server.url).vertex_create("acme-test", "us-central1", body)
         proc = subprocess.Popen([sys.executable, "-m", "compiler", "logs", "specs/bert.yaml",
                                  "--project", "acme-test", "--region", "us-central1", "-f"],

@@ -1,0 +1,140 @@
+"""The AI Platform Training (ml v1) job provider's logic: a deterministic jobId, adopted after
+a conflict or an unknown outcome; labels are the one in-place change; no delete, only cancel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi import dynamic
+
+from .. import plan
+from ..cloud.jobs import ML_TERMINAL, failure, ml_console_url
+from ..cloud.rest import ApiError, Client
+from ..model import IDENTITY_LABEL
+from ..targets import aiplatform as aiplatform_target
+from .bodies import describe, locate, restore_ints
+from .polling import ignore_precondition, wait
+from .provider import JobError, JobProvider, owner_labels
+
+CREATE_ATTEMPTS = 3  # ml POSTs of one create (its jobId makes a second POST safe)
+
+
+class TrainingJobProvider(JobProvider):
+    """A legacy AI Platform Training job (ml v1 projects.jobs); it can never be deleted."""
+
+    platform, api, schema = "ai-platform", aiplatform_target.API, aiplatform_target.SCHEMA
+
+    def _console(self, name: str, project: str) -> str:
+        return ml_console_url(name, project)
+
+    def _get(self, client: Client, name: str) -> dict:
+        return client.ml_get(name)
+
+    def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
+        old = olds.get("request")
+        if not isinstance(old, dict) or old.get("jobId") != news["request"].get("jobId"):
+            return []
+        if self._plan(olds, news).action != plan.REPLACE or olds.get("project") != news.get(
+                "project"):
+            return []
+        at, _ = locate("jobId", news.get("sourceMap"))
+        return [dynamic.CheckFailure("specFile", (
+            f"{at + ': ' if at else ''}AI Platform job {old.get('jobId')!r} cannot be changed "
+            "and its jobId can never be reused: set or bump metadata.run to submit the changed "
+            "job as a new run (jobId <name>_run_<run>; the old one is cancelled first) "
+            "(only labels can be updated in place)"))]
+
+    def create(self, props: dict) -> dynamic.CreateResult:
+        body, project, client = self._body(props), props["project"], self._client()
+        name = f"projects/{project}/jobs/{body['jobId']}"
+        try:
+            job = self._create(client, project, name, body)
+        except ApiError as exc:
+            raise JobError(describe(exc, f"creating {name}", props.get("sourceMap"))) from None
+        return dynamic.CreateResult(name, self._outs(props, job, name))
+
+    def _create(self, client: Client, project: str, name: str, body: dict) -> dict:
+        """POST the deterministic jobId; if it exists (409, or an unknown outcome), adopt it."""
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
+            try:
+                return client.ml_create(project, body)
+            except ApiError as exc:
+                if exc.status != 409 and not exc.ambiguous:
+                    raise
+                try:
+                    return self._adopt(client, name, body)
+                except ApiError as missing:
+                    if not (exc.ambiguous and missing.not_found):
+                        raise
+                if attempt == CREATE_ATTEMPTS:
+                    raise  # the create's own failure, not the look-up's NOT_FOUND
+        raise AssertionError("unreachable")
+
+    def _adopt(self, client: Client, name: str, body: dict) -> dict:
+        """The jobId exists: adopt it if it is this resource's job, else refuse clearly."""
+        job = client.ml_get(name)
+        owner = (job.get("labels") or {}).get(IDENTITY_LABEL)
+        if owner != body["labels"][IDENTITY_LABEL] or not contains(
+                job.get("trainingInput") or {}, body.get("trainingInput") or {}):
+            why = ("an earlier, different version of this job" if owner == body["labels"][
+                IDENTITY_LABEL] else "another Pulumi stack or project" if owner
+                else "a job trainspec did not start")
+            raise JobError(
+                f"the AI Platform jobId {body['jobId']!r} is taken by {why} ({name}, state "
+                f"{job.get('state', '?')}); ml v1 job ids are unique per project and never "
+                "reused: rename metadata.name")
+        if job.get("state") in ("FAILED", "CANCELLED", "CANCELLING"):
+            raise JobError(
+                f"the AI Platform jobId {body['jobId']!r} belongs to this job's earlier run, now "
+                f"{job['state']} ({name}); ml v1 never reuses a jobId: set or bump metadata.run "
+                "to submit a new run")
+        if (job.get("labels") or {}) != body["labels"]:
+            job = client.ml_patch(name, {"labels": body["labels"], "etag": job.get("etag", "")})
+        return job
+
+    def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
+        outs = self._kept_outs(olds, news)
+        if self._plan(olds, news).action != plan.UPDATE:
+            return dynamic.UpdateResult(outs)  # bookkeeping only
+        labels = owner_labels(restore_ints(self.api, self.schema, news["request"]),
+                               olds.get("owner") or news["identity"], news["specHash"])
+        client = self._client()
+        try:
+            for attempt in range(2):  # one retry if the job changed between GET and PATCH
+                job = self._owned(client.ml_get(id_), olds)
+                try:
+                    job = client.ml_patch(id_, {"labels": labels, "etag": job.get("etag", "")})
+                    break
+                except ApiError as exc:
+                    if exc.status != 409 or attempt:
+                        raise
+        except ApiError as exc:
+            raise JobError(describe(exc, f"updating the labels of {id_}")) from None
+        outs.update(state=job.get("state", outs.get("state", "")), error=failure(job))
+        return dynamic.UpdateResult(outs)
+
+    def delete(self, id_: str, props: dict) -> None:
+        # ml v1 has no delete: cancel a job that is still running; its record always stays.
+        client = self._client()
+        try:
+            if self._owned(client.ml_get(id_), props).get("state") not in ML_TERMINAL:
+                ignore_precondition(lambda: client.ml_cancel(id_))
+                # Cancelled means stopped: its replicas run until the job is terminal.
+                wait(lambda: client.ml_get(id_).get("state"), ML_TERMINAL, id_)
+        except ApiError as exc:
+            if exc.not_found:
+                return
+            raise JobError(describe(exc, f"cancelling {id_}")) from None
+
+
+def contains(live: Any, wanted: Any) -> bool:
+    """True if every field of `wanted` is in `live` (the server may add defaults)."""
+    if isinstance(wanted, dict):
+        return isinstance(live, dict) and all(
+            k in live and contains(live[k], v) for k, v in wanted.items())
+    if isinstance(wanted, list):
+        return isinstance(live, list) and len(live) == len(wanted) and all(
+            contains(a, b) for a, b in zip(live, wanted, strict=True))
+    if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
+        return str(live) == str(wanted) or live == wanted  # int64 may come back as a string
+    return live == wanted

@@ -1,0 +1,219 @@
+"""What every trainspec job provider shares: check and diff (no API calls), the outputs, and
+the ownership rule (a job is touched only if its owner label is this resource's)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pulumi import dynamic
+
+from .. import discovery, pipeline, plan
+from ..cloud.jobs import failure, logs_url
+from ..cloud.rest import ApiError, Client
+from ..diagnostics import TrainspecError
+from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
+from ..normalize import Options
+from .bodies import describe, has_unknown, locate, restore_ints, secret_keys, splice_secrets
+
+INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
+              "sourceMap", "keepJobRecords", "secretEnv", "run")
+# `owner` is the identity label the job was created with; `error` the failure message.
+OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
+               "consoleUrl", "logsUrl")
+TUNING_OUTPUT_KEYS = ("trialCount", "succeededTrials", "bestTrial")
+# Keys whose change needs no API call: provider-side flags and bookkeeping.
+LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
+
+
+class JobError(TrainspecError):
+    """A provider operation failed; the message is one line (the engine prints it)."""
+
+
+class JobProvider(dynamic.ResourceProvider):
+    """What both providers share. No attributes: nothing is pickled into state but the class."""
+
+    serialize_as_secret_always = False  # captures no secret: secretEnv travels as an input
+    platform = ""
+    api = ""
+    schema = ""
+    output_keys = OUTPUT_KEYS
+
+    # -- check / diff (no API calls) --
+
+    def check(self, _olds: dict, news: dict) -> dynamic.CheckResult:
+        failures: list[dynamic.CheckFailure] = []
+        for key in ("request", "project", "region", "identity", "specFile", "specHash"):
+            value = news.get(key)
+            if has_unknown(value):
+                continue
+            if key == "request" and not isinstance(value, dict):
+                failures.append(dynamic.CheckFailure(key, "required: the compiled request body"))
+            elif key != "request" and (not isinstance(value, str) or not value):
+                failures.append(dynamic.CheckFailure(key, "required: a non-empty string"))
+        platform = news.get("platform")
+        if platform not in (None, self.platform) and not has_unknown(platform):
+            failures.append(dynamic.CheckFailure(
+                "platform", f"{platform!r}: this resource submits {self.platform} jobs"))
+        request = news.get("request")
+        if isinstance(request, dict) and not has_unknown(request):
+            body = restore_ints(self.api, self.schema, request)
+            smap = news.get("sourceMap") if isinstance(news.get("sourceMap"), dict) else {}
+            for path, message in discovery.violations(self.api, self.schema, body):
+                at, spec_path = locate(path, smap)
+                where = f"{at}: {spec_path}: " if at else ""
+                failures.append(dynamic.CheckFailure(
+                    "specFile", f"{where}{path or '(body)'}: {message}"))
+            secrets = news.get("secretEnv")
+            if not has_unknown(secrets):
+                missing = [k for k in secret_keys(request) if k not in (secrets or {})]
+                if missing:
+                    failures.append(dynamic.CheckFailure(
+                        "specFile", "no value for secret config key(s) " + ", ".join(missing)))
+            failures += self._check_change(_olds, news)
+        failures += self._check_spec(news)
+        return dynamic.CheckResult(news, failures)
+
+    def _check_spec(self, news: dict) -> list[dynamic.CheckFailure]:
+        """The spec file re-validated by the compiler itself (the same validator as the CLI).
+
+        The provider runs in the project directory, so a relative `specFile` resolves as the
+        program's did. Skipped during a preview with unknown inputs, and when the file is gone
+        (a destroy or refresh after the spec was deleted must not fail). One compile per check.
+        """
+        relevant = [news.get(k) for k in ("specFile", "project", "region")]
+        if any(has_unknown(v) for v in relevant):
+            return []
+        spec_file, project, region = relevant
+        if not isinstance(spec_file, str) or not spec_file or not os.path.isfile(spec_file):
+            return []
+        options = Options(platform=self.platform,
+                          project=project if isinstance(project, str) and project else None,
+                          region=region if isinstance(region, str) and region else None)
+        result = pipeline.compile_file(spec_file, options)
+        # Failures name `specFile`: the engine prints the named property's value with each.
+        return [dynamic.CheckFailure("specFile", d.format()) for d in result.errors]
+
+    def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
+        return []
+
+    def _plan(self, olds: dict, news: dict) -> plan.Plan:
+        old = olds.get("request")
+        old = restore_ints(self.api, self.schema, old) if isinstance(old, dict) else None
+        new = restore_ints(self.api, self.schema, news.get("request"))
+        # Where the job lives (platform, project, region) is part of the plan, as in `diff`.
+        return plan.classify(self.platform, old, new, olds.get("platform"),
+                             old_location=(olds.get("project"), olds.get("region")),
+                             new_location=(news.get("project"), news.get("region")),
+                             old_run=olds.get("run"), new_run=news.get("run"))
+
+    def diff(self, _id: str, olds: dict, news: dict) -> dynamic.DiffResult:
+        # olds are the previous *outputs*; news the checked inputs.
+        if any(has_unknown(news.get(k)) for k in INPUT_KEYS):
+            return dynamic.DiffResult(changes=None)
+        planned = self._plan(olds, news)
+        action, replaces = planned.action, []
+        if action in (plan.REPLACE, plan.CREATE):
+            moved = {c.path for c in planned.changes}
+            replaces = [k for k in plan.LOCATION_PATHS if k in moved]
+            if plan.RUN_PATH in moved:
+                replaces.append("run")  # a re-run: same request, a new job
+            if action == plan.CREATE or moved - set(plan.NON_BODY_PATHS):
+                replaces.append("request")
+        if (olds.get("secretEnv") or {}) != (news.get("secretEnv") or {}):
+            replaces.append("secretEnv")  # the job would run with the old value
+        if replaces:
+            # Cancel the old job before creating the new one: two generations never run at once
+            # (create-before-delete would cancel the old job only at the end of `up`, or never
+            # if `up` fails, while it keeps burning accelerators).
+            return dynamic.DiffResult(changes=True, replaces=replaces, delete_before_replace=True)
+        local = any(olds.get(k) != news.get(k) for k in LOCAL_KEYS)
+        return dynamic.DiffResult(changes=action == plan.UPDATE or local)
+
+    # -- helpers for CRUD --
+
+    def configure(self, req: dynamic.ConfigureRequest) -> None:
+        # Runs in the provider process after unpickling: nothing set here reaches the state.
+        self._impersonate = req.config.get("gcp:impersonateServiceAccount") or None
+
+    def _client(self) -> Client:
+        return Client(impersonate_service_account=getattr(self, "_impersonate", None))
+
+    def _body(self, props: dict) -> dict:
+        body = restore_ints(self.api, self.schema, props["request"])
+        body = splice_secrets(body, props.get("secretEnv") or {})
+        left = secret_keys(body)
+        if left:
+            raise JobError(f"{props.get('specFile')}: no value for secret config key(s) "
+                           f"{', '.join(left)}; set them with `pulumi config set --secret`")
+        body["labels"] = owner_labels(body, props.get("owner") or props["identity"],
+                                       props["specHash"])
+        return body
+
+    @staticmethod
+    def _inputs(props: dict) -> dict:
+        return {k: props[k] for k in INPUT_KEYS if k in props}
+
+    def _outs(self, props: dict, job: dict, name: str) -> dict:
+        """Inputs echoed (diff compares against outputs), then what the job says now."""
+        project = props.get("project", "")
+        outs = {**self._inputs(props),
+                "owner": props.get("owner") or props.get("identity", ""),
+                "name": name, "state": job.get("state", ""), "error": failure(job),
+                "consoleUrl": self._console(name, project), "logsUrl": logs_url(name, project)}
+        for key in ("createTime", "startTime", "endTime"):
+            if job.get(key):
+                outs[key] = job[key]
+        return outs
+
+    def _kept_outs(self, olds: dict, news: dict) -> dict:
+        """The new inputs with the job's outputs kept: an update never wipes outputs."""
+        return {**self._inputs(news), **{k: olds[k] for k in self.output_keys if k in olds}}
+
+    def _console(self, name: str, project: str) -> str:
+        raise NotImplementedError
+
+    def _get(self, client: Client, name: str) -> dict:
+        raise NotImplementedError
+
+    def read(self, id_: str, props: dict) -> dynamic.ReadResult:
+        try:
+            job = self._get(self._client(), id_)
+        except ApiError as exc:
+            if exc.not_found:  # only the API's own NOT_FOUND: never a wrong endpoint's 404
+                return dynamic.ReadResult(None, {})
+            raise JobError(describe(exc, f"reading {id_}")) from None
+        return dynamic.ReadResult(id_, self._outs(props, job, id_))
+
+    def _owned(self, job: dict, props: dict) -> dict:
+        """`job`, if this resource owns it; else refuse (another stack's or project's job).
+
+        Compared with the resource's identity now (not the `owner` output, which travels with a
+        state copied into another stack). A job without the label predates owner labels.
+        """
+        label = (job.get("labels") or {}).get(IDENTITY_LABEL)
+        mine = props.get("identity") or props.get("owner")
+        if label is not None and label != mine:
+            raise JobError(
+                f"{job.get('name')} belongs to another Pulumi stack or project (its "
+                f"{IDENTITY_LABEL} label is {label!r}, this resource's is {mine!r}); it was not "
+                "touched. Remove it from this stack with `pulumi state delete URN`")
+        return job
+
+
+def owner_labels(body: dict, owner: str, generation: str) -> dict:
+    """The request's labels plus the two that say whose job it is (see the module docstring)."""
+    return {**(body.get("labels") or {}), IDENTITY_LABEL: owner, SPEC_HASH_LABEL: generation}
+
+
+def _contains(live: Any, wanted: Any) -> bool:
+    """True if every field of `wanted` is in `live` (the server may add defaults)."""
+    if isinstance(wanted, dict):
+        return isinstance(live, dict) and all(
+            k in live and _contains(live[k], v) for k, v in wanted.items())
+    if isinstance(wanted, list):
+        return isinstance(live, list) and len(live) == len(wanted) and all(
+            _contains(a, b) for a, b in zip(live, wanted, strict=True))
+    if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
+        return str(live) == str(wanted) or live == wanted  # int64 may come back as a string
+    return live == wanted
