@@ -10,8 +10,9 @@ import argparse
 import json
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from . import decompile, emit, explain, localrun, pipeline, review, scaffold, source, tree, watch
 from . import diagnostics as diag
@@ -161,6 +162,18 @@ def _platform_flags(p: argparse.ArgumentParser) -> None:
                    help="bucket for python.source archives, for specs that set no stagingBucket")
 
 
+def _command(sub: argparse._SubParsersAction, name: str,
+             add_arguments: Callable[[argparse.ArgumentParser], None],
+             run: Callable[[argparse.Namespace, TextIO, TextIO], int], platform: bool = False,
+             **kwargs: Any) -> None:
+    """A command whose module declares its own arguments and runs it."""
+    p = sub.add_parser(name, **kwargs)
+    add_arguments(p)
+    if platform:
+        _platform_flags(p)
+    p.set_defaults(run=run)
+
+
 def parser() -> argparse.ArgumentParser:
     top = _Parser(prog="trainspec", description="Validate, compile and apply "
                                   "training-job specs for Vertex AI and AI Platform Training.")
@@ -192,31 +205,20 @@ def parser() -> argparse.ArgumentParser:
     _platform_flags(p)
     p.set_defaults(run=cmd_explain)
 
-    p = sub.add_parser("diff", help="what applying HEAD's specs does, compared with BASE",
-                       description=review.DESCRIPTION, epilog=review.EXIT_CODES,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    review.add_arguments(p)
-    _platform_flags(p)
-    p.set_defaults(run=review.cmd_diff)
-
-    p = sub.add_parser("import", help="print a trainspec spec equivalent to a gcloud config, "
-                       "REST body or SDK dict")
-    decompile.add_arguments(p)
-    p.set_defaults(run=decompile.run)
-
+    _command(sub, "diff", review.add_arguments, review.cmd_diff, platform=True,
+             help="what applying HEAD's specs does, compared with BASE",
+             description=review.DESCRIPTION, epilog=review.EXIT_CODES,
+             formatter_class=argparse.RawDescriptionHelpFormatter)
+    _command(sub, "import", decompile.add_arguments, decompile.run,
+             help="print a trainspec spec equivalent to a gcloud config, REST body or SDK dict")
     watch.add_commands(sub)
-
-    p = sub.add_parser("local-run", help="run the trainer of a python.source spec here, as a "
-                       "replica of its job would (a container spec: print its docker run)",
-                       usage="%(prog)s SPEC [--pool ROLE] [--output DIR] [-- ARGS...]")
-    localrun.add_arguments(p)
-    _platform_flags(p)
-    p.set_defaults(run=localrun.run)
-
-    p = sub.add_parser("init", help="write a ready specs repository: Pulumi project, example "
-                       "spec, CI, pre-commit; never overwrites a file")
-    scaffold.add_arguments(p)
-    p.set_defaults(run=scaffold.run)
+    _command(sub, "local-run", localrun.add_arguments, localrun.run, platform=True,
+             help="run the trainer of a python.source spec here, as a replica of its job would "
+             "(a container spec: print its docker run)",
+             usage="%(prog)s SPEC [--pool ROLE] [--output DIR] [-- ARGS...]")
+    _command(sub, "init", scaffold.add_arguments, scaffold.run,
+             help="write a ready specs repository: Pulumi project, example spec, CI, "
+             "pre-commit; never overwrites a file")
 
     p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs and Cloud "
                        "Logging",

@@ -74,7 +74,7 @@ class TrainingJobProvider(JobProvider):
         """The jobId exists: adopt it if it is this resource's job, else refuse clearly."""
         job = client.ml_get(name)
         owner = (job.get("labels") or {}).get(IDENTITY_LABEL)
-        if owner != body["labels"][IDENTITY_LABEL] or not contains(
+        if owner != body["labels"][IDENTITY_LABEL] or not _contains(
                 job.get("trainingInput") or {}, body.get("trainingInput") or {}):
             why = ("an earlier, different version of this job" if owner == body["labels"][
                 IDENTITY_LABEL] else "another Pulumi stack or project" if owner
@@ -127,14 +127,14 @@ class TrainingJobProvider(JobProvider):
             raise JobError(describe(exc, f"cancelling {id_}")) from None
 
 
-def contains(live: Any, wanted: Any) -> bool:
+def _contains(live: Any, wanted: Any) -> bool:
     """True if every field of `wanted` is in `live` (the server may add defaults)."""
     if isinstance(wanted, dict):
         return isinstance(live, dict) and all(
-            k in live and contains(live[k], v) for k, v in wanted.items())
+            k in live and _contains(live[k], v) for k, v in wanted.items())
     if isinstance(wanted, list):
         return isinstance(live, list) and len(live) == len(wanted) and all(
-            contains(a, b) for a, b in zip(live, wanted, strict=True))
+            _contains(a, b) for a, b in zip(live, wanted, strict=True))
     if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
         return str(live) == str(wanted) or live == wanted  # int64 may come back as a string
     return live == wanted

@@ -4,7 +4,6 @@ the ownership rule (a job is touched only if its owner label is this resource's)
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from pulumi import dynamic
 
@@ -202,18 +201,6 @@ class JobProvider(dynamic.ResourceProvider):
 
 
 def owner_labels(body: dict, owner: str, generation: str) -> dict:
-    """The request's labels plus the two that say whose job it is (see the module docstring)."""
+    """The request's labels plus the two that say whose job it is (the package docstring)."""
     return {**(body.get("labels") or {}), IDENTITY_LABEL: owner, SPEC_HASH_LABEL: generation}
 
-
-def _contains(live: Any, wanted: Any) -> bool:
-    """True if every field of `wanted` is in `live` (the server may add defaults)."""
-    if isinstance(wanted, dict):
-        return isinstance(live, dict) and all(
-            k in live and _contains(live[k], v) for k, v in wanted.items())
-    if isinstance(wanted, list):
-        return isinstance(live, list) and len(live) == len(wanted) and all(
-            _contains(a, b) for a, b in zip(live, wanted, strict=True))
-    if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
-        return str(live) == str(wanted) or live == wanted  # int64 may come back as a string
-    return live == wanted
