@@ -582,7 +582,7 @@ def test_state_stays_fast_as_jobs_accumulate(tmp_path):
 
 
 def test_a_write_cut_short_is_ignored_and_the_journal_is_folded(tmp_path, monkeypatch):
-    from compiler.cloud import emulator as module  # noqa: PLC0415
+    from compiler.cloud.emulator import journal as module  # noqa: PLC0415
 
     monkeypatch.setattr(module, "COMPACT_AFTER", 5)
     state = tmp_path / "s.json"
