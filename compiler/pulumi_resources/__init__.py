@@ -62,7 +62,7 @@ from .provider import JobError, JobProvider
 
 __all__ = ["VertexCustomJobProvider", "VertexHyperparameterTuningJobProvider",
            "AiPlatformJobProvider", "VertexCustomJob", "VertexHyperparameterTuningJob",
-           "AiPlatformJob", "RESOURCES", "JOB_TYPES", "JobError", "CREATE_ATTEMPTS",
+           "AiPlatformJob", "RESOURCES", "JobError", "CREATE_ATTEMPTS",
            "restore_ints", "source_map"]
 
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic/trainspec:"  # a resource's type token, then its name

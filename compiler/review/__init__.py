@@ -15,12 +15,11 @@ values that look like credentials (by env name, flag or key name, or shape) are 
 ``<redacted>``, in field values and in diagnostics alike.
 """
 
-from .command import DESCRIPTION, EXIT_CODES, add_arguments, cmd_diff, review
-from .compare import EXIT_CHANGED, EXIT_ERROR, EXIT_SAME, Entry, Review, Side, compare
-from .redact import REDACTED, looks_secret, redact, redact_diagnostic, redact_text, spec_secrets
-from .render import COMMENT_LIMIT, MARKER, render_json, render_markdown, render_text
+from .command import DESCRIPTION, EXIT_CODES, add_arguments, cmd_diff
+from .compare import EXIT_CHANGED, EXIT_ERROR, EXIT_SAME
+from .redact import redact, redact_diagnostic, redact_text, spec_secrets
+from .render import COMMENT_LIMIT, MARKER
 
-__all__ = ["DESCRIPTION", "EXIT_CODES", "add_arguments", "cmd_diff", "review", "EXIT_CHANGED",
-           "EXIT_ERROR", "EXIT_SAME", "Entry", "Review", "Side", "compare", "REDACTED",
-           "looks_secret", "redact", "redact_diagnostic", "redact_text", "spec_secrets",
-           "COMMENT_LIMIT", "MARKER", "render_json", "render_markdown", "render_text"]
+__all__ = ["DESCRIPTION", "EXIT_CODES", "add_arguments", "cmd_diff", "EXIT_CHANGED", "EXIT_ERROR",
+           "EXIT_SAME", "redact", "redact_diagnostic", "redact_text", "spec_secrets",
+           "COMMENT_LIMIT", "MARKER"]

@@ -25,8 +25,8 @@ Cloud Logging's ``POST /v2/entries:list`` serves the jobs' log lines (see
 
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
 ``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``. ``--state FILE`` persists jobs (a snapshot plus
-an append-only journal, see journal.py). Bodies over `MAX_BODY_BYTES` get 413 unread; a
-connection silent for `REQUEST_TIMEOUT` seconds is closed.
+an append-only journal, see journal.py). Bodies over `MAX_BODY_BYTES` (common.py) get 413
+unread; a connection silent for `REQUEST_TIMEOUT` seconds is closed.
 
 The package, by concern: core.py (the `Emulator`: routes, job progress, cancel, faults, Cloud
 Logging), vertex.py and ml.py (each API's methods), rules.py (what each API refuses),
@@ -34,10 +34,8 @@ listing.py (filters, pages), journal.py (``--state``), common.py (shared names, 
 body parsing) and server.py (HTTP, the command).
 """
 
-from .common import MAX_BODY_BYTES, REQUEST_TIMEOUT, Refusal
 from .core import Emulator
 from .rules import server_rules
-from .server import main, make_server, serve
+from .server import main, serve
 
-__all__ = ["MAX_BODY_BYTES", "REQUEST_TIMEOUT", "Refusal", "Emulator", "server_rules", "main",
-           "make_server", "serve"]
+__all__ = ["Emulator", "server_rules", "main", "serve"]
