@@ -10,7 +10,7 @@ import pytest
 import requests
 from urllib3.exceptions import MaxRetryError, NewConnectionError, ProtocolError
 
-from compiler.cloud import rest
+from compiler.cloud import transport
 from compiler.cloud.rest import ApiError, Client, ConfigError
 
 TOKEN = "ya29.super-secret-token"
@@ -169,7 +169,7 @@ def test_https_uses_adc_through_an_authorized_session(monkeypatch):
     assert calls == []  # credentials are built at the first request, not before
     assert c.ml_get("projects/p/jobs/j") == {"jobId": "j"}
     c.ml_get("projects/p/jobs/j")
-    assert calls == [rest.SCOPES]  # once per client
+    assert calls == [transport.SCOPES]  # once per client
     assert wire.sent[0].url == "https://ml.googleapis.com/v1/projects/p/jobs/j"
     # The 401 made the session refresh the token and send the request again.
     assert wire.auth() == ["Bearer adc-token-1", "Bearer adc-token-2", "Bearer adc-token-2"]
@@ -220,7 +220,7 @@ def test_impersonation_wraps_the_source_credentials(monkeypatch, source):
     assert iam.url == ("https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/"
                        f"{sa}:generateAccessToken")
     assert iam.headers["Authorization"] == f"Bearer {source_token}"
-    assert json.loads(iam.body)["scope"] == rest.SCOPES
+    assert json.loads(iam.body)["scope"] == transport.SCOPES
     assert api.headers["Authorization"] == "Bearer impersonated-token"
     assert api.headers.get("x-goog-user-project") == \
         ("billing-project" if source == "adc" else None)
@@ -329,7 +329,7 @@ def test_retry_after_is_honoured():
                           FakeResponse(503, {}, headers={"Retry-After": "100000"}),
                           FakeResponse(200, {}))
     c.ml_get("projects/p/jobs/j")
-    assert sleeps == [7.0, rest.MAX_RETRY_AFTER]
+    assert sleeps == [7.0, transport.MAX_RETRY_AFTER]
 
 
 def test_gives_up_after_max_attempts():
@@ -654,7 +654,7 @@ def test_list_pages_share_one_deadline():
 
 
 def test_deadline_comes_from_argument_environment_or_default(monkeypatch):
-    assert Client().deadline == rest.DEFAULT_DEADLINE == 300
+    assert Client().deadline == transport.DEFAULT_DEADLINE == 300
     monkeypatch.setenv("TRAINSPEC_REQUEST_DEADLINE", "45.5")
     assert Client().deadline == 45.5
     assert Client(deadline=5).deadline == 5
