@@ -22,7 +22,7 @@ import pytest
 from job_specs import FAIL, HOLD, ml, vertex
 from job_specs import tuning as vertex_tuning
 
-from compiler import cli, model, pipeline, track, watch, workspace
+from compiler import cli, joblog, model, pipeline, track, watch, workspace
 from compiler import identity as ident
 from compiler import pulumi_resources as pr
 from compiler.cloud import jobs as cloud_jobs
@@ -567,7 +567,7 @@ def test_the_log_reader_shows_each_entry_once_and_late_ones_too():
     found = track.Found(pipeline.Result("s.yaml"), None, jobs=[
         {"name": "projects/p/locations/r/customJobs/7"}])
     since = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
-    reader = watch.LogReader(client, found, since, None)
+    reader = joblog.LogReader(client, found, since, None)
     seen = [e["insertId"] for _ in range(3) for e in reader.read()]
     assert seen == ["e1", "e2", "e3", "e4"]
     assert client.filters[0].endswith('timestamp>="2024-01-01T00:00:00.000000Z"')
@@ -576,5 +576,5 @@ def test_the_log_reader_shows_each_entry_once_and_late_ones_too():
     assert client.filters[2].endswith('timestamp>="2023-12-31T23:59:30.000000Z"')
     assert client.filters[0].startswith(
         'resource.type="ml_job" AND resource.labels.job_id="7" AND ')
-    assert watch.log_line("vertex", entry(4, 15)) == \
+    assert joblog.log_line("vertex", entry(4, 15)) == \
         "2024-01-01T00:00:15.000Z chief-0            line 4"
