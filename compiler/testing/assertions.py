@@ -21,8 +21,6 @@ def to_yaml(spec: dict) -> str:
     return yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=1000)
 
 
-# -- assertions -----------------------------------------------------------------------------
-
 def _text(spec: dict | str | bytes) -> str | bytes:
     return to_yaml(spec) if isinstance(spec, dict) else spec
 

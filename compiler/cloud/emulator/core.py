@@ -137,7 +137,7 @@ class Emulator(VertexApi, MlApi, Journal):
         # Entries ordered within each job; stable sort by time keeps that order on ties.
         return found
 
-    # --- shared ---------------------------------------------------------------------------
+    # --- job progress, cancel, faults -----------------------------------------------------
 
     def _progress(self, rec: dict, steps: tuple[str, ...], prefix: str,
                   tuning: bool = False) -> tuple[str, dict]:
