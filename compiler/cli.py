@@ -16,6 +16,7 @@ from typing import BinaryIO, TextIO
 
 from . import decompile, emit, explain, localrun, pipeline, review, scaffold, source, watch
 from . import diagnostics as diag
+from .modeline import suggest as suggest_modeline
 from .normalize import Options
 from .source import shown
 from .version import VERSION
@@ -87,6 +88,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _report(results, missing + clashes, args.format, out, err)
     bad = sum(not r.ok for r in results) + len(missing) + len(clashes)
     if args.format == "text":
+        suggest_modeline(files, err)
         err.write(f"{len(results)} spec(s) checked, {bad} with errors\n")
     return EXIT_FAILED if bad else EXIT_OK
 
