@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .schemas import CURRENT, VERSIONS
-from .source import shown
+from .source import read_bytes, shown
 
 SCHEMA_IN_REPO = Path("schemas") / "v1" / "trainspec.schema.json"
 # How yaml-language-server recognises a modeline (modelineUtil.ts): a comment among those that
@@ -24,18 +24,17 @@ _MODELINE = re.compile(r"^#\s+(?:yaml-language-server\s*:.*\$schema(?:=|:\s*)\S|
 
 
 def has_modeline(path: str) -> bool:
-    """True if the comments heading the file hold a schema modeline (or it cannot be read:
-    validate reports that itself)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                text = line.strip()
-                if _MODELINE.match(text):
-                    return True
-                if text and not text.startswith(("#", "%", "---")):
-                    return False
-    except OSError:
+    """True if the comments heading the file hold a schema modeline, or if it is no file a
+    spec can be read from (validate says why; a named pipe is never opened)."""
+    blob, problem = read_bytes(path)
+    if blob is None or problem is not None:
         return True
+    for line in blob.decode("utf-8", "replace").splitlines():
+        text = line.strip()
+        if _MODELINE.match(text):
+            return True
+        if text and not text.startswith(("#", "%", "---")):
+            return False
     return False
 
 

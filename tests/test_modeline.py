@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import threading
 from pathlib import Path
 
 from compiler import cli, modeline, schemas
@@ -98,3 +100,12 @@ def test_outside_a_repository_with_a_schema_the_note_names_the_packaged_one(tmp_
     packaged = schemas.VERSIONS[schemas.CURRENT].resolve().as_posix()
     assert line is not None and f"$schema={packaged}`" in line
     assert "a copy committed as schemas/v1/trainspec.schema.json" in line
+
+
+def test_a_named_pipe_is_never_opened(tmp_path):
+    fifo = tmp_path / "job.yaml"
+    os.mkfifo(fifo)  # opening it to read would wait for a writer forever
+    done = threading.Event()
+    threading.Thread(target=lambda: (modeline.has_modeline(str(fifo)), done.set()),
+                     daemon=True).start()
+    assert done.wait(5)
