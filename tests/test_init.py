@@ -61,6 +61,13 @@ def test_init_writes_a_repository_that_validates_and_is_up_to_date(tmp_path):
     assert schema == schemas.schema()
     assert "metadata" in schema["properties"] and "run" in schema["properties"]["metadata"][
         "properties"]
+    # VS Code: the same schema for every spec under specs/, from the Red Hat YAML extension.
+    settings = json.loads((target / ".vscode" / "settings.json").read_text())
+    ((path, globs),) = settings["yaml.schemas"].items()
+    assert json.loads((target / path).read_text()) == schema
+    assert globs == ["specs/**/*.yaml", "specs/**/*.yml"]
+    assert json.loads((target / ".vscode" / "extensions.json").read_text()) == {
+        "recommendations": ["redhat.vscode-yaml"]}
 
 
 def test_the_repository_files_are_the_templates(tmp_path):
