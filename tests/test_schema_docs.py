@@ -90,3 +90,13 @@ def test_completed_fields_accept_values_outside_the_catalog() -> None:
         for part in pointer.strip("/").split("/"):
             node = node[part]
         assert "enum" not in node and "anyOf" not in node, pointer
+
+
+def test_no_description_replaces_a_pattern_hint() -> None:
+    # validate prints a pattern's own description as the hint of its error (compiler/schemas.py);
+    # a description beside a $ref to a def with a pattern would replace that hint.
+    schema = _published()
+    for pointer, node in _nodes(schema):
+        ref = node.get("$ref", "")
+        if ref and "pattern" in schema["$defs"][ref.split("/")[-1]]:
+            assert "description" not in node, pointer
