@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, TextIO
 
 from . import decompile, emit, explain, localrun, pipeline, review, scaffold, source, tree, watch
 from . import diagnostics as diag
+from .modeline import suggest as suggest_modeline
 from .normalize import Options
 from .source import shown
 from .version import VERSION
@@ -62,6 +63,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FAILED
     _report(found.results, found.missing, args.format, out, err)
     if args.format == "text":
+        suggest_modeline([r.file for r in found.results], err)
         err.write(f"{len(found.results)} spec(s) checked, {found.failed} with errors\n")
     return EXIT_FAILED if found.failed else EXIT_OK
 

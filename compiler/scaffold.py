@@ -14,6 +14,9 @@ Writes (paths relative to DIR):
   trainspec.yaml                    the repository config: where each setting lives
   .github/workflows/trainspec.yml   CI (examples/github-actions/trainspec.yml)
   .pre-commit-config.yaml           validate and check compiled output on commit
+  .vscode/settings.json             VS Code: the schema for every spec under specs/ (completion,
+                                    hover docs, checks; docs/editors.md)
+  .vscode/extensions.json           VS Code: recommends the YAML extension that reads it
   .gitignore                        the program's virtualenv
 
 All or nothing: if any of these files exists, nothing is written (exit 1, naming them).
@@ -111,6 +114,8 @@ def files(name: str, requirement_line: str, comments: list[str]) -> dict[str, st
         "trainspec.yaml": template("trainspec.yaml"),
         ".github/workflows/trainspec.yml": template("github-workflow.yml"),
         ".pre-commit-config.yaml": template("pre-commit-config.yaml"),
+        ".vscode/settings.json": template("vscode-settings.json"),
+        ".vscode/extensions.json": template("vscode-extensions.json"),
         ".gitignore": template("gitignore"),
     }
 

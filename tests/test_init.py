@@ -5,21 +5,29 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from compiler import cli, emit, scaffold, schemas
 from compiler.version import VERSION
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = ["Pulumi.yaml", "__main__.py", "requirements.txt", "specs/example.yaml",
             "schemas/v1/trainspec.schema.json", "compiled/example.json",
             "compiled/.trainspec-outputs", "trainspec.yaml", ".github/workflows/trainspec.yml",
-            ".pre-commit-config.yaml", ".gitignore"]
+            ".pre-commit-config.yaml", ".vscode/settings.json", ".vscode/extensions.json",
+            ".gitignore"]
 
 
 def run(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
@@ -53,6 +61,13 @@ def test_init_writes_a_repository_that_validates_and_is_up_to_date(tmp_path):
     assert schema == schemas.schema()
     assert "metadata" in schema["properties"] and "run" in schema["properties"]["metadata"][
         "properties"]
+    # VS Code: the same schema for every spec under specs/, from the Red Hat YAML extension.
+    settings = json.loads((target / ".vscode" / "settings.json").read_text())
+    ((path, globs),) = settings["yaml.schemas"].items()
+    assert json.loads((target / path).read_text()) == schema
+    assert globs == ["specs/**/*.yaml", "specs/**/*.yml"]
+    assert json.loads((target / ".vscode" / "extensions.json").read_text()) == {
+        "recommendations": ["redhat.vscode-yaml"]}
 
 
 def test_the_repository_files_are_the_templates(tmp_path):
@@ -162,3 +177,22 @@ def test_a_commit_pin_installs_from_the_local_clone(tmp_path):
 def test_manifest_text_is_what_compile_out_writes(tmp_path):
     emit.write_tree(tmp_path, {"a.json": "{}\n"})
     assert (tmp_path / emit.MANIFEST).read_text() == emit.manifest_text({"a.json": "{}\n"})
+
+
+def test_the_published_pre_commit_hook_runs_an_existing_command(monkeypatch):
+    """.pre-commit-hooks.yaml: pre-commit installs this package and runs `entry args` in the
+    specs repository; init's local hook of the same id checks the same files the same way."""
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = [h for h in hooks if h["id"] == "trainspec-validate"]
+    assert hook["language"] == "python" and hook["pass_filenames"] is False
+    script, *words = hook["entry"].split()
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts[script] == "compiler.cli:main"
+    monkeypatch.chdir(ROOT)  # pre-commit runs hooks from the repository root
+    specs = sorted(p.as_posix() for p in Path("specs").rglob("*.y*ml"))
+    assert specs and all(re.search(hook["files"], p) for p in specs)
+    assert run(*words, *hook["args"])[0] == 0
+    local = yaml.safe_load((scaffold.TEMPLATES / "pre-commit-config.yaml").read_text())
+    (mine,) = [h for repo in local["repos"] for h in repo["hooks"] if h["id"] == hook["id"]]
+    assert (mine["files"], mine["pass_filenames"]) == (hook["files"], hook["pass_filenames"])
+    assert mine["entry"] == "python -m compiler " + " ".join(words + hook["args"])
