@@ -452,9 +452,10 @@ def stack_side(root: Path, ref: str | None, path: str,
         value = config.get(key)
         return value if isinstance(value, str) and value else None
 
-    chosen = Options(platform=options.platform, project=options.project or text("gcp:project"),
-                     region=options.region or text("gcp:region"),
-                     staging_bucket=options.staging_bucket or text("trainspec:stagingBucket"))
+    chosen = dataclasses.replace(options, project=options.project or text("gcp:project"),
+                                 region=options.region or text("gcp:region"),
+                                 staging_bucket=options.staging_bucket
+                                 or text("trainspec:stagingBucket"))
     secrets = {k: v for k, v in config.items() if isinstance(v, dict) and "secure" in v}
     return chosen, secrets
 
@@ -936,7 +937,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     options = Options(platform=getattr(args, "platform", None),
                       project=getattr(args, "project", None),
                       region=getattr(args, "region", None),
-                      staging_bucket=getattr(args, "staging_bucket", None))
+                      staging_bucket=getattr(args, "staging_bucket", None),
+                      strict=getattr(args, "strict", False))
     try:
         rv = review(Path(getattr(args, "repo", ".")), args.base, args.head,
                     getattr(args, "specs", "specs"), options,
