@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from files import write
 
 from compiler import cli, pipeline
 from compiler.config import load
@@ -37,16 +38,6 @@ SERVICE_ACCOUNT = json.dumps({"type": "service_account", "project_id": "p",
                               "private_key_id": "0", "private_key": "-----BEGIN PRIVATE KEY-----"
                               "\nMII...\n-----END PRIVATE KEY-----\n",
                               "client_email": "x@p.iam.gserviceaccount.com"})
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
 
 
 @pytest.fixture

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-
-import pathspec
+from typing import Any
 
 from ..diagnostics import ERROR, WARNING, Diagnostic, Position
 from ..rules import RULES
@@ -21,8 +20,11 @@ UNKNOWN = "unknown-code"
 
 
 @functools.lru_cache(maxsize=256)
-def _matcher(patterns: tuple[str, ...]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+def _matcher(patterns: tuple[str, ...]) -> Any:
+    # Imported only for a config with overrides: most runs never need it.
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 def settings(found: Found) -> tuple[frozenset[str], dict[str, str]]:

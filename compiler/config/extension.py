@@ -35,9 +35,10 @@ class Extension:
         return any(accel in types for where, types in self.accelerators
                    if region is None or where == region)
 
-    def unchecked(self, machine: str | None, accel: str | None) -> bool:
-        """The pool's hardware is (partly) an extension: the catalog has no row to check."""
-        return self.has_machine(machine) or self.has_accelerator(accel)
+    def unchecked(self, machine: str | None, accel: str | None, region: str | None) -> bool:
+        """The pool's hardware is (partly) an extension in `region`: the catalog has no row
+        to check it against."""
+        return self.has_machine(machine) or self.has_accelerator(accel, region)
 
 
 NONE = Extension()

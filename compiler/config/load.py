@@ -72,7 +72,7 @@ def find(spec_file: str, files: Files | None = None) -> Found:
                 os.path.relpath(os.path.join(base, spec_file), folder).replace(os.sep, "/")
             shown = source.shown(os.path.relpath(yaml_path, base))
             if has_yaml and toml is not None:
-                return Found(NONE, spec, (_both(shown, toml[1].file),))
+                return Found(NONE, spec, (_both(shown, toml[0].file),))
             config, problems = _fs_yaml(yaml_path, base) if has_yaml else toml
             return Found(dataclasses.replace(config, folder=folder), spec, problems)
         if os.path.lexists(os.path.join(folder, ".git")):
@@ -147,7 +147,7 @@ def _find_git(spec_file: str, files: GitFiles) -> Found:
         if has_yaml or toml is not None:
             spec = posixpath.relpath(spec_file, folder or ".")
             if has_yaml and toml is not None:
-                return Found(NONE, spec, (_both(repo.shown(yaml_path), toml[1].file),))
+                return Found(NONE, spec, (_both(repo.shown(yaml_path), toml[0].file),))
             config, problems = _git_read(repo, yaml_path, cache, parse_yaml) if has_yaml \
                 else toml  # type: ignore[misc]
             return Found(dataclasses.replace(config, folder=folder), spec, problems)

@@ -40,9 +40,12 @@ def load(text: str) -> dict[str, Any] | None:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         at = _TOML_AT.search(str(e))
-        message = _TOML_AT.sub("", str(e)).strip()
-        raise TomlError(f"invalid TOML: {message}", Position(int(at.group(1)), int(at.group(2)))
-                        if at else Position(1, 1)) from e
+        message = _TOML_AT.sub("", str(e)).replace("(at end of document)", "").strip()
+        if at:
+            where = Position(int(at.group(1)), int(at.group(2)))
+        else:  # "(at end of document)"
+            where = Position(text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1)
+        raise TomlError(f"invalid TOML: {message}", where) from e
     except RecursionError as e:  # nesting deep enough to exhaust the parser's stack
         raise TomlError("invalid TOML: nested too deeply", Position(1, 1)) from e
     tool = data.get("tool")

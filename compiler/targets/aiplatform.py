@@ -183,7 +183,7 @@ def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
             return
         pool.machine_type = pick
         job.note(f"{p}.machineType", f"{pick} (smallest machine for this pool)")
-    if job.extension.unchecked(pool.machine_type, pool.accelerator_type):
+    if job.extension.unchecked(pool.machine_type, pool.accelerator_type, job.region):
         return  # the repo config's extension: no catalog row to check it against
     verified = machines.check_ml_verified(pool.machine_type, pool.accelerator_type,
                                           pool.accelerator_count)
@@ -191,8 +191,9 @@ def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
                                      pool.accelerator_count):
         # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings.
         (c.error if message in verified else c.warning)(f"{p}.machineType", message)
-    if job.region and pool.accelerator_type and not regions.ml_accelerator_in_region(
-            job.region, pool.accelerator_type):
+    # A region of the repo config's extension has no row in the table to check against.
+    if job.region and pool.accelerator_type and not job.extension.has_region(job.region) \
+            and not regions.ml_accelerator_in_region(job.region, pool.accelerator_type):
         # Legacy accelerators by region: caliban's 2020 copy (◐, facts §B.8).
         c.warning(f"{p}.accelerator.type", f"{pool.accelerator_type} was not offered for AI "
                   f"Platform training in {job.region} (per an old, partial table)")

@@ -205,7 +205,7 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
     for message in machines.check_vertex(pool.machine_type, pool.accelerator_type,
                                          pool.accelerator_count, pool.tpu_topology) \
             if pool.machine_type and not job.extension.unchecked(
-                pool.machine_type, pool.accelerator_type) else ():
+                pool.machine_type, pool.accelerator_type, job.region) else ():
         c.error(_where(p, pool, message), message)
     if pool.tpu_tf_version:
         c.error(f"{p}.tpuTfVersion", "cannot be expressed on vertex (ai-platform only)")
