@@ -428,3 +428,22 @@ def test_the_init_template_documents_every_key_validly(repo):
     assert problems == () and config.policy.max_accelerators == 16
     write(repo, {"trainspec.yaml": template})
     assert run("validate", "specs")[0] == 0
+
+
+def test_diff_reads_each_sides_config_and_takes_strict(tmp_path, monkeypatch):
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    write(tmp_path, {"specs/train.yaml": WARNED,
+                     "trainspec.yaml": LABEL_POLICY + "ignore: [policy-label]\n"})
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    monkeypatch.chdir(tmp_path)
+    assert run("diff", "main")[0] == 0  # no change; the base's config ignores the label
+    assert run("diff", "main", "--strict")[0] == 1  # the tensorboard warning is an error
+    write(tmp_path, {"trainspec.yaml": LABEL_POLICY})
+    code, out, err = run("diff", "main")
+    assert code == 1 and "[policy-label]" in out + err
