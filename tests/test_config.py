@@ -10,6 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 from files import write
 
@@ -17,6 +18,7 @@ from compiler import cli
 from compiler.config import load
 from compiler.packaging.tree import GitFiles
 
+ROOT = Path(__file__).resolve().parent.parent
 SPEC = """\
 apiVersion: trainspec/v1
 kind: TrainingJob
@@ -402,9 +404,13 @@ def test_a_config_that_is_not_a_regular_file_is_refused_unread(repo):
     assert code == 1 and lines(err) == [
         "trainspec.yaml:1:1: error: $: not a regular file (a named pipe): a spec is a YAML "
         "file [repo-config]"]
-    os.unlink(repo / "trainspec.yaml")
-    os.symlink("/dev/zero", repo / "trainspec.yaml")
-    assert run("validate", "specs")[0] == 1
+    for target in ("/dev/zero", "/etc/hostname"):  # nothing outside the repository is read
+        os.unlink(repo / "trainspec.yaml")
+        os.symlink(target, repo / "trainspec.yaml")
+        code, _, err = run("validate", "specs")
+        assert code == 1 and lines(err) == [
+            "trainspec.yaml:1:1: error: $: a symbolic link: the repo config is a regular file "
+            "[repo-config]"]
 
 
 def test_a_deeply_nested_pyproject_is_a_located_error(repo):
@@ -447,3 +453,23 @@ def test_diff_reads_each_sides_config_and_takes_strict(tmp_path, monkeypatch):
     write(tmp_path, {"trainspec.yaml": LABEL_POLICY})
     code, out, err = run("diff", "main")
     assert code == 1 and "[policy-label]" in out + err
+
+
+def test_the_config_schema_is_valid_and_docs_name_every_key():
+    schema = json.loads((ROOT / "schemas" / "v1" / "config.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    docs = (ROOT / "docs" / "config.md").read_text()
+    keys = list(schema["properties"]) + [f"{parent}.{key}" for parent in ("policy", "packaging")
+                                         for key in schema["properties"][parent]["properties"]]
+    for key in keys:
+        assert f"| `{key}` |" in docs, key
+
+
+def test_every_config_code_is_in_the_registry():
+    from compiler.rules import RULES
+
+    codes = {"repo-config", "unknown-code", "policy-label", "policy-region", "policy-registry",
+             "policy-accelerators", "policy-timeout", "policy-encryption-key", "policy-spot"}
+    assert codes <= set(RULES)
+    docs = (ROOT / "docs" / "config.md").read_text()
+    assert all(f"`{code}`" in docs for code in codes)

@@ -108,6 +108,9 @@ def _fs_yaml(path: str, base: str) -> tuple[Config, tuple[Diagnostic, ...]]:
 
 @functools.lru_cache(maxsize=64)
 def _fs_yaml_cached(path: str, shown: str, _stat: tuple) -> tuple[Config, tuple[Diagnostic, ...]]:
+    if os.path.islink(path):  # it could point anywhere: nothing outside the repository is read
+        return NONE, (Diagnostic("$", "a symbolic link: the repo config is a regular file",
+                                 file=shown, position=Position(1, 1), code=CODE),)
     blob, problem = source.read_bytes(path)
     if problem is not None:
         return NONE, (dataclasses.replace(problem, file=shown, code=CODE),)
@@ -115,6 +118,8 @@ def _fs_yaml_cached(path: str, shown: str, _stat: tuple) -> tuple[Config, tuple[
 
 
 def _fs_pyproject(path: str, base: str) -> tuple[Config, tuple[Diagnostic, ...]] | None:
+    if os.path.islink(path):
+        return None  # a link could point outside the repository: never read, not a config
     return _fs_pyproject_cached(path, source.shown(os.path.relpath(path, base)),
                                 _stat_key(path))
 
