@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
+from .config.load import folders_up
 from .diagnostics import Diagnostic, sort_key
 from .rules import RULES, Rule
 from .version import VERSION
@@ -27,18 +28,7 @@ def repo_root(start: str = ".") -> str:
     """The folder holding `.git` at or above `start` (else `start`): SARIF paths are relative to
     it, as GitHub code scanning expects."""
     here = os.path.abspath(start)
-    for folder in (here, *_parents(here)):
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return folder
-    return here
-
-
-def _parents(folder: str) -> list[str]:
-    out = []
-    while os.path.dirname(folder) != folder:
-        folder = os.path.dirname(folder)
-        out.append(folder)
-    return out
+    return next((f for f in folders_up(here) if os.path.lexists(os.path.join(f, ".git"))), here)
 
 
 def _relative(file: str, root: str) -> str | None:

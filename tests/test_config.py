@@ -15,7 +15,7 @@ import pytest
 from files import write
 
 from compiler import cli
-from compiler.config import load
+from compiler.config import check, load
 from compiler.packaging.tree import GitFiles
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -430,7 +430,7 @@ def test_the_init_template_documents_every_key_validly(repo):
                 "allowedRegistries", "maxAcceleratorsPerJob", "maxTimeout",
                 "requireEncryptionKey", "requireSpotWorkers", "allowSecretFiles", "maxSizeMiB"):
         assert re.search(rf"^\s*(- )?{key}:", settings, re.M), key
-    config, problems = load.parse_yaml(settings, "trainspec.yaml")
+    config, problems = check.parse_yaml(settings, "trainspec.yaml")
     assert problems == () and config.policy.max_accelerators == 16
     write(repo, {"trainspec.yaml": template})
     assert run("validate", "specs")[0] == 0

@@ -12,8 +12,8 @@ from typing import Any
 from ..diagnostics import ERROR, WARNING, Diagnostic, Position
 from ..rules import RULES
 from ..schemas import did_you_mean
+from .check import CODE as CONFIG_CODE
 from .inline import Ignores
-from .load import CODE as CONFIG_CODE
 from .load import Found
 
 UNKNOWN = "unknown-code"
