@@ -126,11 +126,17 @@ def _severity(values: Any, path: str, c: Collector, bad: set[str]) -> tuple[tupl
     return tuple(out)
 
 
+# A suggestion costs a fuzzy match against every code: a config with thousands of problems
+# gets them for its first few only.
+MAX_SUGGESTIONS = 20
+
+
 def _known(code: str, path: str, c: Collector, key: bool = False) -> bool:
     if code in RULES:
         return True
-    c.error(path, f"unknown rule code {code!r}", did_you_mean(code, RULES) or
-            "docs/rules.md lists the codes", key=key, code="unknown-code")
+    suggest = len(c.items) < MAX_SUGGESTIONS
+    c.error(path, f"unknown rule code {code!r}", (did_you_mean(code, RULES) if suggest else None)
+            or "docs/rules.md lists the codes", key=key, code="unknown-code")
     return False
 
 

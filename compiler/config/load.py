@@ -114,8 +114,13 @@ def _fs_pyproject(path: str, base: str) -> tuple[Config, tuple[Diagnostic, ...]]
 def _fs_pyproject_cached(path: str, shown: str,
                          _stat: tuple) -> tuple[Config, tuple[Diagnostic, ...]] | None:
     blob, problem = source.read_bytes(path)
+    if problem is not None and "larger than" in problem.message:
+        # Too big to read, so it might hide a [tool.trainspec]: never silently no config.
+        return Config(file=shown), (dataclasses.replace(
+            problem, file=shown, hint="trainspec cannot tell whether it has [tool.trainspec]",
+            code=CODE),)
     if problem is not None:
-        return None  # not ours to judge: a pyproject.toml trainspec cannot read is another tool's
+        return None  # not a regular file: another tool's business, and never read
     return parse_pyproject(blob or b"", shown)
 
 
