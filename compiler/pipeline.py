@@ -52,12 +52,12 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     repo = config_load.find(doc.file, files)  # the repo config: docs/config.md
     options = dataclasses.replace(options, extension=repo.config.extension)
     if has_errors(found) or doc.data is None:
-        return _done(_tuned(result, repo, doc, options))
+        return _done(_tuned(result, repo, doc, options, result.diagnostics))
     c = doc.collector()
     version = schemas.check_version(doc.data, c)
     if version is None:
         result.diagnostics += c.items
-        return _done(_tuned(result, repo, doc, options))
+        return _done(_tuned(result, repo, doc, options, result.diagnostics))
     schema_bad = schemas.validate(doc.data, c, version)
     found_by_schema = len(c.items)
     job = normalize(doc, c, options)
@@ -73,16 +73,18 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     misread = {d.path for d in c.items[found_by_schema:] if d.path in doc.suspect}
     result.diagnostics += [d for d in c.items[:found_by_schema] if d.path not in misread] + [
         d for d in c.items[found_by_schema:] if d.path not in schema_bad or d.path in misread]
-    _tuned(result, repo, doc, options)
+    _tuned(result, repo, doc, options, found + c.items[:found_by_schema])
     if not has_errors(result.diagnostics):
         result.body, result.origins = target.lower(job)
     return _done(result)
 
 
-def _tuned(result: Result, repo: config_load.Found, doc: source.Document,
-           options: Options) -> Result:
+def _tuned(result: Result, repo: config_load.Found, doc: source.Document, options: Options,
+           fixed: list[Diagnostic]) -> Result:
+    """The repo config's ignore/severity, inline ignores and --strict, applied; `fixed` (the
+    loader's and the schema's problems) are never ignored nor softened."""
     result.diagnostics = config_apply.apply(result.diagnostics, repo, doc.ignores, doc.file,
-                                            options.strict)
+                                            options.strict, fixed)
     return result
 
 

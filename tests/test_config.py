@@ -473,3 +473,15 @@ def test_every_config_code_is_in_the_registry():
     assert codes <= set(RULES)
     docs = (ROOT / "docs" / "config.md").read_text()
     assert all(f"`{code}`" in docs for code in codes)
+
+
+def test_what_leaves_a_spec_without_meaning_is_never_ignored():
+    from compiler.config import apply
+    from compiler.config.model import Config
+    from compiler.diagnostics import Diagnostic
+
+    schema = Diagnostic("$.spec.x", "unknown key 'x'", file="s.yaml", code="policy-label")
+    rule = Diagnostic("$.spec.region", "not allowed", file="s.yaml", code="policy-label")
+    found = load.Found(Config(ignore=frozenset({"policy-label"}),
+                              severity=(("policy-label", "warning"),)), "s.yaml")
+    assert apply.apply([schema, rule], found, {}, "s.yaml", False, fixed=[schema]) == [schema]

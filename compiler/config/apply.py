@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Collection
 from typing import Any
 
 from ..diagnostics import ERROR, WARNING, Diagnostic, Position
@@ -55,14 +56,18 @@ def inline_problems(ignores: Ignores, file: str) -> list[Diagnostic]:
 
 
 def apply(diagnostics: list[Diagnostic], found: Found, ignores: Ignores, file: str,
-          strict: bool) -> list[Diagnostic]:
+          strict: bool, fixed: Collection[Diagnostic] = ()) -> list[Diagnostic]:
     """`diagnostics` of spec `file` as the repo config, inline ignores and --strict make them.
-    The config's own problems (repo-config) are never ignored nor softened."""
+    Never ignored nor softened: the config's own problems (repo-config), and `fixed`, the
+    problems that leave a spec without a meaning to send (unreadable YAML, an unknown
+    apiVersion, what the schema refuses): ignoring those would send something the spec does
+    not say, or nothing at all."""
     ignore, severity = settings(found)
     silenced = {(line, code) for line, marks in ignores.items() for code, _ in marks}
+    hard = set(fixed)
     out = []
     for d in [*diagnostics, *found.problems, *inline_problems(ignores, file)]:
-        if d.code and d.code != CONFIG_CODE:
+        if d.code and d.code != CONFIG_CODE and d not in hard:
             if d.code in ignore:
                 continue
             if d.file == file and d.position is not None \
