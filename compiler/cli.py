@@ -14,7 +14,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from . import decompile, emit, explain, localrun, pipeline, review, scaffold, source, tree, watch
+from . import (
+    decompile,
+    emit,
+    explain,
+    formats,
+    localrun,
+    pipeline,
+    review,
+    scaffold,
+    source,
+    tree,
+    watch,
+)
 from . import diagnostics as diag
 from .modeline import suggest as suggest_modeline
 from .normalize import Options
@@ -36,13 +48,18 @@ class _Parser(argparse.ArgumentParser):
 
 def _options(args: argparse.Namespace) -> Options:
     return Options(platform=args.platform, project=args.project, region=args.region,
-                   staging_bucket=args.staging_bucket)
+                   staging_bucket=args.staging_bucket, strict=getattr(args, "strict", False))
 
 
 def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: str,
             out: TextIO, err: TextIO) -> None:
-    items = extra + [d for r in results for d in r.diagnostics]
-    if fmt == "json":
+    # A repo config's problem is in the result of every spec under it: reported once.
+    items = list(dict.fromkeys(extra + [d for r in results for d in r.diagnostics]))
+    if fmt == "sarif":
+        out.write(json.dumps(formats.sarif(items), indent=2, allow_nan=False) + "\n")
+    elif fmt == "github":
+        out.write(formats.github(items))
+    elif fmt == "json":
         files = sorted({r.file for r in results} | {d.file for d in extra})
         report = {"files": files, "ok": not diag.has_errors(items),
                   "errors": sum(d.is_error for d in items),
@@ -167,13 +184,20 @@ def _platform_flags(p: argparse.ArgumentParser) -> None:
 def _command(sub: argparse._SubParsersAction, name: str,
              add_arguments: Callable[[argparse.ArgumentParser], None],
              run: Callable[[argparse.Namespace, TextIO, TextIO], int], platform: bool = False,
-             **kwargs: Any) -> None:
+             strict: bool = False, **kwargs: Any) -> None:
     """A command whose module declares its own arguments and runs it."""
     p = sub.add_parser(name, **kwargs)
     add_arguments(p)
     if platform:
         _platform_flags(p)
+    if strict:
+        _strict_flag(p)
     p.set_defaults(run=run)
+
+
+def _strict_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--strict", action="store_true",
+                   help="report every warning as an error (after the repo config's severity)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -185,10 +209,13 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check specs; report every problem as file:line:col")
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="spec files or folders; - reads one spec from standard input")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+                   help="text (default), json, sarif (SARIF 2.1.0 for GitHub code scanning) or "
+                   "github (workflow-command annotations)")
     p.add_argument("--jobs", type=int, default=0,
                    help="worker processes (default: one per core for large trees)")
     _platform_flags(p)
+    _strict_flag(p)
     p.set_defaults(run=cmd_validate)
 
     p = sub.add_parser("compile", help="print the API request body of a spec (or --out a tree)")
@@ -200,14 +227,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=0,
                    help="worker processes for a tree (default: one per core for large trees)")
     _platform_flags(p)
+    _strict_flag(p)
     p.set_defaults(run=cmd_compile)
 
     p = sub.add_parser("explain", help="summarise a spec: pools, machines, defaults applied")
     p.add_argument("path", metavar="FILE", help="a spec, or - for standard input")
     _platform_flags(p)
+    _strict_flag(p)
     p.set_defaults(run=cmd_explain)
 
-    _command(sub, "diff", review.add_arguments, review.cmd_diff, platform=True,
+    _command(sub, "diff", review.add_arguments, review.cmd_diff, platform=True, strict=True,
              help="what applying HEAD's specs does, compared with BASE",
              description=review.DESCRIPTION, epilog=review.EXIT_CODES,
              formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .catalog import accelerators, machines
+from .config import extension
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
@@ -62,6 +63,10 @@ def render(result: Result) -> str:
     if job.tuning is not None:
         lines.append("  tuning")
         lines += [f"    {line}" for line in summary(job.tuning)]
+    marked = extension.marks(job)
+    if marked:
+        lines.append("  from the repo config (not in trainspec's catalog, sent as written)")
+        lines += [f"    - {m}" for m in marked]
     if job.notes:
         lines.append("  defaults applied")
         lines += [f"    - {n}" for n in job.notes]

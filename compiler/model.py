@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from .config.extension import NONE as NO_EXTENSION
+from .config.extension import Extension
+
 if TYPE_CHECKING:
     from .tuning import Tuning
 
@@ -133,6 +136,8 @@ class Job:
     # The search of a tuning job: spec.tuning, or (ai-platform) spec.aiPlatform.hyperparameters.
     tuning: Tuning | None = None
     notes: list[str] = field(default_factory=list)  # defaults applied and why, for `explain`
+    # The repo config's catalog extensions: values the targets accept without a catalog row.
+    extension: Extension = NO_EXTENSION
 
     def implicit_pool(self, path: str, **fields: Any) -> Pool:
         """The chief pool a spec without pools gets: the spec-level task and env."""

@@ -11,6 +11,8 @@ from typing import Any
 
 from . import durations, tuning_rules
 from .catalog import accelerators, machines
+from .config.extension import NONE as NO_EXTENSION
+from .config.extension import Extension
 from .diagnostics import Collector
 from .model import (
     KINDS,
@@ -50,6 +52,9 @@ class Options:
     staging_bucket: str | None = None
     # Where built archives are written (the Pulumi program, local-run); None: only hashed.
     package_dir: str | None = None
+    strict: bool = False  # --strict: every warning is an error (config/apply.py)
+    # The repo config's catalog extensions, set per spec by the pipeline from its config.
+    extension: Extension = NO_EXTENSION
 
 
 def _d(value: Any) -> dict:
@@ -117,7 +122,7 @@ class Normalizer:
             platform = "vertex"
         kind = data.get("kind") if data.get("kind") in KINDS else "TrainingJob"
         job = Job(file=self.doc.file, name=_s(meta.get("name")) or "", platform=platform,
-                  kind=kind)
+                  kind=kind, extension=self.options.extension)
         job.description = _s(meta.get("description"))
         job.run = _run(meta.get("run"))
         job.labels = self.labels(_d(meta.get("labels")), "$.metadata.labels", platform)
@@ -306,7 +311,8 @@ class Normalizer:
         count = self.integer(raw, "count", path + ".count")
         if name is None:
             return
-        enum = accelerators.canonical(name)
+        enum = accelerators.canonical(name) or (
+            name if self.options.extension.has_accelerator(name) else None)
         if enum is None:
             near = accelerators.suggestions(name)
             self.c.error(path + ".type", f"unknown accelerator {name!r}",

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, schemas, source
+from . import packaging, policy, schemas, source
+from .config import apply as config_apply
+from .config import load as config_load
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize import Options, normalize
@@ -46,19 +49,23 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     python.source folders (default: the working tree, spec paths relative to the current
     folder)."""
     result = Result(doc.file, list(found), document=doc)
+    repo = config_load.find(doc.file, files)  # the repo config: docs/config.md
+    options = dataclasses.replace(options, extension=repo.config.extension)
     if has_errors(found) or doc.data is None:
-        return _done(result)
+        return _done(_tuned(result, repo, doc, options, result.diagnostics))
     c = doc.collector()
     version = schemas.check_version(doc.data, c)
     if version is None:
         result.diagnostics += c.items
-        return _done(result)
+        return _done(_tuned(result, repo, doc, options, result.diagnostics))
     schema_bad = schemas.validate(doc.data, c, version)
     found_by_schema = len(c.items)
     job = normalize(doc, c, options)
-    result.uploads = packaging.resolve(job, c, files, options.package_dir)
+    result.uploads = packaging.resolve(job, c, files, options.package_dir,
+                                       repo.config.packaging)
     target = TARGETS[job.platform]
     target.check(job, c, today)
+    policy.check(job, repo.config.policy, repo.config.file, c)
     result.job = job
     result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
     # A value the schema already refused is not reported again by the semantic rules, except
@@ -66,9 +73,19 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     misread = {d.path for d in c.items[found_by_schema:] if d.path in doc.suspect}
     result.diagnostics += [d for d in c.items[:found_by_schema] if d.path not in misread] + [
         d for d in c.items[found_by_schema:] if d.path not in schema_bad or d.path in misread]
+    _tuned(result, repo, doc, options, found + c.items[:found_by_schema])
     if not has_errors(result.diagnostics):
         result.body, result.origins = target.lower(job)
     return _done(result)
+
+
+def _tuned(result: Result, repo: config_load.Found, doc: source.Document, options: Options,
+           fixed: list[Diagnostic]) -> Result:
+    """The repo config's ignore/severity, inline ignores and --strict, applied; `fixed` (the
+    loader's and the schema's problems) are never ignored nor softened."""
+    result.diagnostics = config_apply.apply(result.diagnostics, repo, doc.ignores, doc.file,
+                                            options.strict, fixed)
+    return result
 
 
 def compile_text(text: bytes | str, file: str = "<input>", options: Options = Options(),

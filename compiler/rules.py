@@ -35,4 +35,27 @@ def _table(*sections: tuple[Rule, ...]) -> dict[str, Rule]:
 
 # Each part of the pipeline declares its rules in its own section below.
 
-RULES: dict[str, Rule] = _table()
+# The repo config (compiler/config/): the config file itself, the codes it names, and the
+# policy guardrails a platform team sets in it (compiler/policy.py).
+_CONFIG = (
+    Rule("repo-config", ERROR, "the repo config (trainspec.yaml, or [tool.trainspec] in "
+         "pyproject.toml) is readable, is one file, and follows schemas/v1/config.schema.json",
+         "trainspec"),
+    Rule("unknown-code", ERROR, "a rule code named in the repo config or in an inline "
+         "`# trainspec: ignore[...]` is one trainspec has", "trainspec"),
+    Rule("policy-label", ERROR, "the job sets every label of the repo config's "
+         "policy.requiredLabels", "trainspec"),
+    Rule("policy-region", ERROR, "the job's region is one of policy.allowedRegions", "trainspec"),
+    Rule("policy-registry", ERROR, "every container image and executor image comes from "
+         "policy.allowedRegistries", "trainspec"),
+    Rule("policy-accelerators", ERROR, "the job uses at most policy.maxAcceleratorsPerJob "
+         "accelerators (every replica of every pool, every parallel trial)", "trainspec"),
+    Rule("policy-timeout", ERROR, "the job sets scheduling.timeout, at most policy.maxTimeout",
+         "trainspec"),
+    Rule("policy-encryption-key", ERROR, "the job sets spec.encryptionKey (CMEK) when "
+         "policy.requireEncryptionKey is true", "trainspec"),
+    Rule("policy-spot", ERROR, "a job with worker pools runs on Spot VMs "
+         "(scheduling.strategy SPOT) when policy.requireSpotWorkers is true", "trainspec"),
+)
+
+RULES: dict[str, Rule] = _table(_CONFIG)

@@ -62,7 +62,11 @@ _Validator = jsonschema.validators.extend(
 
 @functools.cache
 def validator(version: str = CURRENT) -> jsonschema.protocols.Validator:
-    published = schema(version)
+    return validator_for(schema(version))
+
+
+def validator_for(published: dict) -> jsonschema.protocols.Validator:
+    """A validator of `published` (a spec's schema, or the repo config's) with our rules."""
     return _Validator(inline_refs(published, published.get("$defs", {})))
 
 
@@ -127,7 +131,13 @@ def _path(error: jsonschema.ValidationError) -> str:
 
 def iter_problems(data: Any, version: str = CURRENT) -> Iterator[tuple[str, str, str | None, bool]]:
     """(json path, message, hint, at_key) for every schema violation."""
-    for error in validator(version).iter_errors(data):
+    yield from problems_of(validator(version), data)
+
+
+def problems_of(checker: jsonschema.protocols.Validator,
+                data: Any) -> Iterator[tuple[str, str, str | None, bool]]:
+    """`iter_problems` for any schema's validator (`validator_for`)."""
+    for error in checker.iter_errors(data):
         yield from _explain(error)
 
 

@@ -16,6 +16,8 @@ from typing import Any, BinaryIO
 
 import yaml
 
+from .config import inline
+from .config.inline import Ignores
 from .diagnostics import Collector, Diagnostic, Position
 
 try:  # libyaml's parser when available: the same node tree, several times faster
@@ -60,6 +62,8 @@ class Document:
     # base-60 `1:30`) or that JSON cannot carry (`.inf`, `.nan`, beyond int64): path → why.
     # Harmless where the text is kept (args, env); anywhere else the caller refuses them.
     suspect: dict[str, Reading] = field(default_factory=dict)
+    # `# trainspec: ignore[code]` comments by line (config/inline.py; config/apply.py).
+    ignores: Ignores = field(default_factory=dict)
 
     def collector(self) -> Collector:
         return Collector(self.file, self.positions)
@@ -305,6 +309,7 @@ def parse(text: bytes | str, file: str = "<input>", *,
         c.items.append(Diagnostic("$", "empty file: expected a trainspec document", file=file,
                                   position=Position(1, 1)))
         return doc, c.items
+    doc.ignores = inline.scan(text)
     if not _affordable(text, c):
         return doc, c.items
     loader = _Loader(text)

@@ -6,8 +6,9 @@ which files are specs or which job names clash. One file (`compile FILE`, `expla
 compiled by `pipeline`, the file entry point, which this module calls for each spec.
 
 A spec file is a ``.yaml`` or ``.yml`` file with no hidden part in its path below the folder
-searched (`is_spec`): ``specs/.draft.yaml`` and ``specs/.wip/job.yaml`` are not specs. A file
-named on the command line is compiled whatever its name.
+searched (`is_spec`), other than the repo config (``trainspec.yaml``): ``specs/.draft.yaml`` and
+``specs/.wip/job.yaml`` are not specs. A file named on the command line is compiled whatever its
+name.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import emit, packaging, pipeline, source
+from .config.load import FILE_NAME as CONFIG_FILE
 from .diagnostics import Diagnostic, TrainspecError, sort_key
 from .normalize import Options
 from .source import shown
@@ -32,8 +34,9 @@ PARALLEL_THRESHOLD = 200  # below this, process start-up costs more than it save
 
 def is_spec(relative: str) -> bool:
     """Whether the file at `relative` (a POSIX path below the folder searched) is a spec."""
-    return relative.endswith(SUFFIXES) and not any(
-        part.startswith(".") for part in relative.split("/"))
+    parts = relative.split("/")
+    return relative.endswith(SUFFIXES) and parts[-1] != CONFIG_FILE and not any(
+        part.startswith(".") for part in parts)
 
 
 def walk(folder: str | Path) -> list[str]:

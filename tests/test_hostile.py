@@ -143,6 +143,45 @@ def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_pat
         assert "11 of 11 spec file(s) changed: 11 error" in proc.stdout
 
 
+# -- hostile repo configs (docs/config.md) ------------------------------------------------------
+
+def hostile_pyprojects() -> dict[str, str]:
+    """[tool.trainspec] tables that are deep, wide or over the size limit."""
+    head = "[tool.trainspec]\n"
+    return {
+        "deep-array": head + "ignore = " + "[" * 30_000 + "]" * 30_000 + "\n",
+        "deep-table": head + "severity = " + "{a = " * 20_000 + "1" + "}" * 20_000 + "\n",
+        "wide-array": head + "ignore = [" + ", ".join(f'"c{i}"' for i in range(90_000)) + "]\n",
+        "too-big": head + "ignore = []\n" + "#" * (1 << 21) + "\n",
+    }
+
+
+def config_repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "specs").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    shutil.copy(ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml", repo / "specs" / "job.yaml")
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    return repo
+
+
+@pytest.mark.parametrize("name", sorted(hostile_files()))
+def test_a_hostile_trainspec_yaml_is_refused_within_limits(hostile, tmp_path, name) -> None:
+    repo = config_repo(tmp_path, {"trainspec.yaml": (hostile / name).read_text()})
+    proc = run_limited("validate", "specs", cwd=repo)
+    assert_refused(proc, f"trainspec.yaml = {name}")
+    assert "trainspec.yaml:" in proc.stderr
+
+
+@pytest.mark.parametrize("name", sorted(hostile_pyprojects()))
+def test_a_hostile_pyproject_is_refused_within_limits(tmp_path, name) -> None:
+    repo = config_repo(tmp_path, {"pyproject.toml": hostile_pyprojects()[name]})
+    proc = run_limited("validate", "specs", cwd=repo)
+    assert_refused(proc, f"pyproject.toml = {name}")
+    assert "pyproject.toml:" in proc.stderr
+
+
 # -- files that are not spec files -------------------------------------------------------------
 
 @pytest.fixture()

@@ -13,10 +13,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from files import write
 
 from compiler import cli, pipeline
+from compiler.config import load
+from compiler.config.model import RepoConfig
 from compiler.normalize import Options
-from compiler.packaging import config as repo_config
 from compiler.packaging import sdist, tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,16 +38,6 @@ SERVICE_ACCOUNT = json.dumps({"type": "service_account", "project_id": "p",
                               "private_key_id": "0", "private_key": "-----BEGIN PRIVATE KEY-----"
                               "\nMII...\n-----END PRIVATE KEY-----\n",
                               "client_email": "x@p.iam.gserviceaccount.com"})
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
 
 
 @pytest.fixture
@@ -74,7 +66,7 @@ def uri(result: pipeline.Result) -> str:
 def build(root: Path, out: Path | None = None) -> sdist.Package:
     located = tree.Files(root).locate("specs/job.yaml")
     assert located is not None
-    return sdist.build(located[0], "trainer", repo_config.RepoConfig(), "trainer.task", out)
+    return sdist.build(located[0], "trainer", RepoConfig(), "trainer.task", out)
 
 
 def members(archive: str) -> dict[str, tarfile.TarInfo]:
@@ -271,7 +263,7 @@ def test_too_many_files_is_an_error(repo, monkeypatch):
 ])
 def test_a_bad_repository_config_is_a_located_error(repo, text, expected):
     write(repo, {"trainspec.yaml": text})
-    assert errors(compile_spec()) == [expected]
+    assert errors(compile_spec()) == [expected + " [repo-config]"]
 
 
 def test_the_init_template_config_sets_nothing(repo):
@@ -536,9 +528,8 @@ def test_the_init_template_documents_valid_packaging_settings(repo):
     block = template[template.index("# packaging:"):]
     uncommented = "\n".join(line[2:] for line in block.splitlines()) + "\n"
     write(repo, {"trainspec.yaml": uncommented})
-    located = tree.Files(repo).locate("specs/job.yaml")
-    config, problems = repo_config.read(located[0])
-    assert problems == [] and config == repo_config.RepoConfig((), 100)
+    found = load.find("specs/job.yaml", tree.Files(repo))
+    assert found.problems == () and found.config.packaging == RepoConfig((), 100)
 
 
 def test_a_huge_metadata_file_is_refused_unread(repo):

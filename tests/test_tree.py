@@ -47,6 +47,17 @@ def test_a_spec_file_is_a_visible_yaml_file_listed_in_path_order(specs: Path) ->
     assert not tree.is_spec(".github/workflows/ci.yaml") and not tree.is_spec("a.json")
 
 
+def test_the_repo_config_is_not_a_spec(tmp_path: Path) -> None:
+    """`validate .` at the repository root reads trainspec.yaml as the repo config only."""
+    (tmp_path / "trainspec.yaml").write_text("ignore: []\n")
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(GOOD.replace("NAME", "a"))
+    assert tree.walk(tmp_path) == ["specs/a.yaml"]
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["validate", str(tmp_path)], out, err) == 0, err.getvalue()
+    assert err.getvalue() == "1 spec(s) checked, 0 with errors\n"
+
+
 def test_validate_compile_out_and_the_testing_kit_read_the_same_specs(specs: Path,
                                                                       tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()

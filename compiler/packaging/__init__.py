@@ -15,10 +15,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..diagnostics import Collector, Diagnostic
+from ..config.model import RepoConfig
+from ..diagnostics import Collector
 from ..model import Job, PythonPackage
-from .config import RepoConfig
-from .config import read as read_config
 from .sdist import BuildError, Package, build, cache_dir
 from .tree import CurrentFolder, Files, GitFiles
 
@@ -52,8 +51,10 @@ def bucket_name(value: str | None) -> str | None:
     return name if _BUCKET.match(name) and ".." not in name else None
 
 
-def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None) -> list[Upload]:
-    """Build every `python.source` of `job` and put its URI first in its task's packages."""
+def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None,
+            config: RepoConfig = RepoConfig()) -> list[Upload]:
+    """Build every `python.source` of `job` and put its URI first in its task's packages;
+    `config` is the repo config's `packaging:`."""
     tasks = _tasks(job)
     if not tasks:
         return []
@@ -61,7 +62,6 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
     located = files.locate(job.file)
     uploads: dict[tuple[str, str], Upload] = {}
     replaced: dict[int, PythonPackage] = {}
-    configs: dict[int, tuple[RepoConfig, list[Diagnostic]]] = {}
     built: dict[tuple, Package | BuildError] = {}  # a source shared by pools is built once
     for path, module_path, task in tasks:
         if id(task) in replaced:
@@ -84,12 +84,6 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
         if not job.staging_bucket:
             if not any(d.path == "$.spec.stagingBucket" and d.is_error for d in c.items):
                 c.error(path, "no staging bucket to upload the package to", BUCKET_HINT)
-            continue
-        if id(repo) not in configs:
-            configs[id(repo)] = read_config(repo)
-            c.items.extend(configs[id(repo)][1])
-        config, problems = configs[id(repo)]
-        if problems:
             continue
         key = (id(repo), folder, task.module)
         if key not in built:

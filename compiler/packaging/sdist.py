@@ -15,8 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config.model import RepoConfig
 from . import archive, collect, metadata
-from .config import RepoConfig
 from .tree import DIR, LINK, Repo, TreeError
 
 OBJECT_PREFIX = "trainspec/packages"

@@ -259,7 +259,7 @@ class GitFiles(Files):
         super().__init__(git_root)
         self.ref = ref
         self._repos: dict[str, GitRepo] = {}
-        self._whole = GitRepo(git_root, ref, "")
+        self.whole = GitRepo(git_root, ref, "")  # the git tree from its root (config/load.py)
 
     def locate(self, spec_file: str) -> tuple[Repo, str] | None:
         folder = posixpath.normpath(posixpath.dirname(spec_file) or ".")
@@ -268,7 +268,7 @@ class GitFiles(Files):
             return None
         candidate = folder
         while True:
-            if any(self._whole.entry(posixpath.join(candidate, m) if candidate else m)
+            if any(self.whole.entry(posixpath.join(candidate, m) if candidate else m)
                    for m in MARKERS[:2]) or candidate == "":
                 break
             candidate = posixpath.dirname(candidate)

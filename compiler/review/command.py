@@ -108,7 +108,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     options = Options(platform=getattr(args, "platform", None),
                       project=getattr(args, "project", None),
                       region=getattr(args, "region", None),
-                      staging_bucket=getattr(args, "staging_bucket", None))
+                      staging_bucket=getattr(args, "staging_bucket", None),
+                      strict=getattr(args, "strict", False))
     try:
         rv = review(Path(getattr(args, "repo", ".")), args.base, args.head,
                     getattr(args, "specs", "specs"), options,

@@ -5,6 +5,7 @@ followed, a huge file or a control character in a name is a located error)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 from collections.abc import Callable
@@ -158,9 +159,10 @@ def stack_side(root: Path, ref: str | None, path: str,
         value = config.get(key)
         return value if isinstance(value, str) and value else None
 
-    chosen = Options(platform=options.platform, project=options.project or text("gcp:project"),
-                     region=options.region or text("gcp:region"),
-                     staging_bucket=options.staging_bucket or text("trainspec:stagingBucket"))
+    chosen = dataclasses.replace(options, project=options.project or text("gcp:project"),
+                                 region=options.region or text("gcp:region"),
+                                 staging_bucket=options.staging_bucket
+                                 or text("trainspec:stagingBucket"))
     secrets = {k: v for k, v in config.items() if isinstance(v, dict) and "secure" in v}
     return chosen, secrets
 

@@ -65,7 +65,8 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     if not job.region:
         c.error("$.spec.region", "ai-platform needs a region",
                 "set spec.region, or pass --region / set gcp:region")
-    elif job.region not in regions.ML_TRAINING_REGIONS:
+    elif job.region not in regions.ML_TRAINING_REGIONS and not job.extension.has_region(
+            job.region):
         # The legacy region list is an old snapshot (◐, facts §B.8): a warning, never a refusal.
         hint = did_you_mean(job.region, sorted(regions.ML_TRAINING_REGIONS))
         c.warning("$.spec.region", f"{job.region!r} is not in the AI Platform Training region "
@@ -167,7 +168,8 @@ def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
     # Legacy names such as standard_gpu name a service class, not hardware we can verify (their
     # K80 comes from old descriptions), so they compile as written; BASIC_GPU's K80 is refused
     # above because its failure is on record (fmltc issue #318, corpus 042).
-    if pool.accelerator_type and pool.accelerator_type not in accelerators.ML_TYPES:
+    if pool.accelerator_type and pool.accelerator_type not in accelerators.ML_TYPES \
+            and not job.extension.has_accelerator(pool.accelerator_type):
         c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available on ai-platform")
         return
     if pool.machine_type is None:
@@ -181,14 +183,17 @@ def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
             return
         pool.machine_type = pick
         job.note(f"{p}.machineType", f"{pick} (smallest machine for this pool)")
+    if job.extension.unchecked(pool.machine_type, pool.accelerator_type, job.region):
+        return  # the repo config's extension: no catalog row to check it against
     verified = machines.check_ml_verified(pool.machine_type, pool.accelerator_type,
                                           pool.accelerator_count)
     for message in machines.check_ml(pool.machine_type, pool.accelerator_type,
                                      pool.accelerator_count):
         # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings.
         (c.error if message in verified else c.warning)(f"{p}.machineType", message)
-    if job.region and pool.accelerator_type and not regions.ml_accelerator_in_region(
-            job.region, pool.accelerator_type):
+    # A region of the repo config's extension has no row in the table to check against.
+    if job.region and pool.accelerator_type and not job.extension.has_region(job.region) \
+            and not regions.ml_accelerator_in_region(job.region, pool.accelerator_type):
         # Legacy accelerators by region: caliban's 2020 copy (◐, facts §B.8).
         c.warning(f"{p}.accelerator.type", f"{pool.accelerator_type} was not offered for AI "
                   f"Platform training in {job.region} (per an old, partial table)")

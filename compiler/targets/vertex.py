@@ -67,7 +67,8 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
                   "can write to it", "set spec.serviceAccount")
     if job.scheduling.priority is not None:
         c.error("$.spec.scheduling.priority", "Vertex has no job priority (ai-platform only)")
-    if job.region and job.region not in regions.VERTEX_TRAINING_REGIONS:
+    if job.region and job.region not in regions.VERTEX_TRAINING_REGIONS \
+            and not job.extension.has_region(job.region):
         hint = did_you_mean(job.region, sorted(regions.VERTEX_TRAINING_REGIONS))
         c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint)
     if not job.pools:
@@ -200,9 +201,11 @@ def _resolve_machine(job: Job, pool: Pool, c: Collector) -> None:
 def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
     p = f"$.spec.pools.{pool.role}"
     # No machine means nothing fits the accelerator: already reported by _resolve_machine.
+    # A machine or accelerator of the repo config's extension has no catalog row to check.
     for message in machines.check_vertex(pool.machine_type, pool.accelerator_type,
                                          pool.accelerator_count, pool.tpu_topology) \
-            if pool.machine_type else ():
+            if pool.machine_type and not job.extension.unchecked(
+                pool.machine_type, pool.accelerator_type, job.region) else ():
         c.error(_where(p, pool, message), message)
     if pool.tpu_tf_version:
         c.error(f"{p}.tpuTfVersion", "cannot be expressed on vertex (ai-platform only)")
@@ -261,7 +264,8 @@ def _where(p: str, pool: Pool, message: str) -> str:
 def _check_region(job: Job, pool: Pool, c: Collector) -> None:
     p, region, machine = f"$.spec.pools.{pool.role}", job.region or "", pool.machine_type or ""
     accel, count = pool.accelerator_type, pool.accelerator_count
-    if accel and not regions.vertex_accelerator_in_region(region, accel, count):
+    if accel and not regions.vertex_accelerator_in_region(region, accel, count) \
+            and not job.extension.has_accelerator(accel, region):
         where = ", ".join(regions.regions_with(accel, count)[:8]) or "no region"
         what = f"{accel} Pod slices ({count} cores)" if accel in ("TPU_V2", "TPU_V3") and \
             (count or 0) >= 32 else accel

@@ -1,0 +1,163 @@
+"""Find and read a spec's repo config: every problem a located error, never a traceback.
+
+From the spec's folder up to the repository's root (the folder holding `.git`, else the
+filesystem root; nothing above it is read), the first folder with a `trainspec.yaml` or a
+pyproject.toml with `[tool.trainspec]` holds the config; both in one folder is an error. A
+spec at a git revision (`diff BASE`) reads the config at that revision.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import posixpath
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .. import source
+from ..diagnostics import Diagnostic, Position
+from ..packaging.tree import FILE, Files, GitFiles, GitRepo
+from .check import CODE, parse_pyproject, parse_yaml
+from .model import NONE, Config
+
+FILE_NAME = "trainspec.yaml"
+PYPROJECT = "pyproject.toml"
+
+
+@dataclass(frozen=True)
+class Found:
+    """A spec's config, the spec's path relative to the config's folder (posix; what
+    `overrides` paths match), and the config's problems."""
+
+    config: Config = NONE
+    spec: str = ""
+    problems: tuple[Diagnostic, ...] = ()
+
+
+def find(spec_file: str, files: Files | None = None) -> Found:
+    """The repo config of `spec_file` (a path relative to `files.base`, or the current
+    folder; `<stdin>` is looked up from that folder, other `<names>` have none)."""
+    if isinstance(files, GitFiles):
+        return _find_git(spec_file, files)
+    base = os.path.abspath((files.base if files is not None else None) or ".")
+    if spec_file == source.STDIN_NAME:
+        start = base
+    elif spec_file.startswith("<"):
+        return Found()
+    else:
+        start = os.path.dirname(os.path.join(base, spec_file))
+    for folder in folders_up(start):
+        yaml_path, toml_path = os.path.join(folder, FILE_NAME), os.path.join(folder, PYPROJECT)
+        has_yaml = os.path.lexists(yaml_path)
+        toml = _fs_pyproject(toml_path, base) if os.path.lexists(toml_path) else None
+        if has_yaml or toml is not None:
+            spec = "" if spec_file.startswith("<") else \
+                os.path.relpath(os.path.join(base, spec_file), folder).replace(os.sep, "/")
+            shown = source.shown(os.path.relpath(yaml_path, base))
+            if has_yaml and toml is not None:
+                return Found(NONE, spec, (_both(shown, toml[0].file),))
+            config, problems = _fs_yaml(yaml_path, base) if has_yaml else toml
+            return Found(dataclasses.replace(config, folder=folder), spec, problems)
+        if os.path.lexists(os.path.join(folder, ".git")):
+            break
+    return Found()
+
+
+def folders_up(folder: str) -> Iterator[str]:
+    """`folder` (absolute) and each folder above it, up to the filesystem root."""
+    yield folder
+    while os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+        yield folder
+
+
+def _both(yaml_shown: str, toml_shown: str) -> Diagnostic:
+    return Diagnostic("$", f"two repo configs in one folder: {yaml_shown} and [tool.trainspec] "
+                      f"in {toml_shown}", file=yaml_shown, position=Position(1, 1),
+                      hint="keep one of them", code=CODE)
+
+
+def _stat_key(path: str) -> tuple:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ()
+    return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+def _fs_yaml(path: str, base: str) -> tuple[Config, tuple[Diagnostic, ...]]:
+    return _fs_yaml_cached(path, source.shown(os.path.relpath(path, base)), _stat_key(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _fs_yaml_cached(path: str, shown: str, _stat: tuple) -> tuple[Config, tuple[Diagnostic, ...]]:
+    if os.path.islink(path):  # it could point anywhere: nothing outside the repository is read
+        return NONE, (Diagnostic("$", "a symbolic link: the repo config is a regular file",
+                                 file=shown, position=Position(1, 1), code=CODE),)
+    blob, problem = source.read_bytes(path)
+    if problem is not None:
+        return NONE, (dataclasses.replace(problem, file=shown, code=CODE),)
+    return parse_yaml(blob or b"", shown)
+
+
+def _fs_pyproject(path: str, base: str) -> tuple[Config, tuple[Diagnostic, ...]] | None:
+    if os.path.islink(path):
+        return None  # a link could point outside the repository: never read, not a config
+    return _fs_pyproject_cached(path, source.shown(os.path.relpath(path, base)),
+                                _stat_key(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _fs_pyproject_cached(path: str, shown: str,
+                         _stat: tuple) -> tuple[Config, tuple[Diagnostic, ...]] | None:
+    blob, problem = source.read_bytes(path)
+    if problem is not None and "larger than" in problem.message:
+        # Too big to read, so it might hide a [tool.trainspec]: never silently no config.
+        return Config(file=shown), (dataclasses.replace(
+            problem, file=shown, hint="trainspec cannot tell whether it has [tool.trainspec]",
+            code=CODE),)
+    if problem is not None:
+        return None  # not a regular file: another tool's business, and never read
+    return parse_pyproject(blob or b"", shown)
+
+
+# -- at a git revision ------------------------------------------------------------------------
+
+_GIT_CACHE: weakref.WeakKeyDictionary[GitRepo, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _find_git(spec_file: str, files: GitFiles) -> Found:
+    folder = posixpath.normpath(posixpath.dirname(spec_file) or ".")
+    folder = "" if folder == "." else folder
+    if folder.startswith(".."):
+        return Found()
+    repo, cache = files.whole, _GIT_CACHE.setdefault(files.whole, {})
+    while True:
+        yaml_path, toml_path = posixpath.join(folder, FILE_NAME), posixpath.join(folder, PYPROJECT)
+        has_yaml = repo.entry(yaml_path) is not None
+        toml = _git_read(repo, toml_path, cache, parse_pyproject) \
+            if repo.entry(toml_path) is not None else None
+        if has_yaml or toml is not None:
+            spec = posixpath.relpath(spec_file, folder or ".")
+            if has_yaml and toml is not None:
+                return Found(NONE, spec, (_both(repo.shown(yaml_path), toml[0].file),))
+            config, problems = _git_read(repo, yaml_path, cache, parse_yaml) if has_yaml \
+                else toml  # type: ignore[misc]
+            return Found(dataclasses.replace(config, folder=folder), spec, problems)
+        if not folder:
+            return Found()
+        folder = posixpath.dirname(folder)
+
+
+def _git_read(repo: GitRepo, path: str, cache: dict, parse: Any) -> Any:
+    if path not in cache:
+        entry, shown = repo.entry(path), repo.shown(path)
+        if entry is None or entry.kind != FILE or entry.size > source.MAX_BYTES:
+            cache[path] = None if parse is parse_pyproject else (NONE, (Diagnostic(
+                "$", "not a regular file of at most 1 MiB", file=shown, code=CODE),))
+        else:
+            cache[path] = parse(repo.read(path), shown)
+    return cache[path]
