@@ -48,7 +48,8 @@ def find_specs(paths: list[str]) -> tuple[list[str], list[diag.Diagnostic]]:
         elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
             found.append(str(p))
         else:
-            problems.append(diag.Diagnostic("$", "no such file or directory", file=shown(str(p))))
+            problems.append(diag.Diagnostic("$", "no such file or directory", file=shown(str(p)),
+                                            code="file-missing"))
     return found, problems
 
 

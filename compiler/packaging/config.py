@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .. import source
 from ..diagnostics import Diagnostic
-from ..schemas import did_you_mean
+from ..suggest import did_you_mean
 from .tree import FILE, Repo
 
 FILE_NAME = "trainspec.yaml"
@@ -38,10 +38,10 @@ def read(repo: Repo) -> tuple[RepoConfig, list[Diagnostic]]:
         return RepoConfig(), []
     shown = repo.shown(FILE_NAME)
     if entry.kind != FILE or entry.size > source.MAX_BYTES:
-        return RepoConfig(), [Diagnostic("$", "not a regular file of at most 1 MiB", file=shown)]
+        return RepoConfig(), [Diagnostic("$", "not a regular file of at most 1 MiB", file=shown,
+                                         code="repo-config-file")]
     doc, found = source.parse(repo.read(FILE_NAME), shown)
-    if doc.data is None and all(d.message.startswith(("empty document", "empty file"))
-                                for d in found):
+    if doc.data is None and all(d.code == "empty-document" for d in found):
         return RepoConfig(), []
     errors = [d for d in found if d.is_error]
     if errors:
@@ -49,30 +49,33 @@ def read(repo: Repo) -> tuple[RepoConfig, list[Diagnostic]]:
     c = doc.collector()
     data = doc.data if isinstance(doc.data, dict) else {}
     if not isinstance(doc.data, dict):
-        c.error("$", "trainspec.yaml must be a mapping (packaging: {...})")
+        c.error("$", "trainspec.yaml must be a mapping (packaging: {...})",
+                code="repo-config-value")
     for key in data:
         if key not in KEYS:
             c.error(source.child("$", str(key)), f"unknown key {key!r}",
                     did_you_mean(str(key), KEYS) or "trainspec.yaml has one key: packaging",
-                    key=True)
+                    key=True, code="repo-config-key")
     packaging = data.get("packaging", {})
     if not isinstance(packaging, dict):
-        c.error("$.packaging", "packaging must be a mapping (allowSecretFiles, maxSizeMiB)")
+        c.error("$.packaging", "packaging must be a mapping (allowSecretFiles, maxSizeMiB)",
+                code="repo-config-value")
         packaging = {}
     for key in packaging:
         if key not in KEYS["packaging"]:
             c.error(source.child("$.packaging", str(key)), f"unknown key {key!r}",
                     did_you_mean(str(key), KEYS["packaging"]) or "allowSecretFiles, maxSizeMiB",
-                    key=True)
+                    key=True, code="repo-config-key")
     allow = packaging.get("allowSecretFiles", [])
     if not isinstance(allow, list) or not all(isinstance(p, str) and p for p in allow):
         c.error("$.packaging.allowSecretFiles", "a list of .gitignore-style patterns (paths "
-                "from the repository root)", "e.g. [tests/fixtures/*.pem]")
+                "from the repository root)", "e.g. [tests/fixtures/*.pem]",
+                code="repo-config-value")
         allow = []
     limit = packaging.get("maxSizeMiB", DEFAULT_MAX_MIB)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LIMIT_MAX_MIB \
             or "$.packaging.maxSizeMiB" in doc.suspect:
         c.error("$.packaging.maxSizeMiB", f"a whole number of MiB from 1 to {LIMIT_MAX_MIB}, "
-                f"not {limit!r}")
+                f"not {limit!r}", code="repo-config-value")
         limit = DEFAULT_MAX_MIB
     return RepoConfig(tuple(allow), limit), c.items
