@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from . import decompile, emit, explain, localrun, pipeline, review, scaffold, source, watch
+from . import decompile, emit, explain, localrun, pipeline, review, ruledoc, scaffold, source, watch
 from . import diagnostics as diag
 from .normalize import Options
 from .source import shown
@@ -246,6 +246,10 @@ def parser() -> argparse.ArgumentParser:
                        "spec, CI, pre-commit; never overwrites a file")
     scaffold.add_arguments(p)
     p.set_defaults(run=scaffold.run)
+
+    p = sub.add_parser("rules", help="list the rule codes diagnostics end with (docs/rules.md)")
+    ruledoc.add_arguments(p)
+    p.set_defaults(run=ruledoc.run)
 
     p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs and Cloud "
                        "Logging",

@@ -53,7 +53,7 @@ def _table(*sections: tuple[Rule, ...]) -> dict[str, Rule]:
 
 # Each part of the pipeline declares its rules in its own section below.
 
-_F = "shared/reference/gcp-training-facts.md"
+_F = "facts"  # the facts reference, shared/reference/gcp-training-facts.md
 _CC = "https://cloud.google.com/vertex-ai/docs/training/configure-compute"
 _SPOT = "https://cloud.google.com/vertex-ai/docs/training/use-spot-vms"
 _DWS = "https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws"

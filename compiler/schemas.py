@@ -119,15 +119,17 @@ def _path(error: jsonschema.ValidationError) -> str:
 
 # The rule code of each JSON Schema keyword: one per kind of check, so that `ignore` can drop
 # one kind (a value's length) and keep the others (unknown keys).
-KEYWORD_CODES = {
-    "additionalProperties": "unknown-key", "propertyNames": "key-format",
-    "required": "required-key", "type": "wrong-type", "enum": "enum-value",
-    "const": "enum-value", "pattern": "value-format", "minimum": "value-range",
-    "maximum": "value-range", "exclusiveMinimum": "value-range",
-    "exclusiveMaximum": "value-range", "minLength": "value-length", "maxLength": "value-length",
-    "minItems": "item-count", "maxItems": "item-count", "minProperties": "item-count",
-    "maxProperties": "item-count",
-}
+KEYWORD_CODES = {keyword: code for code, keywords in (
+    ("unknown-key", ("additionalProperties",)),
+    ("key-format", ("propertyNames",)),
+    ("required-key", ("required",)),
+    ("wrong-type", ("type",)),
+    ("enum-value", ("enum", "const")),
+    ("value-format", ("pattern",)),
+    ("value-range", ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")),
+    ("value-length", ("minLength", "maxLength")),
+    ("item-count", ("minItems", "maxItems", "minProperties", "maxProperties")),
+) for keyword in keywords}
 OTHER_KEYWORD = "schema-rule"  # any keyword the table does not name
 
 Problem = tuple[str, str, str, str | None, bool]  # (json path, code, message, hint, at_key)
