@@ -631,3 +631,44 @@ def test_multi_host_tpu(machine, topology, multi):
     from compiler.catalog import documented
 
     assert documented.multi_host_tpu(machine, topology) is multi
+
+
+def test_catalog_modules_import_no_cycle():
+    """Catalog modules import each other without a cycle, and nothing of the compiler but the
+    registry (rules.Problem) and suggest (did-you-mean): never a target or a stage."""
+    import ast
+    from pathlib import Path
+
+    folder = Path(machines.__file__).parent
+    imports = {}
+    for path in folder.glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("compiler"):
+                names.add(node.module)
+                if node.module == "compiler":
+                    assert [a.name for a in node.names] == ["suggest"], path.name
+        imports[path.stem] = {n.rsplit(".", 1)[-1] for n in names
+                              if n.startswith("compiler.catalog.")}
+        assert names <= {f"compiler.catalog.{m}" for m in imports[path.stem]} | {
+            "compiler", "compiler.rules", "compiler.catalog"}, path.name
+    seen: list[str] = []
+
+    def visit(module: str, stack: tuple[str, ...]) -> None:
+        assert module not in stack, " -> ".join((*stack, module))
+        for other in imports.get(module, ()):
+            visit(other, (*stack, module))
+        seen.append(module)
+
+    for module in imports:
+        visit(module, ())
+
+
+def test_one_did_you_mean():
+    """Close names are found in one place (compiler/suggest.py), whatever phrases the hint."""
+    from pathlib import Path
+
+    compiler_dir = Path(machines.__file__).parent.parent
+    users = sorted(str(p.relative_to(compiler_dir)) for p in compiler_dir.rglob("*.py")
+                   if "difflib" in p.read_text(encoding="utf-8"))
+    assert users == ["suggest.py"]
