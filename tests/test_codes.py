@@ -323,7 +323,7 @@ TRIGGERS = {
     "source-nested-repository": lambda tmp: _repo(tmp, {"trainer/vendor/.git/HEAD": "ref\n"}),
     "source-special-file": _special_file,
     "source-unreadable": _unreadable_source,
-    "repo-config-file": lambda tmp: (tmp / "trainspec.yaml").mkdir() or _repo(tmp, {}),
+    "repo-config": lambda tmp: (tmp / "trainspec.yaml").mkdir() or _repo(tmp, {}),
 }
 
 # Registered rules no test input reaches, each with why.
