@@ -405,3 +405,16 @@ def test_rules_command_lists_and_explains_codes(capsys) -> None:
     assert cli.main(["rules", "tpu-topolgy"]) == 1
     assert capsys.readouterr().err == ("error: unknown rule code 'tpu-topolgy' (did you mean "
                                        "'tpu-topology'?)\n")
+
+
+def test_the_code_is_in_text_and_json_output(tmp_path: Path, capsys) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC + CONTAINER + "  pools:\n    chief: {machineTyp: n1-standard-4}\n")
+    assert cli.main(["validate", str(spec)]) == 1
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"{spec}:8:13: error: $.spec.pools.chief.machineTyp: unknown key 'machineTyp' (did you "
+        "mean 'machineType'?) [unknown-key]")
+    assert cli.main(["validate", "--format", "json", str(spec)]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert [(d["code"], d["path"]) for d in found] == [
+        ("unknown-key", "$.spec.pools.chief.machineTyp")]
