@@ -51,29 +51,29 @@ def check_nfs(mount: dict, has_network: bool) -> list[Problem]:
         try:
             ip = ipaddress.ip_address(server)
         except ValueError:
-            out.append(Problem("nfs-server-ip", "server", f"{server!r} is not an IP address: Vertex "
-                        "mounts NFS by the server's IP", "give the server's private IP, e.g. "
-                        "10.0.0.2"))
+            out.append(Problem("nfs-server-ip", "server", f"{server!r} is not an IP address: "
+                               "Vertex mounts NFS by the server's IP", "give the server's "
+                               "private IP, e.g. 10.0.0.2"))
         else:
             if not ip.is_private:
-                out.append(Problem("nfs-private-ip", "server", f"{server} is not a private IP: Vertex "
-                            "reaches NFS servers through the peered VPC network",
-                            "use the server's internal IP"))
+                out.append(Problem("nfs-private-ip", "server", f"{server} is not a private IP: "
+                                   "Vertex reaches NFS servers through the peered VPC network",
+                                   "use the server's internal IP"))
     point = mount.get("mountPoint")
     if isinstance(point, str) and (point.startswith("/") or ".." in point.split("/")):
-        out.append(Problem("nfs-mount-point", "mountPoint", f"mountPoint {point!r}: the share is "
-                    "mounted under /mnt/nfs/", "give a folder name such as 'data', mounted at "
-                    "/mnt/nfs/data"))
+        out.append(Problem("nfs-mount-point", "mountPoint", f"mountPoint {point!r}: the share "
+                           "is mounted under /mnt/nfs/", "give a folder name such as 'data', "
+                           "mounted at /mnt/nfs/data"))
     if not has_network:
         out.append(Problem("nfs-network", "", "NFS mounts need the job on a VPC network",
-                    "set spec.network for VPC peering, or spec.vertex.pscInterfaceConfig"))
+                           "set spec.network for VPC peering, or spec.vertex.pscInterfaceConfig"))
     return out
 
 
 def check_dns_domain(domain: object) -> list[Problem]:
     if isinstance(domain, str) and domain and not domain.endswith("."):
         return [Problem("psc-dns-dot", "", f"DNS peering domain {domain!r} must end with a dot",
-                 f"write {domain + '.'!r}")]
+                        f"write {domain + '.'!r}")]
     return []
 
 
@@ -81,14 +81,14 @@ def check_gpu_partition(accel: str | None, size: str) -> list[Problem]:
     """gpuPartitionSize beyond its count-1 rule: GPUs only, and the sizes that GPU has."""
     if not accel or not accel.startswith("NVIDIA_"):
         return [Problem("gpu-partition-gpu", "", f"gpuPartitionSize applies to NVIDIA GPUs, not "
-                 f"{accel or 'a machine without one'}", None)] if accel else []
+                        f"{accel or 'a machine without one'}")] if accel else []
     sizes = GPU_PARTITIONS.get(accel)
     if sizes is None:
         return [Problem("gpu-partition-size", "", f"{accel} has no multi-instance GPU partitions",
-                 "MIG partitions exist on A100, H100, H200 and B200")]
+                        "MIG partitions exist on A100, H100, H200 and B200")]
     if size not in sizes:
         return [Problem("gpu-partition-size", "", f"{accel} has no {size!r} partition",
-                 f"use one of {', '.join(sizes)}")]
+                        f"use one of {', '.join(sizes)}")]
     return []
 
 
@@ -98,13 +98,14 @@ def check_reservation(affinity: str | None, strategy: str | None,
         return []
     out: list[Problem] = []
     if strategy == "FLEX_START":
-        out.append(Problem("reservation-flex-start", "", "a reservation with strategy FLEX_START: Dynamic "
-                    "Workload Scheduler provisions its own capacity", "drop the reservation or "
-                    "use strategy STANDARD"))
+        out.append(Problem("reservation-flex-start", "", "a reservation with strategy "
+                           "FLEX_START: Dynamic Workload Scheduler provisions its own capacity",
+                           "drop the reservation or use strategy STANDARD"))
     if persistent_resource:
         out.append(Problem("reservation-persistent-resource", "", "a reservation with "
-                    "vertex.persistentResourceId: the job runs on the persistent resource's "
-                    "machines", "set the reservation on the persistent resource instead"))
+                           "vertex.persistentResourceId: the job runs on the persistent "
+                           "resource's machines", "set the reservation on the persistent "
+                           "resource instead"))
     return out
 
 
@@ -112,17 +113,17 @@ def check_gb200(accel: str | None, affinity: str | None,
                 persistent_resource: bool) -> list[Problem]:
     if accel != "NVIDIA_GB200" or affinity in ("ANY", "SPECIFIC") or persistent_resource:
         return []
-    return [Problem("gb200-reservation", "", "NVIDIA_GB200 (A4X) is only available through a reservation",
-             "add reservation: {affinity: SPECIFIC, values: [RESERVATION]}")]
+    return [Problem("gb200-reservation", "", "NVIDIA_GB200 (A4X) is only available through a "
+                    "reservation", "add reservation: {affinity: SPECIFIC, values: [RESERVATION]}")]
 
 
 def check_disk(machine: str | None, disk_type: str | None) -> list[Problem]:
     if not machine or not disk_type:
         return []
     if disk_type in PD_TYPES and machine.startswith(HYPERDISK_ONLY):
-        return [Problem("disk-family", "", f"{machine} boots from Hyperdisk only, not {disk_type}",
-                 "use hyperdisk-balanced, or omit the disk type")]
+        return [Problem("disk-family", "", f"{machine} boots from Hyperdisk only, not "
+                        f"{disk_type}", "use hyperdisk-balanced, or omit the disk type")]
     if disk_type == "hyperdisk-balanced" and machine.startswith(NO_HYPERDISK):
-        return [Problem("disk-family", "", f"{machine} does not take a hyperdisk-balanced boot disk",
-                 "use pd-ssd or pd-standard")]
+        return [Problem("disk-family", "", f"{machine} does not take a hyperdisk-balanced boot "
+                        "disk", "use pd-ssd or pd-standard")]
     return []
