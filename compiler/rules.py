@@ -82,8 +82,8 @@ _SOURCE = (
          "(aliases cannot expand into huge trees)", _YAML),
     Rule("yaml-recursive-alias", ERROR, "no alias refers to a node that contains it", _YAML),
     Rule("yaml-tag", ERROR, "plain YAML only: no tags (!!python/..., custom types)", _YAML),
-    Rule("yaml-duplicate-key", ERROR, "no key is written twice in one mapping (YAML 1.1 "
-         "would keep the last silently)", "https://yaml.org/spec/1.2.2/#mapping"),
+    Rule("yaml-duplicate-key", ERROR, "no key is written twice in one mapping (a YAML "
+         "loader would keep one silently)", "https://yaml.org/spec/1.2.2/#mapping"),
     Rule("yaml-key", ERROR, "mapping keys are plain strings (quote yes/no/on/off and numbers)",
          _YAML),
     Rule("yaml-merge", ERROR, "a merge key ('<<') takes a mapping or a list of mappings",
@@ -122,9 +122,9 @@ _TREE = (
     Rule("duplicate-job-name", ERROR, "each spec of a tree names its own job (metadata.name)",
          "trainspec"),
     Rule("duplicate-job-id", ERROR, "on ai-platform, no two specs of a tree give the same "
-         "jobId in one project ('-' becomes '_')", f"{_F} §B.2"),
+         "jobId in one project ('-' becomes '_')", f"{_F} §B.2 ✅"),
     Rule("job-location", ERROR, "a job to create or look up has a project and a region",
-         f"{_F} §A.1, §B.2"),
+         f"{_F} §A.1, §B.2 ✅"),
 )
 
 # The Pulumi program (compiler/pulumi_program.py) and its stack configuration.
@@ -146,7 +146,7 @@ _PACKAGING = (
     Rule("source-outside-repository", ERROR, "python.source is a folder inside the spec's "
          "repository", "trainspec"),
     Rule("source-staging-bucket", ERROR, "python.source needs a staging bucket to upload to",
-         f"{_F} §A.4 (pythonPackageSpec.packageUris: gs://)"),
+         f"{_F} §A.4 ✅ (pythonPackageSpec.packageUris: Cloud Storage URIs)"),
     Rule("source-folder", ERROR, "python.source names an existing folder", "trainspec"),
     Rule("source-unreadable", ERROR, "every file of python.source can be read", "trainspec"),
     Rule("source-file-count", ERROR, "python.source holds at most 20000 files to package",
@@ -175,32 +175,32 @@ _PACKAGING = (
 # The search of a tuning job (compiler/tuning_rules.py): rules both APIs share.
 _TUNING = (
     Rule("tuning-search-space", ERROR, "each parameter has exactly one search space with its "
-         "values", f"{_F} §B.7; aiplatform v1 StudySpec.ParameterSpec"),
+         "values", f"{_F} §B.7 ✅; aiplatform v1 StudySpec.ParameterSpec"),
     Rule("tuning-parameter-id", ERROR, "parameter ids are unique (children of one parent may "
-         "share one under disjoint conditions)", "aiplatform v1 StudySpec.ParameterSpec."
-         "parameterId (facts §B.7, ✅)"),
-    Rule("tuning-range-order", ERROR, "a range's min is at most its max", f"{_F} §B.7 ✅"),
+         "share one under disjoint conditions)", f"{_F} §B.7 ✅; aiplatform v1 "
+         "ParameterSpec.conditionalParameterSpecs"),
+    Rule("tuning-range-order", ERROR, "a range's min is at most its max", "aiplatform v1 "
+         "DoubleValueSpec, IntegerValueSpec; ml v1 ParameterSpec"),
     Rule("tuning-integer-bounds", ERROR, "an integer parameter has whole bounds",
-         "aiplatform v1 IntegerValueSpec (int64)"),
+         f"{_F} §B.7 ✅; aiplatform v1 IntegerValueSpec (int64)"),
     Rule("tuning-single-value", WARNING, "a range of one value searches nothing",
          "trainspec (not documented as refused)"),
     Rule("tuning-log-scale", ERROR, "a log scale needs strictly positive values",
-         "aiplatform v1 ParameterSpec.scaleType (facts §B.7, ✅)"),
+         f"{_F} §B.7 ✅"),
     Rule("tuning-categorical-scale", ERROR, "scale is unset for a categorical parameter",
-         "aiplatform v1 ParameterSpec.scaleType (facts §B.7, ✅)"),
+         f"{_F} §B.7 ✅"),
     Rule("tuning-discrete-order", ERROR, "discrete values are strictly increasing",
-         "aiplatform v1 DiscreteValueSpec.values (facts §B.7, ✅)"),
-    Rule("tuning-discrete-count", ERROR, "at most 1000 discrete values",
-         "aiplatform v1 DiscreteValueSpec.values (facts §B.7, ✅)"),
+         f"{_F} §B.7 ✅"),
+    Rule("tuning-discrete-count", ERROR, "at most 1000 discrete values", f"{_F} §B.7 ✅"),
     Rule("tuning-grid", ERROR, "grid search takes integer, discrete and categorical "
-         "parameters only", "aiplatform v1 StudySpec.algorithm GRID_SEARCH (facts §B.7, ✅)"),
+         "parameters only", f"{_F} §B.7 ✅"),
     Rule("tuning-parallel-trials", WARNING, "parallel trials do not exceed the trials in all",
-         f"{_F} §B.7 (not verified)"),
+         "trainspec (not documented as refused)"),
     Rule("tuning-conditional-parent", ERROR, "only integer, discrete and categorical "
          "parameters have conditional parameters", "aiplatform v1 ParameterSpec."
-         "conditionalParameterSpecs (facts §B.7, ✅)"),
+         "conditionalParameterSpecs"),
     Rule("tuning-condition-value", ERROR, "a condition's values are values of its parent",
-         "aiplatform v1 ConditionalParameterSpec parent*Values (facts §B.7, ✅)"),
+         "aiplatform v1 ConditionalParameterSpec parent*Values"),
     Rule("tuning-platform", ERROR, "a tuning setting the target API has no field for "
          "(conditions, stopping rules, several metrics on ai-platform)", f"{_F} §B.7; "
          "aiplatform v1 StudySpec; ml v1 HyperparameterSpec"),
@@ -233,7 +233,7 @@ _CATALOG = (
     Rule("unknown-machine", ERROR, "a machine type Vertex AI custom training accepts",
          f"{_F} §A.5 ✅ ({_CC})"),
     Rule("legacy-machine", ERROR, "an AI Platform machine name is no Vertex machine type",
-         f"{_F} §A.5, §B.10"),
+         f"{_F} §A.5 ✅, §B.10"),
     Rule("machine-accelerator", ERROR, "the accelerator (or none) the machine type takes",
          f"{_F} §A.6, §A.7 ✅ ({_CC})"),
     Rule("accelerator-count", ERROR, "an acceleratorCount the machine and accelerator allow",
