@@ -97,7 +97,7 @@ def _is_spec(path: str) -> bool:
 Content = bytes | Diagnostic  # a spec file's bytes, or why it cannot be read as one
 
 
-def _unreadable(path: str, message: str, code: str) -> Diagnostic:
+def _unreadable(path: str, message: str, code: str | None) -> Diagnostic:
     return Diagnostic("$", message, file=shown(path), position=Position(1, 1), code=code)
 
 
@@ -159,7 +159,7 @@ def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
                     continue
                 blob, problem = source.read_bytes(str(full))
                 out[rel] = blob if problem is None else _unreadable(rel, problem.message,
-                                                                    problem.code or "")
+                                                                    problem.code)
     return dict(sorted(out.items()))
 
 
@@ -427,8 +427,7 @@ def _read_file(root: Path, ref: str | None, path: str) -> Content | None:
         if not os.path.lexists(full):
             return None
         blob, problem = source.read_bytes(str(full))
-        return blob if problem is None else _unreadable(path, problem.message,
-                                                        problem.code or "")
+        return blob if problem is None else _unreadable(path, problem.message, problem.code)
     return read_revision(root, ref, path).get(path)
 
 
