@@ -212,8 +212,8 @@ _IMPORT = (
          "trainspec"),
     Rule("import-not-job-config", ERROR, "the file is a job config import knows (REST body, "
          "gcloud --config, SDK arguments)", "trainspec"),
-    Rule("import-field", ERROR, "a field (or SDK argument) of the job config that the spec has "
-         "no key for", "aiplatform v1 HyperparameterTuningJob, StudySpec; Vertex AI SDK"),
+    Rule("import-unknown-field", ERROR, "a field (or SDK argument) of the job config that the "
+         "spec has no key for", "aiplatform v1 HyperparameterTuningJob, StudySpec; Vertex AI SDK"),
     Rule("import-shape", ERROR, "the job config's fields have the API's shape (mappings, "
          "non-empty lists)", "aiplatform v1 StudySpec"),
     Rule("import-enum-value", ERROR, "the job config's enum values are the API's",
@@ -253,9 +253,10 @@ _CATALOG = (
          "took", f"{_F} §B.5 ◐ (a 2020 copy of the docs)"),
     Rule("ml-unknown-machine", WARNING, "a machine type AI Platform Training documents",
          f"{_F} §B.5 ◐"),
-    Rule("ml-runtime-version", WARNING, "a runtimeVersion AI Platform Training had",
+    Rule("runtime-python-unverified", WARNING, "a runtimeVersion in trainspec's table (the "
+         "pairing with pythonVersion cannot be checked otherwise)",
          f"{_F} §B.6 ◐ (the list is incomplete)"),
-    Rule("ml-runtime-python", ERROR, "the pythonVersion the runtimeVersion supports",
+    Rule("runtime-python", ERROR, "the pythonVersion the runtimeVersion supports",
          f"ml v1 TrainingInput.pythonVersion ({_F} §B.6 ✅)"),
     Rule("executor-image-prebuilt", WARNING, "python.executorImage is a Vertex prebuilt "
          "training image with the :latest tag", f"{_F} §A.11 ✅"),

@@ -271,7 +271,7 @@ TRIGGERS = {
                                          "accelerator: {type: TPU_V3, count: 32}}\n", "s.yaml"),
     "ml-legacy-accelerator": lambda tmp: _compile(_ml(
         "{machineType: standard_gpu, accelerator: {type: T4, count: 1}}"), "s.yaml"),
-    "ml-runtime-version": lambda tmp: _compile(_ml("{machineType: n1-standard-4}", (
+    "runtime-python-unverified": lambda tmp: _compile(_ml("{machineType: n1-standard-4}", (
         "  python: {packages: [gs://b/t.tar.gz], module: t, runtimeVersion: '9.9', "
         "pythonVersion: '3.7'}\n")), "s.yaml"),
     # A spec's accelerator always has both (normalize defaults the count) and a legacy machine
@@ -281,8 +281,8 @@ TRIGGERS = {
     "tpu-topology": lambda tmp: _machines("n1-standard-4", "NVIDIA_TESLA_T4", 1, "2x2"),
     "import-already-spec": lambda tmp: _import(SPEC + CONTAINER, "job.yaml"),
     "import-not-job-config": lambda tmp: _import('{"steps": []}'),
-    "import-field": lambda tmp: _import(_hpt("{" + _METRIC + ', "parameters": [' + _PARAM +
-                                             '], "observationNoise": "HIGH"}')),
+    "import-unknown-field": lambda tmp: _import(_hpt("{" + _METRIC + ', "parameters": [' +
+                                                     _PARAM + '], "observationNoise": "HIGH"}')),
     "import-shape": lambda tmp: _import(_hpt("[]")),
     "import-enum-value": lambda tmp: _import(_hpt("{" + _METRIC + ', "parameters": [' + _PARAM +
                                                   '], "algorithm": "ANNEALING"}')),

@@ -103,12 +103,12 @@ def check_runtime_python(runtime: str, python: str) -> list[Problem]:
     """
     allowed = ML_RUNTIME_VERSIONS.get(runtime)
     if allowed is None:
-        return [Problem("ml-runtime-version", "runtimeVersion", f"runtimeVersion {runtime!r} "
-                        "is not a known AI Platform Training runtime version (1.0-1.15 or "
-                        "2.1-2.11)")]
+        return [Problem("runtime-python-unverified", "runtimeVersion", f"runtimeVersion "
+                        f"{runtime!r} is not a known AI Platform Training runtime version "
+                        "(1.0-1.15 or 2.1-2.11)")]
     if python not in allowed:
         shown = ", ".join(sorted(allowed))
-        return [Problem("ml-runtime-python", "pythonVersion", f"runtimeVersion {runtime} "
+        return [Problem("runtime-python", "pythonVersion", f"runtimeVersion {runtime} "
                         f"supports pythonVersion {shown}, not {python!r}")]
     return []
 

@@ -405,7 +405,7 @@ def _sdk_kwarg(src: Source, spec: dict, key: str, value: Any, at: str) -> None:
     else:
         src.collector.error(at, f"SDK argument {key!r} has no CustomJob field trainspec can "
                             "import", "set it in the spec by hand if it has a trainspec key",
-                            code="import-field")
+                            code="import-unknown-field")
 
 
 def _container_job_pools(data: dict, run: dict, src: Source) -> list[dict]:

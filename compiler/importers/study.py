@@ -108,7 +108,7 @@ def from_vertex(src: Source, d: Draft) -> None:
             setattr(t, COUNTS[key], as_int(value))
         elif key != "studySpec":
             c.error(f"$.{key}", f"unknown HyperparameterTuningJob field {key!r}",
-                    code="import-field")
+                    code="import-unknown-field")
     spec = study.get("studySpec")
     if isinstance(spec, dict):
         _no_key(spec, STUDY_KNOWN, "$.studySpec", "StudySpec", c)
@@ -153,7 +153,7 @@ def _no_key(value: dict, known: Any, at: str, message: str, c: Collector) -> Non
         if key not in known:
             c.error(f"{at}.{key}", f"{message} field {key!r} has no trainspec key",
                     "HyperparameterTuningJob does not support it" if key == "observationNoise"
-                    else None, code="import-field")
+                    else None, code="import-unknown-field")
 
 
 def _list(spec: dict, key: str, at: str, c: Collector) -> list:
