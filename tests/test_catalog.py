@@ -672,3 +672,20 @@ def test_one_did_you_mean():
     users = sorted(str(p.relative_to(compiler_dir)) for p in compiler_dir.rglob("*.py")
                    if "difflib" in p.read_text(encoding="utf-8"))
     assert users == ["suggest.py"]
+
+
+def test_a_tpu_topology_error_is_located_at_tpu_topology():
+    """issue 9: the catalog said which key its problem is about only in prose, and a pool with
+    an accelerator had its tpuTopology error reported at machineType."""
+    from compiler import pipeline
+
+    text = ("apiVersion: trainspec/v1\nkind: TrainingJob\nmetadata: {name: job}\nspec:\n"
+            "  region: us-central1\n  container: {image: gcr.io/p/t:1}\n  pools:\n"
+            "    chief:\n      machineType: n1-standard-4\n"
+            "      accelerator: {type: NVIDIA_TESLA_T4, count: 1}\n      tpuTopology: 2x2\n")
+    errors = [d.format() for d in pipeline.compile_text(text, "s.yaml", today=TODAY).errors]
+    assert errors == [
+        "s.yaml:11:20: error: $.spec.pools.chief.tpuTopology: tpuTopology is only valid on TPU "
+        "VM machines (ct5lp-hightpu-1t, ct5lp-hightpu-4t, ct5lp-hightpu-8t, ct6e-standard-1t, "
+        "ct6e-standard-4t, ct6e-standard-8t, tpu7x-standard-4t), not on n1-standard-4 "
+        "[tpu-topology]"]
