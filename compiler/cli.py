@@ -22,6 +22,7 @@ from . import (
     localrun,
     pipeline,
     review,
+    ruledoc,
     scaffold,
     source,
     tree,
@@ -250,6 +251,10 @@ def parser() -> argparse.ArgumentParser:
     _command(sub, "init", scaffold.add_arguments, scaffold.run,
              help="write a ready specs repository: Pulumi project, example spec, CI, "
              "pre-commit; never overwrites a file")
+
+    p = sub.add_parser("rules", help="list the rule codes diagnostics end with (docs/rules.md)")
+    ruledoc.add_arguments(p)
+    p.set_defaults(run=ruledoc.run)
 
     p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs and Cloud "
                        "Logging",

@@ -116,6 +116,13 @@ class Collector:
                 code: str | None = None) -> None:
         self.add(path, message, severity=WARNING, hint=hint, code=code)
 
+    def report(self, path: str, problems: Iterable) -> None:
+        """Add the structured problems (rules.Problem) a pure check found in the object at
+        `path`: each at its key below `path`, with its rule's severity."""
+        for p in problems:
+            self.add(f"{path}.{p.key}" if p.key else path, p.message, severity=p.severity,
+                     hint=p.hint, code=p.code)
+
     @property
     def failed(self) -> bool:
         return has_errors(self.items)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import difflib
 import functools
 import json
 import math
@@ -21,6 +20,8 @@ import os
 import re
 from collections.abc import Iterator
 from typing import Any
+
+from . import suggest
 
 APIS = {"aiplatform": "aiplatform.v1.json", "ml": "ml.v1.json"}
 
@@ -151,7 +152,7 @@ def _check_object(schemas: dict, schema: dict, value: Any, path: str):
     for name, item in value.items():
         where = _join(path, name)
         if name not in props:
-            close = difflib.get_close_matches(name, list(props), n=1)
+            close = suggest.close(name, props)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             yield where, f"unknown field {name!r}{hint}", "error"
         elif is_output_only(props[name]):
@@ -204,7 +205,7 @@ def _check_int(fmt: str, value: Any, path: str) -> Iterator[tuple[str, str, str]
 def _check_enum(prop: dict, value: str, path: str) -> Iterator[tuple[str, str, str]]:
     allowed = prop["enum"]
     if value not in allowed:
-        close = difflib.get_close_matches(value, allowed, n=3)
+        close = suggest.close(value, allowed, n=3)
         if close:
             hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
         else:

@@ -199,8 +199,7 @@ def _compile(args: argparse.Namespace, package_dir: str) -> pipeline.Result:
                       staging_bucket=args.staging_bucket, package_dir=package_dir)
     stdin = args.stdin
     result = pipeline.compile_path(args.spec, options, stdin)
-    if not result.ok and all(d.message == "no staging bucket to upload the package to"
-                             for d in result.errors):
+    if not result.ok and all(d.code == "source-staging-bucket" for d in result.errors):
         result = pipeline.compile_path(args.spec, dataclasses.replace(
             options, staging_bucket=PLACEHOLDER_BUCKET), stdin)
     return result

@@ -127,7 +127,8 @@ def location_errors(result: Result) -> list[Diagnostic]:
         if not getattr(result.job, key):
             at = collector.locate(f"$.spec.{key}") if collector else None
             found.append(Diagnostic("$.spec", f"no {key}: set spec.{key} or `pulumi config set "
-                                    f"gcp:{key} ...`", file=result.file, position=at))
+                                    f"gcp:{key} ...`", file=result.file, position=at,
+                                    code="job-location"))
     return found
 
 
@@ -144,7 +145,8 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
         if name in names:
             found.append(Diagnostic("$.metadata.name", f"job name {name!r} is already used by "
                                     f"{names[name]}", file=r.file, position=at,
-                                    hint="each spec of a tree is one job: rename one"))
+                                    hint="each spec of a tree is one job: rename one",
+                                    code="duplicate-job-name"))
             continue
         names[name] = r.file
         if platform == "ai-platform":
@@ -155,7 +157,8 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"
                     + (f" in project {project!r}" if project else "")
                     + f" is already used by {job_ids[key]}", file=r.file, position=at,
-                    hint="ml v1 jobIds replace '-' by '_': rename metadata.name"))
+                    hint="ml v1 jobIds replace '-' by '_': rename metadata.name",
+                    code="duplicate-job-id"))
             job_ids.setdefault(key, r.file)
     return found
 

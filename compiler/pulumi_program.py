@@ -62,7 +62,8 @@ def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result],
     found = tree.compile_paths([folder], options)
     problems = found.errors
     if found.empty:
-        problems.append(Diagnostic("$", f"no {tree.WHAT} found (trainspec:specs)", file=folder))
+        problems.append(Diagnostic("$", f"no {tree.WHAT} found (trainspec:specs)", file=folder,
+                                   code="no-specs"))
     results = found.results
     for r in results:
         if not r.ok:
@@ -71,15 +72,17 @@ def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result],
             if Settings().get_secret(_secret_name(key)) is None:
                 problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
                                     f"secret config {_secret_name(key)!r} is not set",
-                                    f"pulumi config set --secret {_secret_name(key)} VALUE"))
+                                    f"pulumi config set --secret {_secret_name(key)} VALUE",
+                                    code="secret-not-set"))
         problems += pipeline.location_errors(r)
     return results, problems
 
 
-def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None) -> Diagnostic:
+def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None, *,
+        code: str) -> Diagnostic:
     """An error at `path` (a missing key is positioned at its parent)."""
     return Diagnostic(path, message, file=result.file,
-                      position=result.document.collector().locate(path), hint=hint)
+                      position=result.document.collector().locate(path), hint=hint, code=code)
 
 
 def _secret_path(data, key: str, path: str = "$") -> str | None:
@@ -122,12 +125,13 @@ def job_options(config: Settings, names: set[str]) -> tuple[dict, list[Diagnosti
         value = config.get_object(key) or []
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             problems.append(Diagnostic("$", f"trainspec:{key} must be a list of job names or "
-                                       '["*"]', file="Pulumi stack config"))
+                                       '["*"]', file="Pulumi stack config", code="stack-option"))
             continue
         for name in value:
             if name != "*" and name not in names:
                 problems.append(Diagnostic("$", f"trainspec:{key}: no spec has metadata.name "
-                                           f"{name!r}", file="Pulumi stack config"))
+                                           f"{name!r}", file="Pulumi stack config",
+                                           code="stack-option-job"))
         for name in names if "*" in value else set(value) & names:
             chosen.setdefault(name, {})[option] = True
     return {n: pulumi.ResourceOptions(**o) for n, o in chosen.items()}, problems

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
@@ -14,6 +13,7 @@ import jsonschema
 
 from .diagnostics import Collector
 from .source import child
+from .suggest import did_you_mean
 
 # The published schemas live in the repository's top-level schemas/; compiler/_schemas is a
 # symlink to it, shipped as package data, so installed copies (pip install .) find them too.
@@ -70,16 +70,6 @@ def validator_for(published: dict) -> jsonschema.protocols.Validator:
     return _Validator(inline_refs(published, published.get("$defs", {})))
 
 
-def did_you_mean(word: str, choices: Any) -> str | None:
-    choices = [str(c) for c in choices]
-    folded = {c.lower().replace("-", "").replace("_", ""): c for c in choices}
-    key = str(word).lower().replace("-", "").replace("_", "")
-    if key in folded:
-        return f"did you mean {folded[key]!r}?"
-    close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.6)
-    return f"did you mean {close[0]!r}?" if close else None
-
-
 def check_version(data: dict, c: Collector) -> str | None:
     """The document's apiVersion if supported; otherwise a diagnostic and None."""
     supported = ", ".join(sorted(VERSIONS))
@@ -92,12 +82,14 @@ def check_version(data: dict, c: Collector) -> str | None:
             c.error("$", f"this is {kind}, not a trainspec spec",
                     f"convert it with `python -m compiler import {c.file}` (or import the whole "
                     "gcloud command: `python -m compiler import -- gcloud ...`) and commit the "
-                    "spec it prints")
+                    "spec it prints", code="not-a-spec")
         else:
-            c.error("$", "missing required key 'apiVersion'", f"supported: {supported}")
+            c.error("$", "missing required key 'apiVersion'", f"supported: {supported}",
+                    code="api-version")
         return None
     if not isinstance(version, str) or version not in VERSIONS:
-        c.error("$.apiVersion", f"unsupported apiVersion {version!r}", f"supported: {supported}")
+        c.error("$.apiVersion", f"unsupported apiVersion {version!r}", f"supported: {supported}",
+                code="api-version")
         return None
     return str(version)
 
@@ -129,19 +121,44 @@ def _path(error: jsonschema.ValidationError) -> str:
     return path
 
 
-def iter_problems(data: Any, version: str = CURRENT) -> Iterator[tuple[str, str, str | None, bool]]:
-    """(json path, message, hint, at_key) for every schema violation."""
+# The rule code of each JSON Schema keyword: one per kind of check, so that `ignore` can drop
+# one kind (a value's length) and keep the others (unknown keys).
+KEYWORD_CODES = {keyword: code for code, keywords in (
+    ("unknown-key", ("additionalProperties",)),
+    ("key-format", ("propertyNames",)),
+    ("required-key", ("required",)),
+    ("wrong-type", ("type",)),
+    ("enum-value", ("enum", "const")),
+    ("value-format", ("pattern",)),
+    ("value-range", ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")),
+    ("value-length", ("minLength", "maxLength")),
+    ("item-count", ("minItems", "maxItems", "minProperties", "maxProperties")),
+) for keyword in keywords}
+OTHER_KEYWORD = "schema-rule"  # any keyword the table does not name
+
+Problem = tuple[str, str, str, str | None, bool]  # (json path, code, message, hint, at_key)
+
+
+def iter_problems(data: Any, version: str = CURRENT) -> Iterator[Problem]:
+    """(json path, rule code, message, hint, at_key) for every schema violation."""
     yield from problems_of(validator(version), data)
 
 
-def problems_of(checker: jsonschema.protocols.Validator,
-                data: Any) -> Iterator[tuple[str, str, str | None, bool]]:
+def problems_of(checker: jsonschema.protocols.Validator, data: Any) -> Iterator[Problem]:
     """`iter_problems` for any schema's validator (`validator_for`)."""
     for error in checker.iter_errors(data):
         yield from _explain(error)
 
 
-def _explain(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str | None, bool]]:
+def _explain(error: jsonschema.ValidationError) -> Iterator[Problem]:
+    kind = "propertyNames" if "propertyNames" in error.schema_path else error.validator
+    code = KEYWORD_CODES.get(str(kind), OTHER_KEYWORD)
+    for path, message, hint, at_key in _describe_error(error):
+        yield path, code, message, hint, at_key
+
+
+def _describe_error(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str | None,
+                                                                         bool]]:
     path, kind, inst, sch = _path(error), error.validator, error.instance, error.schema
     if "propertyNames" in error.schema_path:
         # jsonschema reports a bad key at its mapping, with the key as the instance.
@@ -211,7 +228,7 @@ def _short(value: Any) -> str:
 def validate(data: Any, c: Collector, version: str = CURRENT) -> set[str]:
     """Report schema violations into `c`; return the JSON paths that had one."""
     bad: set[str] = set()
-    for path, message, hint, at_key in iter_problems(data, version):
-        c.error(path, message, hint, key=at_key)
+    for path, code, message, hint, at_key in iter_problems(data, version):
+        c.error(path, message, hint, key=at_key, code=code)
         bad.add(path)
     return bad

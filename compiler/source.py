@@ -139,22 +139,23 @@ class _Builder:
     def pos(self, node: yaml.Node) -> Position:
         return Position(node.start_mark.line + 1, node.start_mark.column + 1)
 
-    def fail(self, node: yaml.Node, path: str, message: str, hint: str | None = None) -> None:
+    def fail(self, node: yaml.Node, path: str, code: str, message: str,
+             hint: str | None = None) -> None:
         self.c.items.append(Diagnostic(path, message, file=self.c.file, position=self.pos(node),
-                                       hint=hint))
+                                       hint=hint, code=code))
 
     def build(self, node: yaml.Node, path: str, depth: int) -> Any:
         self.count += 1
         if self.count > MAX_NODES:
-            self.fail(node, path, f"the document expands to more than {MAX_NODES} values",
+            self.fail(node, path, "yaml-limits", f"the document expands to more than {MAX_NODES} values",
                       "aliases expanding into huge trees are refused")
             raise _Budget
         if depth > MAX_DEPTH:
-            self.fail(node, path, f"nesting deeper than {MAX_DEPTH} levels")
+            self.fail(node, path, "yaml-limits", f"nesting deeper than {MAX_DEPTH} levels")
             raise _Budget
         self.doc.positions.setdefault(path, self.pos(node))
         if id(node) in self.stack:
-            self.fail(node, path, "recursive alias")
+            self.fail(node, path, "yaml-recursive-alias", "recursive alias")
             raise _Budget
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, path)
@@ -162,11 +163,11 @@ class _Builder:
         try:
             if isinstance(node, yaml.SequenceNode):
                 if node.tag != _T + "seq":
-                    self.fail(node, path, f"unsupported tag {node.tag!r}", "plain YAML only")
+                    self.fail(node, path, "yaml-tag", f"unsupported tag {node.tag!r}", "plain YAML only")
                     return None
                 return [self.build(n, child(path, i), depth + 1) for i, n in enumerate(node.value)]
             if node.tag != _T + "map":
-                self.fail(node, path, f"unsupported tag {node.tag!r}", "plain YAML only")
+                self.fail(node, path, "yaml-tag", f"unsupported tag {node.tag!r}", "plain YAML only")
                 return None
             return self.mapping(node, path, depth)
         finally:
@@ -175,7 +176,8 @@ class _Builder:
     def scalar(self, node: yaml.ScalarNode, path: str) -> Any:
         tag = node.tag
         if tag not in _SCALAR_TAGS:
-            self.fail(node, path, f"unsupported tag {tag!r}", "plain YAML only; tags never run")
+            self.fail(node, path, "yaml-tag", f"unsupported tag {tag!r}",
+                      "plain YAML only; tags never run")
             return None
         if tag == _T + "str" and self.exponents and not node.style \
                 and _EXPONENT_NUMBER.match(node.value):
@@ -227,12 +229,13 @@ class _Builder:
             if via_merge:  # keys merged again and again through aliases cost time too
                 self.count += 1
                 if self.count > MAX_NODES:
-                    self.fail(key_node, path, f"the document expands to more than {MAX_NODES} "
-                              "values", "aliases expanding into huge trees are refused")
+                    self.fail(key_node, path, "yaml-limits", f"the document expands to more than "
+                              f"{MAX_NODES} values", "aliases expanding into huge trees are "
+                              "refused")
                     raise _Budget
             if key_node.tag == _T + "merge":
                 if "<<" in first:
-                    self.fail(key_node, path, "duplicate key '<<' (first at line "
+                    self.fail(key_node, path, "yaml-duplicate-key", "duplicate key '<<' (first at line "
                               f"{first['<<'].start_mark.line + 1})",
                               "merge several mappings with one key: <<: [*a, *b]")
                     continue
@@ -246,15 +249,16 @@ class _Builder:
                     merged += sub_own + sub_merged
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
-                self.fail(key_node, path, "a key must be a plain string, not a list or mapping")
+                self.fail(key_node, path, "yaml-key", "a key must be a plain string, not a list or "
+                          "mapping")
                 continue
             if key_node.tag != _T + "str":
-                self.fail(key_node, path, f"key {key_node.value!r} is not a string",
+                self.fail(key_node, path, "yaml-key", f"key {key_node.value!r} is not a string",
                           "quote it: YAML reads yes/no/on/off and numbers as non-strings")
                 continue
             key = key_node.value
             if key in first:
-                self.fail(key_node, child(path, key),
+                self.fail(key_node, child(path, key), "yaml-duplicate-key",
                           f"duplicate key {key!r} (first at line {first[key].start_mark.line + 1})")
                 continue
             first[key] = key_node
@@ -263,18 +267,19 @@ class _Builder:
 
     def merge_sources(self, value: yaml.Node, path: str, depth: int) -> list[yaml.MappingNode]:
         if depth > MAX_DEPTH:
-            self.fail(value, path, f"nesting deeper than {MAX_DEPTH} levels")
+            self.fail(value, path, "yaml-limits", f"nesting deeper than {MAX_DEPTH} levels")
             raise _Budget
         items = value.value if isinstance(value, yaml.SequenceNode) else [value]
         good = []
         for item in items:
             if id(item) in self.stack:
-                self.fail(item, path, "recursive alias")
+                self.fail(item, path, "yaml-recursive-alias", "recursive alias")
                 raise _Budget
             if isinstance(item, yaml.MappingNode):
                 good.append(item)
             else:
-                self.fail(item, path, "a merge key ('<<') takes a mapping or a list of mappings")
+                self.fail(item, path, "yaml-merge", "a merge key ('<<') takes a mapping or a list of "
+                          "mappings")
         return good
 
 
@@ -294,7 +299,7 @@ def parse(text: bytes | str, file: str = "<input>", *,
         line = text.count(nl, 0, MAX_BYTES) + 1  # type: ignore[arg-type]
         col = MAX_BYTES - (text.rfind(nl, 0, MAX_BYTES) + 1) + 1  # type: ignore[arg-type]
         c.items.append(Diagnostic("$", f"file is larger than {MAX_BYTES // 1048576} MiB", file=file,
-                                  position=Position(line, col)))
+                                  position=Position(line, col), code="file-size"))
         return doc, c.items
     if isinstance(text, bytes):
         try:
@@ -303,11 +308,12 @@ def parse(text: bytes | str, file: str = "<input>", *,
             line = text[: e.start].count(b"\n") + 1
             col = e.start - (text.rfind(b"\n", 0, e.start) + 1) + 1
             c.items.append(Diagnostic("$", f"not UTF-8: invalid byte 0x{text[e.start]:02x}",
-                                      file=file, position=Position(line, col)))
+                                      file=file, position=Position(line, col),
+                                      code="file-encoding"))
             return doc, c.items
     if not text.strip():
         c.items.append(Diagnostic("$", "empty file: expected a trainspec document", file=file,
-                                  position=Position(1, 1)))
+                                  position=Position(1, 1), code="empty-document"))
         return doc, c.items
     doc.ignores = inline.scan(text)
     if not _affordable(text, c):
@@ -319,9 +325,12 @@ def parse(text: bytes | str, file: str = "<input>", *,
         mark = e.problem_mark or e.context_mark
         pos = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
         problem = (e.problem or str(e)).strip()
+        code = "yaml-syntax"
         if "single document" in (e.context or ""):
-            problem = "more than one YAML document: put one spec per file"
-        c.items.append(Diagnostic("$", f"invalid YAML: {problem}", file=file, position=pos))
+            problem, code = "more than one YAML document: put one spec per file", \
+                "yaml-multiple-documents"
+        c.items.append(Diagnostic("$", f"invalid YAML: {problem}", file=file, position=pos,
+                                  code=code))
         return doc, c.items
     except yaml.reader.ReaderError as e:
         # Control characters (NUL…) are not allowed in YAML text; PyYAML reports a byte offset.
@@ -329,17 +338,17 @@ def parse(text: bytes | str, file: str = "<input>", *,
         pos = Position(before.count("\n") + 1, e.position - (before.rfind("\n") + 1) + 1)
         ch = e.character if isinstance(e.character, int) else ord(e.character)
         c.items.append(Diagnostic("$", f"invalid YAML: control character U+{ch:04X} is not "
-                                  "allowed", file=file, position=pos))
+                                  "allowed", file=file, position=pos, code="yaml-syntax"))
         return doc, c.items
     except (yaml.YAMLError, RecursionError) as e:
         c.items.append(Diagnostic("$", f"invalid YAML: {type(e).__name__}", file=file,
-                                  position=Position(1, 1)))
+                                  position=Position(1, 1), code="yaml-syntax"))
         return doc, c.items
     finally:
         loader.dispose()
     if node is None:
         c.items.append(Diagnostic("$", "empty document: expected a trainspec document",
-                                  file=file, position=Position(1, 1)))
+                                  file=file, position=Position(1, 1), code="empty-document"))
         return doc, c.items
     builder = _Builder(c, doc, exponents)
     try:
@@ -350,7 +359,8 @@ def parse(text: bytes | str, file: str = "<input>", *,
         return doc, c.items
     if not isinstance(data, dict):
         kind = "list" if isinstance(data, list) else type(data).__name__
-        c.error("$", f"the top level must be a mapping (apiVersion, kind, metadata, spec), not a {kind}")
+        c.error("$", f"the top level must be a mapping (apiVersion, kind, metadata, spec), not a {kind}",
+                code="top-level-mapping")
         return doc, c.items
     doc.data = data
     return doc, c.items
@@ -388,7 +398,8 @@ def _affordable(text: str, c: Collector) -> bool:
                 message = (f"nesting deeper than {MAX_DEPTH} levels" if depth > MAX_DEPTH else
                            f"more than {MAX_NODES} keys and values: a spec has a few hundred")
                 c.items.append(Diagnostic("$", message, file=c.file,
-                                          position=Position(mark.line + 1, mark.column + 1)))
+                                          position=Position(mark.line + 1, mark.column + 1),
+                                          code="yaml-limits"))
                 return False
     except yaml.YAMLError:
         return True  # composing reports it, located
@@ -420,35 +431,37 @@ def read_bytes(path: str) -> tuple[bytes | None, Diagnostic | None]:
     """
     name = shown(path)
 
-    def refuse(message: str) -> tuple[None, Diagnostic]:
-        return None, Diagnostic("$", message, file=name, position=Position(1, 1))
+    def refuse(code: str, message: str) -> tuple[None, Diagnostic]:
+        return None, Diagnostic("$", message, file=name, position=Position(1, 1), code=code)
 
     if name != path:
-        return refuse("the file name holds a control character (a line break?): rename it")
+        return refuse("file-name", "the file name holds a control character (a line break?): "
+                      "rename it")
     try:
         info = os.stat(path)
     except FileNotFoundError:
         if os.path.islink(path):
-            return refuse(f"broken symbolic link to {shown(os.readlink(path))!r}")
-        return refuse("no such file")
+            return refuse("file-missing", f"broken symbolic link to {shown(os.readlink(path))!r}")
+        return refuse("file-missing", "no such file")
     except OSError as e:
-        return refuse(f"cannot read file: {e.strerror or e}")
+        return refuse("file-unreadable", f"cannot read file: {e.strerror or e}")
     for test, kind in _KINDS:
         if test(info.st_mode):
-            return refuse(f"not a regular file ({kind}): a spec is a YAML file")
+            return refuse("file-type", f"not a regular file ({kind}): a spec is a YAML file")
     if info.st_size > MAX_BYTES:
-        return refuse(f"file is larger than {MAX_BYTES // 1048576} MiB ({info.st_size} bytes)")
+        return refuse("file-size", f"file is larger than {MAX_BYTES // 1048576} MiB "
+                          f"({info.st_size} bytes)")
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as e:
-        return refuse(f"cannot read file: {e.strerror or e}")
+        return refuse("file-unreadable", f"cannot read file: {e.strerror or e}")
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return refuse("not a regular file: a spec is a YAML file")
+            return refuse("file-type", "not a regular file: a spec is a YAML file")
         try:
             return f.read(MAX_BYTES + 1), None
         except OSError as e:
-            return refuse(f"cannot read file: {e.strerror or e}")
+            return refuse("file-unreadable", f"cannot read file: {e.strerror or e}")
 
 
 def read(path: str) -> tuple[Document, list[Diagnostic]]:
@@ -469,5 +482,5 @@ def read_stream(stream: BinaryIO, name: str = STDIN_NAME) -> tuple[Document, lis
         blob = stream.read(MAX_BYTES + 1)
     except OSError as e:
         return Document(name, None), [Diagnostic("$", f"cannot read {name}: {e.strerror or e}",
-                                                 file=name)]
+                                                 file=name, code="file-unreadable")]
     return parse(blob, name)

@@ -65,7 +65,8 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
         elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
             found.append(str(p))
         else:
-            problems.append(Diagnostic("$", "no such file or directory", file=shown(str(p))))
+            problems.append(Diagnostic("$", "no such file or directory", file=shown(str(p)),
+                                       code="file-missing"))
     return found, problems
 
 

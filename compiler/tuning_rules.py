@@ -1,8 +1,9 @@
 """Decode a tuning search (`spec.tuning`, or the legacy `spec.aiPlatform.hyperparameters`) into
 the model of compiler/tuning.py, and check the rules both APIs share.
 
-Each rule's message is written once per syntax (MESSAGES): a refusal names the keys the user
-wrote, `min`/`scale` in spec.tuning, `minValue`/`scaleType` in an aiPlatform block.
+Each rule's message is written once per syntax (MESSAGES, with its rule code from
+compiler/rules.py): a refusal names the keys the user wrote, `min`/`scale` in spec.tuning,
+`minValue`/`scaleType` in an aiPlatform block.
 Reads are type-checked: data that broke the schema is skipped here, never a traceback.
 Facts (all verified, facts B.7 and [DD-AIP] StudySpec): parameter ids unique; DOUBLE/INTEGER
 bounds inclusive, integers whole; log scales need a strictly positive feasible space; scale
@@ -41,38 +42,51 @@ from .tuning import (
     Tuning,
 )
 
-# code → (message in spec.tuning words, message in aiPlatform.hyperparameters words)
+# message → (rule code, message in spec.tuning words, message in aiPlatform.hyperparameters
+# words)
 MESSAGES = {
-    "duplicate-id": ("duplicate parameter id {id!r} (also at {first})",
+    "duplicate-id": ("tuning-parameter-id", "duplicate parameter id {id!r} (also at {first})",
                      "duplicate parameterName {id!r}"),
-    "range-order": ("min {low} is greater than max {high}",
+    "range-order": ("tuning-range-order", "min {low} is greater than max {high}",
                     "minValue {low} is greater than maxValue {high}"),
-    "whole-bounds": ("an integer parameter needs whole bounds",
+    "whole-bounds": ("tuning-integer-bounds", "an integer parameter needs whole bounds",
                      "an INTEGER parameter needs whole minValue and maxValue"),
-    "one-value": ("a range of one value ({low}): the parameter is not searched; pass it as "
-                  "an argument instead",
+    "one-value": ("tuning-single-value", "a range of one value ({low}): the parameter is not "
+                  "searched; pass it as an argument instead",
                   "minValue equals maxValue ({low}): the parameter is not searched; pass it as "
                   "an argument instead"),
-    "log-range": ("a log scale needs a strictly positive range",) * 2,
-    "log-values": ("a log scale needs strictly positive values",) * 2,
-    "categorical-scale": ("scale does not apply to a categorical parameter",
+    "log-range": ("tuning-log-scale", *("a log scale needs a strictly positive range",) * 2),
+    "log-values": ("tuning-log-scale", *("a log scale needs strictly positive values",) * 2),
+    "categorical-scale": ("tuning-categorical-scale",
+                          "scale does not apply to a categorical parameter",
                           "scaleType does not apply to a CATEGORICAL parameter"),
-    "discrete-order": ("discrete values must be strictly increasing",
+    "discrete-order": ("tuning-discrete-order", "discrete values must be strictly increasing",
                        "discreteValues must be strictly increasing"),
-    "too-many-values": ("{n} values: at most 1000",) * 2,
-    "grid-double": ("grid search needs integer, discrete or categorical parameters only, and "
-                    "{ids} {verb} double",
+    "too-many-values": ("tuning-discrete-count", *("{n} values: at most 1000",) * 2),
+    "grid-double": ("tuning-grid", "grid search needs integer, discrete or categorical "
+                    "parameters only, and {ids} {verb} double",
                     "GRID_SEARCH needs INTEGER, CATEGORICAL or DISCRETE parameters only"),
-    "parallel": ("{parallel} parallel trials but only {trials} trials in all",) * 2,
-    "double-parent": ("a double parameter cannot have conditional parameters: only integer, "
-                      "discrete and categorical ones can",) * 2,
-    "parent-type": ("{value!r} is not {what}, a value of the {kind} parameter {id!r}",) * 2,
-    "parent-domain": ("{value!r} is not one of the values of {id!r} ({domain})",) * 2,
+    "parallel": ("tuning-parallel-trials",
+                 *("{parallel} parallel trials but only {trials} trials in all",) * 2),
+    "double-parent": ("tuning-conditional-parent", *("a double parameter cannot have "
+                      "conditional parameters: only integer, discrete and categorical ones "
+                      "can",) * 2),
+    "parent-type": ("tuning-condition-value",
+                    *("{value!r} is not {what}, a value of the {kind} parameter {id!r}",) * 2),
+    "parent-domain": ("tuning-condition-value",
+                      *("{value!r} is not one of the values of {id!r} ({domain})",) * 2),
 }
 
 
-def _say(t: Tuning, code: str, **kw: Any) -> str:
-    return MESSAGES[code][0 if t.syntax == "spec" else 1].format(**kw)
+def _say(t: Tuning, message: str, **kw: Any) -> tuple[str, str]:
+    """(rule code, message) in the words of `t`'s syntax."""
+    code, spec, ml = MESSAGES[message]
+    return code, (spec if t.syntax == "spec" else ml).format(**kw)
+
+
+def _error(c: Collector, path: str, said: tuple[str, str]) -> None:
+    code, message = said
+    c.error(path, message, code=code)
 
 
 def _d(value: Any) -> dict:
@@ -126,7 +140,8 @@ def _spec_parameter(pid: str, raw: dict, path: str, c: Collector) -> Parameter:
     if len(kinds) != 1:
         c.error(path, "give exactly one of double, integer, discrete, categorical" if kinds else
                 "no search space", "write double: [min, max], integer: [min, max], "
-                "discrete: [values] or categorical: [values]", key=True)
+                "discrete: [values] or categorical: [values]", key=True,
+                code="tuning-search-space")
     kind = kinds[0] if len(kinds) == 1 else None
     value = raw.get(kind) if kind else None
     low = high = None
@@ -195,20 +210,23 @@ def _ml_parameter(p: dict, at: str, c: Collector) -> Parameter:
         low, high = _n(p.get("minValue")), _n(p.get("maxValue"))
         # Written but not a number: the schema says so at the value, once.
         if "minValue" not in p or "maxValue" not in p:
-            c.error(at, f"a {written} parameter needs minValue and maxValue")
+            c.error(at, f"a {written} parameter needs minValue and maxValue",
+                    code="tuning-search-space")
     elif kind == "categorical":
         raw = p.get("categoricalValues")
         if not isinstance(raw, list) or not raw:
-            c.error(at, "a CATEGORICAL parameter needs categoricalValues")
+            c.error(at, "a CATEGORICAL parameter needs categoricalValues",
+                    code="tuning-search-space")
         values = tuple(v for v in raw if isinstance(v, str)) if isinstance(raw, list) else ()
         for key in ("minValue", "maxValue"):
             if key in p:
-                c.error(f"{at}.{key}", f"{key} does not apply to a CATEGORICAL parameter")
+                c.error(f"{at}.{key}", f"{key} does not apply to a CATEGORICAL parameter",
+                        code="tuning-search-space")
     elif kind == "discrete":
         raw = p.get("discreteValues")
         values = tuple(v for v in raw if _n(v) is not None) if isinstance(raw, list) else ()
         if not values:
-            c.error(at, "a DISCRETE parameter needs discreteValues")
+            c.error(at, "a DISCRETE parameter needs discreteValues", code="tuning-search-space")
     scale = _ML_SCALE.get(_key(p.get("scaleType"), _ML_SCALE))
     return Parameter(name, kind, at, low, high, values, scale)
 
@@ -232,11 +250,12 @@ def check(t: Tuning, c: Collector) -> None:
     if t.algorithm == "grid":
         doubles = [p.id for p in t.all_parameters() if p.kind == "double"]
         if doubles:
-            c.error(t.at("algorithm"), _say(t, "grid-double", ids=", ".join(map(repr, doubles)),
-                                            verb="is" if len(doubles) == 1 else "are"))
+            _error(c, t.at("algorithm"), _say(t, "grid-double", ids=", ".join(map(repr, doubles)),
+                                              verb="is" if len(doubles) == 1 else "are"))
     trials, parallel = t.max_trials, t.parallel_trials
     if trials is not None and parallel is not None and parallel > trials:
-        c.warning(t.at("parallel_trials"), _say(t, "parallel", parallel=parallel, trials=trials))
+        code, message = _say(t, "parallel", parallel=parallel, trials=trials)
+        c.warning(t.at("parallel_trials"), message, code=code)
 
 
 def _check_ids(t: Tuning, c: Collector) -> None:
@@ -247,8 +266,8 @@ def _check_ids(t: Tuning, c: Collector) -> None:
     def visit(p: Parameter, parent: str | None, when: tuple) -> None:
         for other_parent, other_when, first in seen.get(p.id, ()):
             if parent is None or other_parent != parent or set(when) & set(other_when):
-                c.add(where(t, p, "id"), _say(t, "duplicate-id", id=p.id, first=first),
-                      key=t.syntax == "spec")
+                code, message = _say(t, "duplicate-id", id=p.id, first=first)
+                c.add(where(t, p, "id"), message, key=t.syntax == "spec", code=code)
                 break
         seen.setdefault(p.id, []).append((parent, when, p.path))
         for cond in p.conditions:
@@ -269,33 +288,34 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
         bad = [v for v in (lo, hi) if v is not None and number_problem(v, p.kind)]
         if lo is not None and hi is not None and not bad:
             if lo > hi:
-                c.error(where(t, p, "range"), _say(t, "range-order", low=lo, high=hi))
+                _error(c, where(t, p, "range"), _say(t, "range-order", low=lo, high=hi))
             elif p.kind == "integer" and not (float(lo).is_integer() and float(hi).is_integer()):
-                c.error(where(t, p, "range"), _say(t, "whole-bounds"))
+                _error(c, where(t, p, "range"), _say(t, "whole-bounds"))
             elif lo == hi:
-                c.warning(where(t, p, "range"), _say(t, "one-value", low=lo))
+                code, message = _say(t, "one-value", low=lo)
+                c.warning(where(t, p, "range"), message, code=code)
         if log and lo is not None and lo <= 0:
-            c.error(where(t, p, "scale"), _say(t, "log-range"))
+            _error(c, where(t, p, "scale"), _say(t, "log-range"))
     elif p.kind == "discrete":
         values = p.values
         bad = [v for v in values if number_problem(v, p.kind)]  # refused where written
         if not bad and any(b <= a for a, b in zip(values, values[1:])):
-            c.error(where(t, p, "values"), _say(t, "discrete-order"))
+            _error(c, where(t, p, "values"), _say(t, "discrete-order"))
         elif not bad and len(values) > MAX_DISCRETE_VALUES:
-            c.error(where(t, p, "values"), _say(t, "too-many-values", n=len(values)))
+            _error(c, where(t, p, "values"), _say(t, "too-many-values", n=len(values)))
         if log and any(v <= 0 for v in values):
-            c.error(where(t, p, "scale"), _say(t, "log-values"))
+            _error(c, where(t, p, "scale"), _say(t, "log-values"))
     elif p.kind == "categorical" and p.scale is not None:
-        c.error(where(t, p, "scale"), _say(t, "categorical-scale"))
+        _error(c, where(t, p, "scale"), _say(t, "categorical-scale"))
     for cond in p.conditions:
         if p.kind not in CONDITIONAL_PARENTS:
             if p.kind is not None:
-                c.error(cond.path, _say(t, "double-parent"))
+                _error(c, cond.path, _say(t, "double-parent"))
             continue
         for i, value in enumerate(cond.values):
             problem = parent_value_problem(p, value)
             if problem:
-                c.error(f"{cond.path}.when[{i}]", _say(t, problem[0], **problem[1]))
+                _error(c, f"{cond.path}.when[{i}]", _say(t, problem[0], **problem[1]))
         for q in cond.parameters:
             _check_parameter(t, q, c)
 
@@ -318,7 +338,7 @@ def number_problem(value: int | float, kind: str | None) -> str | None:
 
 
 def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
-    """Why `value` cannot be in a condition on parent `p`, as (message code, fields)."""
+    """Why `value` cannot be in a condition on parent `p`, as (MESSAGES key, fields)."""
     fields = {"value": value, "kind": p.kind, "id": p.id}
     if p.kind == "categorical":
         if not isinstance(value, str):
@@ -345,17 +365,19 @@ def inexpressible(t: Tuning, platform: str, c: Collector) -> None:
     column = 1 if platform == "ai-platform" else 2
     for setting, names in SETTINGS.items():
         if names[column] is None and t.is_set(setting):
-            c.error(t.at(setting), f"cannot be expressed on {platform} ({other} only)")
+            c.error(t.at(setting), f"cannot be expressed on {platform} ({other} only)",
+                    code="tuning-platform")
     if platform != "ai-platform":
         return
     if t.stopping is not None:
         c.error(f"{t.at('early_stopping')}.{t.stopping[0]}", "ai-platform has no choice of "
                 "stopping rule (vertex only)", "write earlyStopping: true, AI Platform's "
-                "automated early stopping")
+                "automated early stopping", code="tuning-platform")
     for p in t.all_parameters():
         for cond in p.conditions:
             c.error(cond.path, "conditional parameters cannot be expressed on ai-platform "
-                    "(vertex only)")
+                    "(vertex only)", code="tuning-platform")
     if len(t.metrics) > 1:
         c.error(f"{t.path}.metrics", f"{len(t.metrics)} metrics: ai-platform tunes exactly one "
-                "(its hyperparameterMetricTag)", "keep one metric, or compile for vertex")
+                "(its hyperparameterMetricTag)", "keep one metric, or compile for vertex",
+                code="tuning-platform")

@@ -71,7 +71,7 @@ def test_integral_floats_in_integer_fields_are_refused_located(changes, where, w
     # Before: count 2.0 compiled to 1 GPU, replicas 4.0 to 1, sizeGb and priority dropped.
     found = errors(spec(**changes))
     assert found == [f"{where}: expected an integer, got {written}.0 (write {written}: with a "
-                     "decimal point YAML reads a float)"]
+                     "decimal point YAML reads a float) [wrong-type]"]
 
 
 @pytest.mark.parametrize("changes,where,read_as,hint", [
@@ -173,7 +173,8 @@ def test_duplicate_keys_inside_merges_are_located_errors() -> None:
     text = ("a: 1\nspec:\n  <<: {region: us-central1, region: europe-west4}\n")
     doc, found = source.parse(text, "m.yaml")
     assert [d.format() for d in found] == [
-        "m.yaml:3:29: error: $.spec.region: duplicate key 'region' (first at line 3)"]
+        "m.yaml:3:29: error: $.spec.region: duplicate key 'region' (first at line 3) "
+        "[yaml-duplicate-key]"]
 
 
 def test_merges_inside_merged_mappings_are_merged_not_kept_as_a_key() -> None:
@@ -195,7 +196,7 @@ def test_a_hand_written_exponent_gets_one_message_with_how_to_write_it() -> None
     assert errors(text) == [
         "s.yaml:17:55: error: $.spec.aiPlatform.hyperparameters.params[0].minValue: expected a "
         "number, got a string (YAML reads 1e-5 as text: an exponent needs a '.' before it and a "
-        "sign after the 'e'; write 1.0e-5)"]
+        "sign after the 'e'; write 1.0e-5) [wrong-type]"]
     assert errors(text.replace("1e-5", "1.0e-5")) == []
 
 

@@ -18,6 +18,15 @@ DISCOVERY = os.path.join(os.path.dirname(googleapiclient.__file__), "discovery_c
                          "documents")
 
 
+def check_vertex(*args) -> list[str]:
+    """The messages of machines.check_vertex's problems."""
+    return [p.message for p in machines.check_vertex(*args)]
+
+
+def check_ml(*args) -> list[str]:
+    return [p.message for p in machines.check_ml(*args)]
+
+
 def _discovery(name: str) -> dict:
     with open(os.path.join(DISCOVERY, name), encoding="utf-8") as f:
         return json.load(f)
@@ -127,15 +136,15 @@ def test_vertex_machine_list_shape():
 def test_fixed_count_machine_accepts_exactly_its_count(machine):
     accel, count = machines.FIXED_GPU_MACHINES[machine]
     assert machines.implied_accelerator(machine) == (accel, count)
-    assert machines.check_vertex(machine, accel, count) == []
+    assert check_vertex(machine, accel, count) == []
     for other in (1, 2, 3, 4, 8, 16):
         if other != count:
-            assert machines.check_vertex(machine, accel, other) == [
+            assert check_vertex(machine, accel, other) == [
                 f"{accel} on {machine} needs acceleratorCount {count}"]
-    assert machines.check_vertex(machine, None, None) == [
+    assert check_vertex(machine, None, None) == [
         f"{machine} needs acceleratorType {accel} and acceleratorCount {count}"]
     wrong = "NVIDIA_TESLA_T4" if accel != "NVIDIA_TESLA_T4" else "NVIDIA_L4"
-    assert machines.check_vertex(machine, wrong, count)[0].startswith(
+    assert check_vertex(machine, wrong, count)[0].startswith(
         f"{wrong} is not available on {machine}")
 
 
@@ -148,7 +157,7 @@ def _n1_cases():
 @pytest.mark.parametrize(("machine", "accel", "allowed"), list(_n1_cases()))
 def test_n1_rows(machine, accel, allowed):
     for count in range(1, 17):
-        errors = machines.check_vertex(machine, accel, count)
+        errors = check_vertex(machine, accel, count)
         if count in allowed:
             assert errors == []
         elif allowed:
@@ -157,8 +166,8 @@ def test_n1_rows(machine, accel, allowed):
                               f"not {count}"]
         else:
             assert errors and errors[0].startswith(f"{accel} cannot be attached to {machine}")
-    assert machines.check_vertex(machine, None, None) == []
-    assert machines.check_vertex(machine, None, 0) == []  # SDKs send 0 for CPU pools
+    assert check_vertex(machine, None, None) == []
+    assert check_vertex(machine, None, 0) == []  # SDKs send 0 for CPU pools
 
 
 def test_n1_table_spot_values():
@@ -171,7 +180,7 @@ def test_n1_table_spot_values():
 
 
 def test_check_vertex_messages():
-    cv = machines.check_vertex
+    cv = check_vertex
     assert cv("a2-highgpu-4g", "NVIDIA_TESLA_A100", 2) == [
         "NVIDIA_TESLA_A100 on a2-highgpu-4g needs acceleratorCount 4"]
     assert cv("n1-standard-16", "NVIDIA_TESLA_T4", 3) == [
@@ -199,13 +208,13 @@ def test_check_vertex_messages():
 
 
 def test_check_vertex_unknown_and_legacy_machine_names():
-    assert machines.check_vertex("n1-standrd-8", None, None) == [
+    assert check_vertex("n1-standrd-8", None, None) == [
         "'n1-standrd-8' is not a Vertex AI training machine type; did you mean n1-standard-8 "
         "or n4-standard-8 or n2-standard-8?"]
-    assert machines.check_vertex("standard_gpu", None, None) == [
+    assert check_vertex("standard_gpu", None, None) == [
         "'standard_gpu' is a legacy AI Platform machine name, not a Vertex AI machine type; "
         "the closest Vertex machine is n1-standard-8 with 1 x NVIDIA_TESLA_K80"]
-    assert machines.check_vertex("qqq", None, None) == [
+    assert check_vertex("qqq", None, None) == [
         "'qqq' is not a Vertex AI training machine type"]
 
 
@@ -214,7 +223,7 @@ def test_check_vertex_unknown_and_legacy_machine_names():
     ("TPU_V3", 16, False), ("TPU_V3", 4, False), ("TPU_V3", 40, False),
 ])
 def test_cloud_tpu_counts(accel, count, ok):
-    errors = machines.check_vertex("cloud-tpu", accel, count)
+    errors = check_vertex("cloud-tpu", accel, count)
     assert (errors == []) is ok
     if not ok:
         assert errors == [f"{accel} on cloud-tpu needs acceleratorCount 8, or a multiple of 32 "
@@ -222,12 +231,12 @@ def test_cloud_tpu_counts(accel, count, ok):
 
 
 def test_cloud_tpu_needs_tpu():
-    assert machines.check_vertex("cloud-tpu", None, None) == [
+    assert check_vertex("cloud-tpu", None, None) == [
         "cloud-tpu needs acceleratorType TPU_V2 or TPU_V3 and acceleratorCount 8 (or a "
         "multiple of 32 for a pod slice)"]
-    assert machines.check_vertex("cloud-tpu", "NVIDIA_TESLA_T4", 1) == [
+    assert check_vertex("cloud-tpu", "NVIDIA_TESLA_T4", 1) == [
         "NVIDIA_TESLA_T4 is not available on cloud-tpu; it takes TPU_V2 or TPU_V3"]
-    assert machines.check_vertex("cloud-tpu", "TPU_V5_LITEPOD", 8) == [
+    assert check_vertex("cloud-tpu", "TPU_V5_LITEPOD", 8) == [
         "TPU_V5_LITEPOD is not available on cloud-tpu; it takes TPU_V2 or TPU_V3"]
 
 
@@ -237,26 +246,49 @@ def test_tpu_vm_machines_take_topology_not_accelerator(machine):
     assert allowed and machines.omits_accelerator(machine)
     assert machines.implied_accelerator(machine) is None
     for topology in allowed:
-        assert machines.check_vertex(machine, None, None, topology) == []
-    assert machines.check_vertex(machine, None, None, "3x3") == [
+        assert check_vertex(machine, None, None, topology) == []
+    assert check_vertex(machine, None, None, "3x3") == [
         f"tpuTopology '3x3' is not valid for {machine}; use one of {', '.join(allowed)}"]
-    assert machines.check_vertex(machine, None, None) == [
+    assert check_vertex(machine, None, None) == [
         f"{machine} needs tpuTopology, one of {', '.join(allowed)}"]
-    assert len(machines.check_vertex(machine, "TPU_V5_LITEPOD", 4, allowed[0])) == 1
+    assert len(check_vertex(machine, "TPU_V5_LITEPOD", 4, allowed[0])) == 1
 
 
 def test_tpu_vm_corpus_examples():
     # corpus 055, 056, 073: machine_type + tpu_topology, no accelerator fields.
-    assert machines.check_vertex("ct5lp-hightpu-1t", None, None, "1x1") == []
-    assert machines.check_vertex("ct5lp-hightpu-4t", None, None, "4x4") == []
-    assert machines.check_vertex("ct5lp-hightpu-4t", None, None, "2x2") == []
+    assert check_vertex("ct5lp-hightpu-1t", None, None, "1x1") == []
+    assert check_vertex("ct5lp-hightpu-4t", None, None, "4x4") == []
+    assert check_vertex("ct5lp-hightpu-4t", None, None, "2x2") == []
     # corpus 050 (TPU_V3 x 8) and 074 (TPU_V3 x 32) on cloud-tpu.
-    assert machines.check_vertex("cloud-tpu", "TPU_V3", 8) == []
-    assert machines.check_vertex("cloud-tpu", "TPU_V3", 32) == []
+    assert check_vertex("cloud-tpu", "TPU_V3", 8) == []
+    assert check_vertex("cloud-tpu", "TPU_V3", 32) == []
+
+
+def test_each_problem_names_the_key_it_is_about():
+    """The target locates a catalog problem by its key, never by reading its message: a
+    tpuTopology error is at tpuTopology even when the pool has an accelerator."""
+    def keys(*args):
+        return [(p.code, p.key) for p in machines.check_vertex(*args)]
+
+    assert keys("n1-standard-4", "NVIDIA_TESLA_T4", 1, "2x2") == [("tpu-topology", "tpuTopology")]
+    assert keys("ct5lp-hightpu-4t", None, None, "3x3") == [("tpu-topology", "tpuTopology")]
+    assert keys("n1-standard-16", "NVIDIA_TESLA_T4", 3) == [("accelerator-count",
+                                                             "accelerator.count")]
+    assert keys("n1-standard-4", "NVIDIA_TESLA_A100", 1) == [("machine-accelerator",
+                                                              "accelerator.type")]
+    assert keys("e2-standard-8", "NVIDIA_TESLA_T4", 1) == [("machine-accelerator", "machineType")]
+    assert keys("n1-standrd-8", None, None) == [("unknown-machine", "machineType")]
+    assert keys("n1-standard-4", "NVIDIA_TESLA_K80", 1) == [("retired-accelerator",
+                                                             "accelerator.type")]
+    assert [(p.code, p.severity) for p in machines.check_ml("n1-standard-4", "NVIDIA_TESLA_A100",
+                                                            1)] == [("ml-machine-accelerator",
+                                                                     "warning")]
+    assert [p.severity for p in machines.check_ml("standard_gpu", "NVIDIA_TESLA_K80", 1)] == [
+        "error"]
 
 
 def test_topology_only_on_tpu_vms():
-    assert machines.check_vertex("n1-standard-4", None, None, "2x2") == [
+    assert check_vertex("n1-standard-4", None, None, "2x2") == [
         "tpuTopology is only valid on TPU VM machines (ct5lp-hightpu-1t, ct5lp-hightpu-4t, "
         "ct5lp-hightpu-8t, ct6e-standard-1t, ct6e-standard-4t, ct6e-standard-8t, "
         "tpu7x-standard-4t), not on n1-standard-4"]
@@ -305,7 +337,7 @@ def test_smallest_vertex_machine_is_valid_for_every_gpu_and_count():
             machine = machines.smallest_vertex_machine(accel, count)
             if machine is None or machines.omits_accelerator(machine):
                 continue
-            assert machines.check_vertex(machine, accel, count) == [], (accel, count, machine)
+            assert check_vertex(machine, accel, count) == [], (accel, count, machine)
 
 
 def test_disks_and_defaults():
@@ -339,7 +371,7 @@ def test_every_legacy_name_maps_to_valid_vertex_or_retired(legacy):
     assert "approximate" in note
     desc, implied, implied_count = machines.ML_LEGACY_MACHINES[legacy]
     assert (accel, count) == (implied, implied_count)
-    errors = machines.check_vertex(machine, accel, count)
+    errors = check_vertex(machine, accel, count)
     if accel in acc.RETIRED:
         assert errors == [acc.RETIRED[accel]]
         # the machine itself is a valid carrier of that GPU count
@@ -371,12 +403,12 @@ def test_scale_tiers():
         if entry is not None:
             machine, accel, count, note = entry
             assert "approximate" in note
-            errors = machines.check_vertex(machine, accel, count)
+            errors = check_vertex(machine, accel, count)
             assert errors == ([acc.RETIRED[accel]] if accel in acc.RETIRED else [])
 
 
 def test_check_ml():
-    cm = machines.check_ml
+    cm = check_ml
     assert cm("standard_gpu", None, None) == []
     assert cm("standard_gpu", "NVIDIA_TESLA_K80", 1) == [
         "acceleratorConfig is only allowed with Compute Engine machine types; standard_gpu is "
@@ -409,7 +441,7 @@ def test_check_ml():
 def test_check_ml_every_row(machine):
     for accel, allowed in ML_N1_GPU_COUNTS[machine].items():
         for count in range(1, 9):
-            assert (machines.check_ml(machine, accel, count) == []) is (count in allowed)
+            assert (check_ml(machine, accel, count) == []) is (count in allowed)
 
 
 @pytest.mark.parametrize(("accel", "count", "machine"), [
@@ -420,7 +452,7 @@ def test_check_ml_every_row(machine):
 def test_smallest_ml_machine(accel, count, machine):
     assert machines.smallest_ml_machine(accel, count) == machine
     if machine is not None:
-        assert machines.check_ml(machine, accel, count) == []
+        assert check_ml(machine, accel, count) == []
 
 
 # --- regions ------------------------------------------------------------------------------
@@ -499,17 +531,19 @@ def test_ml_regions():
     ("us-central1-docker.pkg.dev/vertex-ai/training/tf-cpu.2-1:latest", "not-prebuilt"),
     ("us-docker.pkg.dev/vertex-ai-restricted/training/reductionserver:latest", "not-prebuilt"),
 ])
-def test_executor_image_status(uri, status):
-    got, message = images.executor_image_status(uri, today=TODAY)
-    assert got == status
-    assert (message is None) is (status == "ok")
+def test_executor_image_problem(uri, status):
+    problem = images.executor_image_problem(uri, today=TODAY)
+    assert (problem.code if problem else "ok") == {
+        "ok": "ok", "retired": "executor-image-retired", "unknown": "executor-image-unknown",
+        "not-prebuilt": "executor-image-prebuilt"}[status]
+    assert problem is None or problem.key == "executorImage"
 
 
-def test_executor_image_status_depends_only_on_today():
+def test_executor_image_problem_depends_only_on_today():
     uri = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"
-    assert images.executor_image_status(uri, today=datetime.date(2026, 7, 23)) == ("ok", None)
-    status, message = images.executor_image_status(uri, today=datetime.date(2026, 7, 24))
-    assert status == "retired" and "2026-07-24" in message
+    assert images.executor_image_problem(uri, today=datetime.date(2026, 7, 23)) is None
+    problem = images.executor_image_problem(uri, today=datetime.date(2026, 7, 24))
+    assert problem.code == "executor-image-retired" and "2026-07-24" in problem.message
 
 
 def test_image_table_sizes():
@@ -525,8 +559,7 @@ def test_image_table_sizes():
 def test_executor_for_runtime_is_recognised(runtime, gpu):
     uri, note = images.executor_for_runtime(runtime, gpu)
     if uri:
-        status, _ = images.executor_image_status(uri, today=TODAY)
-        assert status == "retired"
+        assert images.executor_image_problem(uri, today=TODAY).code == "executor-image-retired"
         assert ("tf-gpu." in uri) is gpu
         assert "end of availability" in note
     else:
@@ -563,22 +596,28 @@ def test_runtime_versions():
     ("2.1", "2.7", True, ["runtimeVersion 2.1 supports pythonVersion 3.7, not '2.7'"]),
     ("1.15", "3.5", True, ["runtimeVersion 1.15 supports pythonVersion 2.7, 3.7, not '3.5'"]),
     ("1.3", "3.5", True, ["runtimeVersion 1.3 supports pythonVersion 2.7, not '3.5'"]),
-    # The runtime list is ◐ (facts §B.6): unknown is reported as not known, for a warning.
+    # The runtime list is ◐ (facts §B.6): an unknown runtime is a warning at runtimeVersion.
     ("2.12", "3.7", False, ["runtimeVersion '2.12' is not a known AI Platform Training runtime "
                             "version (1.0-1.15 or 2.1-2.11)"]),
 ])
 def test_check_runtime_python(runtime, python, known, errors):
-    assert images.check_runtime_python(runtime, python) == (known, errors)
+    problems = images.check_runtime_python(runtime, python)
+    assert [p.message for p in problems] == errors
+    # A pairing of a known runtime is verified (an error at pythonVersion); an unknown runtime
+    # only a warning at runtimeVersion.
+    assert all((p.key, p.severity) == (("pythonVersion", "error") if known else
+                                       ("runtimeVersion", "warning")) for p in problems)
 
 
 def test_documented_rules_refuse_only_on_verified_facts():
-    """catalog/documented.py: an ERROR rule cites a ✅ fact; every other rule is a WARNING."""
-    from compiler.catalog import documented
+    """catalog/documented.py's rules (the registry's _DOCUMENTED section): an error cites a ✅
+    fact; every other rule is a warning."""
+    from compiler import rules
 
-    for code, rule in documented.RULES.items():
-        assert rule.severity in (documented.ERROR, documented.WARNING), code
-        assert (rule.severity == documented.ERROR) == ("✅" in rule.source), code
-    assert {c for c, r in documented.RULES.items() if r.severity == documented.ERROR} == {
+    for rule in rules._DOCUMENTED:
+        assert rule.severity in (rules.ERROR, rules.WARNING), rule.code
+        assert (rule.severity == rules.ERROR) == ("✅" in rule.source), rule.code
+    assert {r.code for r in rules._DOCUMENTED if r.severity == rules.ERROR} == {
         "spot-tpu-pod", "nfs-server-ip", "gb200-reservation"}
 
 
@@ -592,3 +631,61 @@ def test_multi_host_tpu(machine, topology, multi):
     from compiler.catalog import documented
 
     assert documented.multi_host_tpu(machine, topology) is multi
+
+
+def test_catalog_modules_import_no_cycle():
+    """Catalog modules import each other without a cycle, and nothing of the compiler but the
+    registry (rules.Problem) and suggest (did-you-mean): never a target or a stage."""
+    import ast
+    from pathlib import Path
+
+    folder = Path(machines.__file__).parent
+    imports = {}
+    for path in folder.glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("compiler"):
+                names.add(node.module)
+                if node.module == "compiler":
+                    assert [a.name for a in node.names] == ["suggest"], path.name
+        imports[path.stem] = {n.rsplit(".", 1)[-1] for n in names
+                              if n.startswith("compiler.catalog.")}
+        assert names <= {f"compiler.catalog.{m}" for m in imports[path.stem]} | {
+            "compiler", "compiler.rules", "compiler.catalog"}, path.name
+    seen: list[str] = []
+
+    def visit(module: str, stack: tuple[str, ...]) -> None:
+        assert module not in stack, " -> ".join((*stack, module))
+        for other in imports.get(module, ()):
+            visit(other, (*stack, module))
+        seen.append(module)
+
+    for module in imports:
+        visit(module, ())
+
+
+def test_one_did_you_mean():
+    """Close names are found in one place (compiler/suggest.py), whatever phrases the hint."""
+    from pathlib import Path
+
+    compiler_dir = Path(machines.__file__).parent.parent
+    users = sorted(str(p.relative_to(compiler_dir)) for p in compiler_dir.rglob("*.py")
+                   if "difflib" in p.read_text(encoding="utf-8"))
+    assert users == ["suggest.py"]
+
+
+def test_a_tpu_topology_error_is_located_at_tpu_topology():
+    """issue 9: the catalog said which key its problem is about only in prose, and a pool with
+    an accelerator had its tpuTopology error reported at machineType."""
+    from compiler import pipeline
+
+    text = ("apiVersion: trainspec/v1\nkind: TrainingJob\nmetadata: {name: job}\nspec:\n"
+            "  region: us-central1\n  container: {image: gcr.io/p/t:1}\n  pools:\n"
+            "    chief:\n      machineType: n1-standard-4\n"
+            "      accelerator: {type: NVIDIA_TESLA_T4, count: 1}\n      tpuTopology: 2x2\n")
+    errors = [d.format() for d in pipeline.compile_text(text, "s.yaml", today=TODAY).errors]
+    assert errors == [
+        "s.yaml:11:20: error: $.spec.pools.chief.tpuTopology: tpuTopology is only valid on TPU "
+        "VM machines (ct5lp-hightpu-1t, ct5lp-hightpu-4t, ct5lp-hightpu-8t, ct6e-standard-1t, "
+        "ct6e-standard-4t, ct6e-standard-8t, tpu7x-standard-4t), not on n1-standard-4 "
+        "[tpu-topology]"]

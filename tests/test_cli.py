@@ -56,7 +56,7 @@ def test_validate_reports_every_problem_located(tmp_path: Path) -> None:
     assert f"{f}:7:23: error: $.spec.pools.chief.replicas: the chief pool runs exactly 1 " \
            "replica, not 3" in lines[0]
     assert f"{f}:7:26: error: $.spec.pools.chief.machineTyp: unknown key 'machineTyp' " \
-           "(did you mean 'machineType'?)" in lines
+           "(did you mean 'machineType'?) [unknown-key]" in lines
     assert lines[-1] == "1 spec(s) checked, 1 with errors"
 
 

@@ -186,10 +186,10 @@ def test_a_link_inside_the_source_is_its_file_and_one_outside_is_an_error(repo, 
     result = compile_spec()
     assert errors(result) == [
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/folder is a symbolic link "
-        "to a folder ('trainer'): only links to files are packaged",
+        "to a folder ('trainer'): only links to files are packaged [source-link]",
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/leak.txt is a symbolic "
         "link to '../outside.txt', outside the source folder or missing: copy the file in, or "
-        "ignore the link in .gitignore"]
+        "ignore the link in .gitignore [source-link]"]
 
 
 # -- secrets and size ------------------------------------------------------------------------
@@ -209,7 +209,7 @@ def test_a_secret_looking_file_is_refused(repo, name, content, kind):
     assert errors(compile_spec()) == [
         f"specs/job.yaml:7:13: error: $.spec.python.source: trainer/{name} looks like a "
         f"secret ({kind}): it would be uploaded with the trainer (add it to .gitignore, or "
-        "allow it in trainspec.yaml packaging.allowSecretFiles)"]
+        "allow it in trainspec.yaml packaging.allowSecretFiles) [source-secret-file]"]
 
 
 def test_a_json_file_that_is_not_a_credential_is_packaged(repo):
@@ -238,14 +238,14 @@ def test_an_archive_over_the_limit_lists_the_largest_files(repo):
         "trainer/weights/medium.bin (300.0 KiB), trainer/pyproject.toml (50 bytes), "
         "trainer/trainer/task.py (18 bytes), trainer/trainer/__init__.py (0 bytes) "
         "(ignore data and outputs in .gitignore, or raise packaging.maxSizeMiB in "
-        "trainspec.yaml)"]
+        "trainspec.yaml) [source-size]"]
 
 
 def test_too_many_files_is_an_error(repo, monkeypatch):
     monkeypatch.setattr(sdist.collect, "MAX_FILES", 2)
     assert errors(compile_spec()) == [
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer holds more than 2 files "
-        "to package (ignore data, outputs and environments in .gitignore)"]
+        "to package (ignore data, outputs and environments in .gitignore) [source-file-count]"]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -339,7 +339,7 @@ def test_a_module_not_in_the_package_is_a_located_error(repo):
     assert errors(compile_spec()) == [
         "specs/job.yaml:8:13: error: $.spec.python.module: module 'trainer.train' is not in the "
         "package built from trainer: none of trainer/train.py, trainer/train/__main__.py, ... "
-        "is there (its top-level modules and packages: trainer)"]
+        "is there (its top-level modules and packages: trainer) [source-module-missing]"]
 
 
 # -- where the source is -------------------------------------------------------------------
@@ -373,7 +373,7 @@ def test_a_spec_outside_any_repository_is_an_error(tmp_path, monkeypatch):
     assert errors(compile_spec()) == [
         "specs/job.yaml:7:13: error: $.spec.python.source: the spec is in no repository (no "
         "Pulumi.yaml or .git in its folder or above it): python.source is read only inside the "
-        "spec's repository"]
+        "spec's repository [source-no-repository]"]
 
 
 def test_a_spec_from_stdin_cannot_use_a_source(repo):
@@ -390,7 +390,7 @@ def test_without_a_staging_bucket_nothing_compiles(repo):
     assert errors(compile_spec()) == [
         "specs/job.yaml:6:13: error: $.spec.python.source: no staging bucket to upload the "
         "package to (set spec.stagingBucket, pass --staging-bucket, or `pulumi config set "
-        "trainspec:stagingBucket gs://BUCKET`)"]
+        "trainspec:stagingBucket gs://BUCKET`) [source-staging-bucket]"]
     assert uri(compile_spec(options=Options(staging_bucket="gs://from-flag"))).startswith(
         "gs://from-flag/trainspec/packages/")
     out, err = io.StringIO(), io.StringIO()
@@ -404,7 +404,7 @@ def test_a_bad_staging_bucket_is_refused(repo):
         "specs/job.yaml:5:18: error: $.spec.stagingBucket: 'gs://Acme/x' is not valid here (The "
         "Cloud Storage bucket (gs://NAME) that python.source archives are uploaded to, as "
         "gs://NAME/trainspec/packages/<dist>-<version>-<sha256[:16]>.tar.gz. Default: "
-        "--staging-bucket or stack config trainspec:stagingBucket.)"]
+        "--staging-bucket or stack config trainspec:stagingBucket.) [value-format]"]
     (repo / "specs" / "job.yaml").write_text(SPEC.replace("  stagingBucket: gs://acme-staging\n",
                                                           ""))
     assert errors(compile_spec(options=Options(staging_bucket="no/such"))) == [
@@ -536,7 +536,7 @@ def test_a_huge_metadata_file_is_refused_unread(repo):
     write(repo, {"trainer/pyproject.toml": PYPROJECT + "#" * (1024 * 1024)})
     assert errors(compile_spec()) == [
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/pyproject.toml is larger than "
-        "1 MiB"]
+        "1 MiB [source-metadata]"]
 
 
 def test_diff_with_a_stack_reads_its_staging_bucket(repo):

@@ -369,7 +369,7 @@ def test_check_recompiles_the_spec_file_with_the_compiler(world, tmp_path):
         platform="vertex", project="acme-test", region="us-central1")).errors
     assert expected and failures == [("specFile", d.format()) for d in expected]
     assert failures[0][1] == (f"{news['specFile']}:14:27: error: $.spec.pools.chief.disk.typ: "
-                              "unknown key 'typ' (did you mean 'type'?)")
+                              "unknown key 'typ' (did you mean 'type'?) [unknown-key]")
 
     # Unknown inputs (preview) and a deleted file (destroy/refresh) skip the compile.
     for key in ("specFile", "project", "region"):

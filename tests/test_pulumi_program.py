@@ -247,7 +247,7 @@ def test_a_missing_secret_is_a_located_error(program, tmp_path):
     with pytest.raises(pulumi.RunError) as info:
         run({"trainspec:specs": str(tmp_path)})
     assert (f"{spec}:7:12: error: $.spec.env.TOKEN: secret config 'apiToken' is not "
-            "set (pulumi config set --secret apiToken VALUE)") in str(info.value)
+            "set (pulumi config set --secret apiToken VALUE) [secret-not-set]") in str(info.value)
     assert recorder.registered == []
 
 
@@ -256,11 +256,13 @@ def test_duplicate_job_names_and_empty_folders_are_errors(program, tmp_path):
     _write(tmp_path, "one.yaml", GOOD)
     two = _write(tmp_path, "two.yaml", GOOD)
     with pytest.raises(pulumi.RunError, match=f"{two}:3:18: error: \\$.metadata.name: job name "
-                       "'good-job' is already used by"):
+                       "'good-job' is already used by .* \\(each spec of a tree is one job: "
+                       "rename one\\) \\[duplicate-job-name\\]"):
         run({"trainspec:specs": str(tmp_path)})
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(pulumi.RunError, match="no \\*.yaml or \\*.yml spec found"):
+    with pytest.raises(pulumi.RunError, match="no \\*.yaml or \\*.yml spec found "
+                       "\\(trainspec:specs\\) \\[no-specs\\]"):
         run({"trainspec:specs": str(empty)})
     assert recorder.registered == []
 
@@ -278,7 +280,7 @@ def test_a_spec_without_project_is_a_located_error(program, tmp_path):
     assert "2 error(s) in specs; nothing was declared" in text
     for spec in (vertex, ml):
         assert (f"{spec}:4:1: error: $.spec: no project: set spec.project or "
-                "`pulumi config set gcp:project ...`") in text
+                "`pulumi config set gcp:project ...` [job-location]") in text
     assert recorder.registered == []
 
 
@@ -288,7 +290,7 @@ def test_a_vertex_spec_without_region_is_a_located_error(program, tmp_path):
     with pytest.raises(pulumi.RunError) as info:
         run({"trainspec:specs": str(tmp_path), "gcp:region": None})
     assert (f"{spec}:4:1: error: $.spec: no region: set spec.region or "
-            "`pulumi config set gcp:region ...`") in str(info.value)
+            "`pulumi config set gcp:region ...` [job-location]") in str(info.value)
     assert "1 error(s) in specs" in str(info.value)
     assert recorder.registered == []
 
@@ -314,7 +316,8 @@ def test_ai_platform_specs_with_the_same_job_id_are_duplicates(program, tmp_path
     text = str(info.value)
     assert "1 error(s) in specs" in text
     assert (f"{second}:3:18: error: $.metadata.name: AI Platform jobId 'a_b' in project "
-            f"'acme-default' is already used by {first}") in text
+            f"'acme-default' is already used by {first} (ml v1 jobIds replace '-' by '_': "
+            "rename metadata.name) [duplicate-job-id]") in text
     assert recorder.registered == []
 
     # In another project the same jobId is another job.

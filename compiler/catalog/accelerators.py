@@ -6,7 +6,7 @@ date-dependent (end of support) is recorded as data and decided by the caller.
 
 from __future__ import annotations
 
-import difflib
+from compiler import suggest
 
 # aiplatform v1 MachineSpec.acceleratorType enum, minus ACCELERATOR_TYPE_UNSPECIFIED.
 # Source: discovery doc aiplatform.v1.json rev 20261106 (facts §A.6); a test compares it.
@@ -142,7 +142,7 @@ def suggestions(name: str) -> list[str]:
 
     Each suggestion is an API enum (short names are resolved), without duplicates.
     """
-    matches = difflib.get_close_matches(_key(name), list(_ALIASES), n=6, cutoff=0.5)
+    matches = suggest.close(_key(name), _ALIASES, n=6, cutoff=0.5)
     result: list[str] = []
     for match in matches:
         enum = _ALIASES[match]

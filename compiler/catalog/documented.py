@@ -1,66 +1,19 @@
 """Rules Google documents for Vertex AI custom training beyond machine × accelerator × region.
 
-Each rule names its source and the status the fact has in the project's facts reference
+Each rule's code, severity and source are in the registry (compiler/rules.py, `_DOCUMENTED`),
+with the status the fact has in the project's facts reference
 (`shared/reference/gcp-training-facts.md`): only a fact verified (✅) from a current primary
-source refuses a spec (ERROR); a fact verified only partly, from a secondary or older source,
-or not recorded there at all, is at most a WARNING. Checks are pure and return structured
-problems (rule code, message, hint); the caller adds the JSON path and position.
+source refuses a spec (error); a fact verified only partly, from a secondary or older source,
+or not recorded there at all, is at most a warning. Checks are pure and return structured
+problems (rules.Problem); the caller adds the JSON path and position.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
 
 from compiler.catalog.vertex_machines import TPU_VM_MACHINES, topology_chips
-
-ERROR, WARNING = "error", "warning"
-_CC = "https://cloud.google.com/vertex-ai/docs/training/configure-compute"
-_SPOT = "https://cloud.google.com/vertex-ai/docs/training/use-spot-vms"
-_DWS = "https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws"
-_NFS = "https://cloud.google.com/vertex-ai/docs/training/train-nfs-share"
-_MIG = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi#multi-instance_gpu_partitions"
-_DISKS = "https://cloud.google.com/compute/docs/disks/hyperdisks#machine-type-support"
-
-
-@dataclass(frozen=True)
-class Rule:
-    severity: str
-    source: str  # where Google says it, and the fact's status
-
-
-RULES: dict[str, Rule] = {
-    # facts §A.7 ✅: "Spot VMs are not supported with TPU Pods." [SPOT]
-    "spot-tpu-pod": Rule(ERROR, f"{_SPOT} (facts §A.7, ✅)"),
-    # That a multi-host v5e/v6e/7x slice counts as a "TPU Pod" is not in the facts: warning.
-    "spot-multi-host-tpu": Rule(WARNING, f"{_SPOT}; multi-host slice = Pod slice is not in the "
-                                "facts reference"),
-    # facts §A.4 ✅ [DD-AIP] NfsMount.server: "Required. IP address of the NFS server."
-    "nfs-server-ip": Rule(ERROR, "aiplatform v1 NfsMount.server (facts §A.4, ✅)"),
-    # Not in the facts reference: the NFS guide's VPC peering / private IP requirements.
-    "nfs-private-ip": Rule(WARNING, f"{_NFS} (not in the facts reference)"),
-    "nfs-network": Rule(WARNING, f"{_NFS} (not in the facts reference)"),
-    # facts §A.4 ✅ says the share is mounted under /mnt/nfs/; what an absolute or '..'
-    # mountPoint does is not documented: warning.
-    "nfs-mount-point": Rule(WARNING, "aiplatform v1 NfsMount.mountPoint (facts §A.4)"),
-    # [DD-AIP] DnsPeeringConfig.domain says "Must end with a dot."; not in the facts reference.
-    "psc-dns-dot": Rule(WARNING, "aiplatform v1 DnsPeeringConfig.domain (not in the facts "
-                        "reference)"),
-    # facts §A.6 ✅: gpuPartitionSize requires acceleratorCount 1 (normalize, targets/vertex);
-    # GPU-only and the sizes per GPU come from the linked NVIDIA/GKE table, not the facts.
-    "gpu-partition-gpu": Rule(WARNING, f"{_MIG} (not in the facts reference)"),
-    "gpu-partition-size": Rule(WARNING, f"{_MIG} (not in the facts reference)"),
-    # Not in the facts reference: DWS provisions its own capacity; a persistent resource
-    # runs on its own machines.
-    "reservation-flex-start": Rule(WARNING, f"{_DWS} (not in the facts reference)"),
-    "reservation-persistent-resource": Rule(WARNING, "aiplatform v1 CustomJobSpec."
-                                            "persistentResourceId (not in the facts reference)"),
-    # facts §A.6 ✅: "GB200 requires shared reservations" [CC].
-    "gb200-reservation": Rule(ERROR, f"{_CC} (facts §A.6, ✅)"),
-    # facts §A.9: hyperdisk-balanced is the default on A3 Ultra/A4 (✅); whether pd-* is refused
-    # there, or hyperdisk elsewhere, is ❌: warnings, from Compute Engine's disk support table.
-    "disk-family": Rule(WARNING, f"{_DISKS} (facts §A.9, ❌)"),
-}
+from compiler.rules import Problem
 
 # MIG partition profiles per GPU, from the GKE / NVIDIA table [DD-AIP] gpuPartitionSize links to.
 GPU_PARTITIONS: dict[str, tuple[str, ...]] = {
@@ -72,16 +25,11 @@ GPU_PARTITIONS: dict[str, tuple[str, ...]] = {
     "NVIDIA_B200": ("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"),
 }
 
-# Boot disks per machine family (Compute Engine's Hyperdisk machine support table, _DISKS).
+# Boot disks per machine family (Compute Engine's Hyperdisk machine support table, the
+# source of rule disk-family).
 HYPERDISK_ONLY = ("n4-", "a3-ultragpu-", "a4-highgpu-", "a4x-highgpu-", "g4-standard-")
 NO_HYPERDISK = ("n1-", "n2-", "e2-", "c2-", "a2-", "g2-")
 PD_TYPES = ("pd-ssd", "pd-standard")
-
-Problem = tuple[str, str, str | None]  # (rule code, message, hint)
-
-
-def severity(code: str) -> str:
-    return RULES[code].severity
 
 
 def multi_host_tpu(machine: str | None, topology: str | None) -> bool:
@@ -95,52 +43,52 @@ def multi_host_tpu(machine: str | None, topology: str | None) -> bool:
         return False
 
 
-def check_nfs(mount: dict, has_network: bool) -> list[tuple[str, str, str, str | None]]:
-    """Problems with one NfsMount: (key, rule code, message, hint)."""
-    out: list[tuple[str, str, str, str | None]] = []
+def check_nfs(mount: dict, has_network: bool) -> list[Problem]:
+    """Problems with one NfsMount (keys: server, mountPoint, "" for the mount itself)."""
+    out: list[Problem] = []
     server = mount.get("server")
     if isinstance(server, str) and server:
         try:
             ip = ipaddress.ip_address(server)
         except ValueError:
-            out.append(("server", "nfs-server-ip", f"{server!r} is not an IP address: Vertex "
-                        "mounts NFS by the server's IP", "give the server's private IP, e.g. "
-                        "10.0.0.2"))
+            out.append(Problem("nfs-server-ip", "server", f"{server!r} is not an IP address: "
+                               "Vertex mounts NFS by the server's IP", "give the server's "
+                               "private IP, e.g. 10.0.0.2"))
         else:
             if not ip.is_private:
-                out.append(("server", "nfs-private-ip", f"{server} is not a private IP: Vertex "
-                            "reaches NFS servers through the peered VPC network",
-                            "use the server's internal IP"))
+                out.append(Problem("nfs-private-ip", "server", f"{server} is not a private IP: "
+                                   "Vertex reaches NFS servers through the peered VPC network",
+                                   "use the server's internal IP"))
     point = mount.get("mountPoint")
     if isinstance(point, str) and (point.startswith("/") or ".." in point.split("/")):
-        out.append(("mountPoint", "nfs-mount-point", f"mountPoint {point!r}: the share is "
-                    "mounted under /mnt/nfs/", "give a folder name such as 'data', mounted at "
-                    "/mnt/nfs/data"))
+        out.append(Problem("nfs-mount-point", "mountPoint", f"mountPoint {point!r}: the share "
+                           "is mounted under /mnt/nfs/", "give a folder name such as 'data', "
+                           "mounted at /mnt/nfs/data"))
     if not has_network:
-        out.append(("", "nfs-network", "NFS mounts need the job on a VPC network",
-                    "set spec.network for VPC peering, or spec.vertex.pscInterfaceConfig"))
+        out.append(Problem("nfs-network", "", "NFS mounts need the job on a VPC network",
+                           "set spec.network for VPC peering, or spec.vertex.pscInterfaceConfig"))
     return out
 
 
 def check_dns_domain(domain: object) -> list[Problem]:
     if isinstance(domain, str) and domain and not domain.endswith("."):
-        return [("psc-dns-dot", f"DNS peering domain {domain!r} must end with a dot",
-                 f"write {domain + '.'!r}")]
+        return [Problem("psc-dns-dot", "", f"DNS peering domain {domain!r} must end with a dot",
+                        f"write {domain + '.'!r}")]
     return []
 
 
 def check_gpu_partition(accel: str | None, size: str) -> list[Problem]:
     """gpuPartitionSize beyond its count-1 rule: GPUs only, and the sizes that GPU has."""
     if not accel or not accel.startswith("NVIDIA_"):
-        return [("gpu-partition-gpu", f"gpuPartitionSize applies to NVIDIA GPUs, not "
-                 f"{accel or 'a machine without one'}", None)] if accel else []
+        return [Problem("gpu-partition-gpu", "", f"gpuPartitionSize applies to NVIDIA GPUs, not "
+                        f"{accel or 'a machine without one'}")] if accel else []
     sizes = GPU_PARTITIONS.get(accel)
     if sizes is None:
-        return [("gpu-partition-size", f"{accel} has no multi-instance GPU partitions",
-                 "MIG partitions exist on A100, H100, H200 and B200")]
+        return [Problem("gpu-partition-size", "", f"{accel} has no multi-instance GPU partitions",
+                        "MIG partitions exist on A100, H100, H200 and B200")]
     if size not in sizes:
-        return [("gpu-partition-size", f"{accel} has no {size!r} partition",
-                 f"use one of {', '.join(sizes)}")]
+        return [Problem("gpu-partition-size", "", f"{accel} has no {size!r} partition",
+                        f"use one of {', '.join(sizes)}")]
     return []
 
 
@@ -150,13 +98,14 @@ def check_reservation(affinity: str | None, strategy: str | None,
         return []
     out: list[Problem] = []
     if strategy == "FLEX_START":
-        out.append(("reservation-flex-start", "a reservation with strategy FLEX_START: Dynamic "
-                    "Workload Scheduler provisions its own capacity", "drop the reservation or "
-                    "use strategy STANDARD"))
+        out.append(Problem("reservation-flex-start", "", "a reservation with strategy "
+                           "FLEX_START: Dynamic Workload Scheduler provisions its own capacity",
+                           "drop the reservation or use strategy STANDARD"))
     if persistent_resource:
-        out.append(("reservation-persistent-resource", "a reservation with "
-                    "vertex.persistentResourceId: the job runs on the persistent resource's "
-                    "machines", "set the reservation on the persistent resource instead"))
+        out.append(Problem("reservation-persistent-resource", "", "a reservation with "
+                           "vertex.persistentResourceId: the job runs on the persistent "
+                           "resource's machines", "set the reservation on the persistent "
+                           "resource instead"))
     return out
 
 
@@ -164,17 +113,17 @@ def check_gb200(accel: str | None, affinity: str | None,
                 persistent_resource: bool) -> list[Problem]:
     if accel != "NVIDIA_GB200" or affinity in ("ANY", "SPECIFIC") or persistent_resource:
         return []
-    return [("gb200-reservation", "NVIDIA_GB200 (A4X) is only available through a reservation",
-             "add reservation: {affinity: SPECIFIC, values: [RESERVATION]}")]
+    return [Problem("gb200-reservation", "", "NVIDIA_GB200 (A4X) is only available through a "
+                    "reservation", "add reservation: {affinity: SPECIFIC, values: [RESERVATION]}")]
 
 
 def check_disk(machine: str | None, disk_type: str | None) -> list[Problem]:
     if not machine or not disk_type:
         return []
     if disk_type in PD_TYPES and machine.startswith(HYPERDISK_ONLY):
-        return [("disk-family", f"{machine} boots from Hyperdisk only, not {disk_type}",
-                 "use hyperdisk-balanced, or omit the disk type")]
+        return [Problem("disk-family", "", f"{machine} boots from Hyperdisk only, not "
+                        f"{disk_type}", "use hyperdisk-balanced, or omit the disk type")]
     if disk_type == "hyperdisk-balanced" and machine.startswith(NO_HYPERDISK):
-        return [("disk-family", f"{machine} does not take a hyperdisk-balanced boot disk",
-                 "use pd-ssd or pd-standard")]
+        return [Problem("disk-family", "", f"{machine} does not take a hyperdisk-balanced boot "
+                        "disk", "use pd-ssd or pd-standard")]
     return []

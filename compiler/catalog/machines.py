@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from compiler.catalog.ml_machines import (
     BOOT_DISK_TYPES_ML,
-    LEGACY_TO_VERTEX,
     ML_CE_MACHINES,
     ML_CLOUD_TPU,
     ML_LEGACY_MACHINES,
@@ -17,7 +16,6 @@ from compiler.catalog.ml_machines import (
     SCALE_TIER_TO_VERTEX,
     SCALE_TIERS,
     check_ml,
-    check_ml_verified,
     is_ml_legacy_name,
     smallest_ml_machine,
 )
@@ -27,6 +25,7 @@ from compiler.catalog.vertex_machines import (
     DEFAULT_VERTEX_MACHINE,
     DISK_SIZE_RANGE,
     FIXED_GPU_MACHINES,
+    LEGACY_TO_VERTEX,
     MACHINE_SHAPES,
     N1_GPU_COUNTS,
     TPU_VM_MACHINES,
@@ -47,7 +46,7 @@ __all__ = [
     "DISK_SIZE_RANGE", "FIXED_GPU_MACHINES", "LEGACY_TO_VERTEX", "MACHINE_SHAPES",
     "ML_CE_MACHINES", "ML_CLOUD_TPU", "ML_LEGACY_MACHINES", "ML_N1_GPU_COUNTS",
     "N1_GPU_COUNTS", "SCALE_TIERS", "SCALE_TIER_REFUSALS", "SCALE_TIER_TO_VERTEX",
-    "TPU_VM_MACHINES", "VERTEX_MACHINES", "check_ml", "check_ml_verified", "check_vertex",
+    "TPU_VM_MACHINES", "VERTEX_MACHINES", "check_ml", "check_vertex",
     "default_boot_disk_type",
     "default_tpu_topology", "implied_accelerator", "is_ml_legacy_name", "machine_suggestions",
     "omits_accelerator", "smallest_ml_machine", "smallest_vertex_machine", "topology_chips",

@@ -1,15 +1,16 @@
 """Legacy AI Platform Training (ml v1) machine types, scale tiers, and their Vertex mapping.
 
 The legacy service was shut down on 2025-01-31 ([DEPR]); these tables serve compiling to
-the ml v1 shape and migrating old specs to Vertex.
+the ml v1 shape and migrating old specs to Vertex (the Vertex mapping of the legacy names,
+LEGACY_TO_VERTEX, lives with the Vertex tables, which read it).
 """
 
 from __future__ import annotations
 
-import difflib
-
+from compiler import suggest
 from compiler.catalog.accelerators import ML_TYPES, is_tpu
 from compiler.catalog.vertex_machines import MACHINE_SHAPES, N1_GPU_COUNTS, VERTEX_MACHINES
+from compiler.rules import Problem
 
 # Compute Engine machine types listed in the ml v1 masterType field docs (facts §B.5).
 ML_CE_MACHINES: frozenset[str] = frozenset(
@@ -65,37 +66,6 @@ ML_CLOUD_TPU_TYPES: tuple[str, ...] = ("TPU_V2", "TPU_V3")
 # Boot disk types of ml v1 DiskConfig (facts §B.4).
 BOOT_DISK_TYPES_ML: tuple[str, ...] = ("pd-ssd", "pd-standard")
 
-# Legacy name -> (Vertex machine, accelerator enum or None, count, note) for migration.
-# The Compute Engine equivalents are unverified (facts §B.5: only standard_gpu ~ n1-standard-8
-# + K80 has a secondary source), hence "approximate" in every note. K80/P100 mappings keep
-# the original GPU so the Vertex validator refuses them as retired instead of silently
-# changing the hardware.
-_APPROX = "approximate: the legacy name has no documented Compute Engine equivalent"
-LEGACY_TO_VERTEX: dict[str, tuple[str, str | None, int, str]] = {
-    "standard": ("n1-standard-4", None, 0, _APPROX),
-    "large_model": ("n1-highmem-8", None, 0, _APPROX),
-    "complex_model_s": ("n1-highcpu-16", None, 0, _APPROX + "; commonly cited as n1-highcpu-8,"
-                        " which Vertex training does not offer, so the next size up is used"),
-    "complex_model_m": ("n1-highcpu-16", None, 0, _APPROX),
-    "complex_model_l": ("n1-highcpu-32", None, 0, _APPROX),
-    "standard_gpu": ("n1-standard-8", "NVIDIA_TESLA_K80", 1,
-                     _APPROX + "; K80 is retired, choose another GPU"),
-    "complex_model_m_gpu": ("n1-highcpu-16", "NVIDIA_TESLA_K80", 4,
-                            _APPROX + "; K80 is retired, choose another GPU"),
-    "complex_model_l_gpu": ("n1-highcpu-32", "NVIDIA_TESLA_K80", 8,
-                            _APPROX + "; K80 is retired, choose another GPU"),
-    "standard_p100": ("n1-standard-4", "NVIDIA_TESLA_P100", 1,
-                      _APPROX + "; P100 is retired, choose another GPU"),
-    "complex_model_m_p100": ("n1-highcpu-16", "NVIDIA_TESLA_P100", 4,
-                             _APPROX + "; P100 is retired, choose another GPU"),
-    "standard_v100": ("n1-standard-4", "NVIDIA_TESLA_V100", 1, _APPROX),
-    "large_model_v100": ("n1-highmem-8", "NVIDIA_TESLA_V100", 1, _APPROX),
-    "complex_model_m_v100": ("n1-highcpu-16", "NVIDIA_TESLA_V100", 4, _APPROX),
-    "complex_model_l_v100": ("n1-highcpu-32", "NVIDIA_TESLA_V100", 8, _APPROX),
-    "cloud_tpu": ("cloud-tpu", "TPU_V2", 8, "approximate: assumes the legacy default of one "
-                  "TPU v2 (8 cores); if the job set acceleratorConfig, use its type instead"),
-}
-
 # ml v1 TrainingInput.scaleTier enum (facts §B.3).
 SCALE_TIERS: tuple[str, ...] = ("BASIC", "STANDARD_1", "PREMIUM_1", "BASIC_GPU", "BASIC_TPU",
                                 "CUSTOM")
@@ -126,73 +96,76 @@ def is_ml_legacy_name(machine: str) -> bool:
     return machine in ML_LEGACY_MACHINES
 
 
-def _check_legacy(machine: str, accel: str | None, count: int | None) -> list[tuple[bool, str]]:
+# Problems resting on a fact verified from a current primary source are errors; the legacy
+# machine and GPU tables (facts §B.5, ◐/❌) give warnings, never refusals (rules.py says which).
+def _check_legacy(machine: str, accel: str | None, count: int | None) -> list[Problem]:
     if accel is None:
         return []
     if machine != ML_CLOUD_TPU:
         # ✅ [DD-ML]: acceleratorConfig only with Compute Engine machine types.
-        return [(True, f"acceleratorConfig is only allowed with Compute Engine machine types; "
-                 f"{machine} is a legacy name ({ML_LEGACY_MACHINES[machine][0]})")]
+        return [_ml("ml-legacy-accelerator", f"acceleratorConfig is only allowed with Compute "
+                    f"Engine machine types; {machine} is a legacy name "
+                    f"({ML_LEGACY_MACHINES[machine][0]})")]
     # cloud_tpu with TPU_V2/TPU_V3 x 8: caliban's copy of old docs (◐, facts §B.5).
     if accel not in ML_CLOUD_TPU_TYPES:
-        return [(False, f"{accel} is not available on {ML_CLOUD_TPU}; it takes TPU_V2 or TPU_V3")]
+        return [_ml("ml-machine-accelerator", f"{accel} is not available on {ML_CLOUD_TPU}; it "
+                    "takes TPU_V2 or TPU_V3")]
     if count != 8:
-        return [(False, f"{accel} on {ML_CLOUD_TPU} needs count 8, not {count}")]
+        return [_ml("ml-machine-accelerator", f"{accel} on {ML_CLOUD_TPU} needs count 8, not "
+                    f"{count}")]
     return []
 
 
-def _check(machine: str, accel: str | None, count: int | None) -> list[tuple[bool, str]]:
-    """(verified, message) per problem: verified rests on a ✅ fact, the others on the legacy
-    tables of facts §B.5, which are ◐ or ❌ (warnings, never refusals)."""
+def _ml(code: str, message: str) -> Problem:
+    # Reported at the replica's machine type, where the ml v1 replica config is written.
+    return Problem(code, "machineType", message)
+
+
+def check_ml(machine: str, accel: str | None, count: int | None) -> list[Problem]:
+    """Problems with one legacy ml replica machine (``*Type`` + ``acceleratorConfig``).
+
+    Encodes the ml v1 rules only; whether an accelerator is retired is a Vertex concern.
+    """
     if accel is None and count == 0:
         count = None
     if (accel is None) != (count is None):
-        return [(True, "acceleratorConfig needs both type and count")]
+        return [_ml("accelerator-pair", "acceleratorConfig needs both type and count")]
     if count is not None and count < 1:
-        return [(True, f"acceleratorConfig.count must be at least 1, not {count}")]
+        return [_ml("accelerator-count", f"acceleratorConfig.count must be at least 1, not "
+                    f"{count}")]
     if accel is not None and accel not in ML_TYPES:
-        return [(True, f"{accel!r} is not an AI Platform Training accelerator type")]
+        return [_ml("accelerator-type", f"{accel!r} is not an AI Platform Training accelerator "
+                    "type")]
     if machine in ML_LEGACY_MACHINES:
         return _check_legacy(machine, accel, count)
     if machine in ML_A2_MACHINES:
         fixed = ML_A2_MACHINES[machine]
         if accel != "NVIDIA_TESLA_A100" or count != fixed:
-            return [(False, f"{machine} takes exactly {fixed} x NVIDIA_TESLA_A100")]
+            return [_ml("ml-machine-accelerator", f"{machine} takes exactly {fixed} x "
+                        "NVIDIA_TESLA_A100")]
         return []
     if machine in VERTEX_MACHINES and machine not in ML_CE_MACHINES:
-        return [(False, f"{machine!r} is a Vertex AI machine type; AI Platform Training "
-                 "documents only n1-standard/n1-highmem/n1-highcpu machine types and legacy "
-                 "names such as standard_gpu")]
+        return [_ml("ml-unknown-machine", f"{machine!r} is a Vertex AI machine type; AI "
+                    "Platform Training documents only n1-standard/n1-highmem/n1-highcpu machine "
+                    "types and legacy names such as standard_gpu")]
     if machine not in ML_CE_MACHINES:
-        names = sorted(ML_CE_MACHINES | set(ML_LEGACY_MACHINES))
-        close = difflib.get_close_matches(machine, names, n=3, cutoff=0.6)
+        close = suggest.close(machine, sorted(ML_CE_MACHINES | set(ML_LEGACY_MACHINES)), n=3)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        return [(False, f"{machine!r} is not an AI Platform Training machine type{hint}")]
+        return [_ml("ml-unknown-machine", f"{machine!r} is not an AI Platform Training machine "
+                    f"type{hint}")]
     if accel is None:
         return []
     if is_tpu(accel):
-        return [(False, f"{accel} is only available with machine type {ML_CLOUD_TPU}")]
+        return [_ml("ml-machine-accelerator", f"{accel} is only available with machine type "
+                    f"{ML_CLOUD_TPU}")]
     allowed = ML_N1_GPU_COUNTS[machine].get(accel)
     if allowed is None:
-        return [(False, f"{accel} cannot be attached to {machine}")]
+        return [_ml("ml-machine-accelerator", f"{accel} cannot be attached to {machine}")]
     if count not in allowed:
         shown = ", ".join(str(c) for c in allowed)
-        return [(False, f"{accel} on {machine} allows count {shown}, not {count}")]
+        return [_ml("ml-machine-accelerator", f"{accel} on {machine} allows count {shown}, not "
+                    f"{count}")]
     return []
-
-
-def check_ml(machine: str, accel: str | None, count: int | None) -> list[str]:
-    """Problems with one legacy ml replica machine (``*Type`` + ``acceleratorConfig``).
-
-    Encodes the ml v1 rules only; whether an accelerator is retired is a Vertex concern.
-    Only those in ``check_ml_verified`` may refuse a spec; the rest are warnings.
-    """
-    return [message for _, message in _check(machine, accel, count)]
-
-
-def check_ml_verified(machine: str, accel: str | None, count: int | None) -> list[str]:
-    """The problems of ``check_ml`` that rest on a fact verified from a current primary source."""
-    return [message for verified, message in _check(machine, accel, count) if verified]
 
 
 def smallest_ml_machine(accel: str, count: int) -> str | None:

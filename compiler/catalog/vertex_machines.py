@@ -1,14 +1,14 @@
 """Vertex AI custom-training machine types and which accelerators each one takes.
 
-Data tables plus pure checks. Messages are plain sentences for diagnostics; callers add the
-JSON path and position.
+Data tables plus pure checks, which return structured problems (rules.Problem): the caller
+adds the JSON path and position. Also the Vertex mapping of the legacy ml machine names.
 """
 
 from __future__ import annotations
 
-import difflib
-
+from compiler import suggest
 from compiler.catalog.accelerators import RETIRED, VERTEX_TYPES, is_tpu
+from compiler.rules import Problem
 
 # Machine types accepted for custom training.
 # Source: [CC] "Configure compute resources" machine-type list and TPU section (facts §A.5).
@@ -112,6 +112,37 @@ VERTEX_MACHINES: frozenset[str] = frozenset(
     + list(FIXED_GPU_MACHINES) + list(TPU_VM_MACHINES) + [CLOUD_TPU]
 )
 
+# Legacy name -> (Vertex machine, accelerator enum or None, count, note) for migration.
+# The Compute Engine equivalents are unverified (facts §B.5: only standard_gpu ~ n1-standard-8
+# + K80 has a secondary source), hence "approximate" in every note. K80/P100 mappings keep
+# the original GPU so the Vertex validator refuses them as retired instead of silently
+# changing the hardware.
+_APPROX = "approximate: the legacy name has no documented Compute Engine equivalent"
+LEGACY_TO_VERTEX: dict[str, tuple[str, str | None, int, str]] = {
+    "standard": ("n1-standard-4", None, 0, _APPROX),
+    "large_model": ("n1-highmem-8", None, 0, _APPROX),
+    "complex_model_s": ("n1-highcpu-16", None, 0, _APPROX + "; commonly cited as n1-highcpu-8,"
+                        " which Vertex training does not offer, so the next size up is used"),
+    "complex_model_m": ("n1-highcpu-16", None, 0, _APPROX),
+    "complex_model_l": ("n1-highcpu-32", None, 0, _APPROX),
+    "standard_gpu": ("n1-standard-8", "NVIDIA_TESLA_K80", 1,
+                     _APPROX + "; K80 is retired, choose another GPU"),
+    "complex_model_m_gpu": ("n1-highcpu-16", "NVIDIA_TESLA_K80", 4,
+                            _APPROX + "; K80 is retired, choose another GPU"),
+    "complex_model_l_gpu": ("n1-highcpu-32", "NVIDIA_TESLA_K80", 8,
+                            _APPROX + "; K80 is retired, choose another GPU"),
+    "standard_p100": ("n1-standard-4", "NVIDIA_TESLA_P100", 1,
+                      _APPROX + "; P100 is retired, choose another GPU"),
+    "complex_model_m_p100": ("n1-highcpu-16", "NVIDIA_TESLA_P100", 4,
+                             _APPROX + "; P100 is retired, choose another GPU"),
+    "standard_v100": ("n1-standard-4", "NVIDIA_TESLA_V100", 1, _APPROX),
+    "large_model_v100": ("n1-highmem-8", "NVIDIA_TESLA_V100", 1, _APPROX),
+    "complex_model_m_v100": ("n1-highcpu-16", "NVIDIA_TESLA_V100", 4, _APPROX),
+    "complex_model_l_v100": ("n1-highcpu-32", "NVIDIA_TESLA_V100", 8, _APPROX),
+    "cloud_tpu": ("cloud-tpu", "TPU_V2", 8, "approximate: assumes the legacy default of one "
+                  "TPU v2 (8 cores); if the job set acceleratorConfig, use its type instead"),
+}
+
 # vCPUs and memory (GB) of the machines that can carry GPUs, to pick the smallest one.
 # Source: Compute Engine machine-family docs (general-purpose N1; accelerator-optimized
 # A2/A3/A4/A4X/G2/G4): https://cloud.google.com/compute/docs/machine-resource and
@@ -158,7 +189,7 @@ def _counts(counts: tuple[int, ...]) -> str:
 
 def machine_suggestions(machine: str) -> list[str]:
     """Close Vertex training machine names for a did-you-mean hint."""
-    return difflib.get_close_matches(machine, sorted(VERTEX_MACHINES), n=3, cutoff=0.6)
+    return suggest.close(machine, sorted(VERTEX_MACHINES), n=3)
 
 
 def implied_accelerator(machine: str) -> tuple[str, int] | None:
@@ -196,110 +227,129 @@ def _hint_for(accel: str, count: int | None) -> str:
     return f" (for example {best})" if best else ""
 
 
-def _check_gpu_on_machine(machine: str, accel: str, count: int) -> list[str]:
+def _accel(message: str, hint: str | None = None) -> Problem:
+    return Problem("machine-accelerator", "accelerator.type", message, hint)
+
+
+def _count(message: str) -> Problem:
+    return Problem("accelerator-count", "accelerator.count", message)
+
+
+def _check_gpu_on_machine(machine: str, accel: str, count: int) -> list[Problem]:
     fixed = FIXED_GPU_MACHINES.get(machine)
     if fixed is not None:
         want, want_count = fixed
         if accel != want:
-            return [f"{accel} is not available on {machine}; {machine} comes with "
-                    f"{want_count} x {want}{_hint_for(accel, count)}"]
+            return [_accel(f"{accel} is not available on {machine}; {machine} comes with "
+                           f"{want_count} x {want}{_hint_for(accel, count)}")]
         if count != want_count:
-            return [f"{accel} on {machine} needs acceleratorCount {want_count}"]
+            return [_count(f"{accel} on {machine} needs acceleratorCount {want_count}")]
         return []
     n1 = N1_GPU_COUNTS.get(machine)
     if n1 is not None:
         allowed = n1.get(accel)
         if allowed is None:
             if any(accel in row for row in N1_GPU_COUNTS.values()):
-                return [f"{accel} cannot be attached to {machine}{_hint_for(accel, count)}"]
-            return [f"{accel} cannot be attached to N1 machines such as {machine}"
-                    f"{_hint_for(accel, count)}"]
+                return [_accel(f"{accel} cannot be attached to {machine}"
+                               f"{_hint_for(accel, count)}")]
+            return [_accel(f"{accel} cannot be attached to N1 machines such as {machine}"
+                           f"{_hint_for(accel, count)}")]
         if count not in allowed:
-            return [f"{accel} on {machine} allows acceleratorCount {_counts(allowed)}, "
-                    f"not {count}"]
+            return [_count(f"{accel} on {machine} allows acceleratorCount {_counts(allowed)}, "
+                           f"not {count}")]
         return []
-    return [f"{machine} cannot take GPUs; GPUs are only available on {_GPU_MACHINE_FAMILIES} "
-            f"machines{_hint_for(accel, count)}"]
+    return [Problem("machine-accelerator", "machineType", f"{machine} cannot take GPUs; GPUs "
+                    f"are only available on {_GPU_MACHINE_FAMILIES} machines"
+                    f"{_hint_for(accel, count)}")]
 
 
-def _check_tpu_node(accel: str | None, count: int | None) -> list[str]:
+def _check_tpu_node(accel: str | None, count: int | None) -> list[Problem]:
     if accel is None:
-        return [f"{CLOUD_TPU} needs acceleratorType TPU_V2 or TPU_V3 and acceleratorCount 8 "
-                "(or a multiple of 32 for a pod slice)"]
+        return [Problem("machine-accelerator", "machineType", f"{CLOUD_TPU} needs "
+                        "acceleratorType TPU_V2 or TPU_V3 and acceleratorCount 8 (or a multiple "
+                        "of 32 for a pod slice)")]
     if accel not in CLOUD_TPU_TYPES:
-        return [f"{accel} is not available on {CLOUD_TPU}; it takes TPU_V2 or TPU_V3"]
+        return [_accel(f"{accel} is not available on {CLOUD_TPU}; it takes TPU_V2 or TPU_V3")]
     if count != 8 and (count is None or count % 32 != 0):
-        return [f"{accel} on {CLOUD_TPU} needs acceleratorCount 8, or a multiple of 32 for "
-                f"a pod slice, not {count}"]
+        return [_count(f"{accel} on {CLOUD_TPU} needs acceleratorCount 8, or a multiple of 32 "
+                       f"for a pod slice, not {count}")]
     return []
 
 
-def _check_tpu_vm(machine: str, accel: str | None, topology: str | None) -> list[str]:
+def _check_tpu_vm(machine: str, accel: str | None, topology: str | None) -> list[Problem]:
     implied, allowed, _ = TPU_VM_MACHINES[machine]
-    errors = []
+    problems = []
     if accel is not None:
-        errors.append(f"{machine} implies its TPU{f' ({implied})' if implied else ''}; leave "
-                      "acceleratorType and acceleratorCount unset and give tpuTopology")
+        problems.append(Problem(
+            "machine-accelerator", "accelerator.count",
+            f"{machine} implies its TPU{f' ({implied})' if implied else ''}; leave "
+            "acceleratorType and acceleratorCount unset and give tpuTopology"))
     if topology is None:
-        errors.append(f"{machine} needs tpuTopology, one of {', '.join(allowed)}")
+        problems.append(Problem("tpu-topology", "machineType", f"{machine} needs tpuTopology, "
+                                f"one of {', '.join(allowed)}"))
     elif topology not in allowed:
-        errors.append(f"tpuTopology {topology!r} is not valid for {machine}; "
-                      f"use one of {', '.join(allowed)}")
-    return errors
+        problems.append(Problem("tpu-topology", "tpuTopology", f"tpuTopology {topology!r} is "
+                                f"not valid for {machine}; use one of {', '.join(allowed)}"))
+    return problems
 
 
 def check_vertex(machine: str, accel: str | None, count: int | None,
-                 tpu_topology: str | None = None) -> list[str]:
-    """Problems with one Vertex ``machineSpec``; an empty list means it is valid.
+                 tpu_topology: str | None = None) -> list[Problem]:
+    """Problems with one Vertex ``machineSpec``; an empty list means it is valid. Each names
+    the pool key it is about (machineType, accelerator.type, accelerator.count, tpuTopology).
 
     ``accel`` is an API enum (run names through ``accelerators.canonical`` first) or None.
     Checks: training machine type, accelerator enum and retirement, type/count pairing,
     allowed counts per machine, machines that need an accelerator, and ``tpuTopology``.
     """
     if machine not in VERTEX_MACHINES:
-        # Imported here because ml_machines builds on this module's tables.
-        from compiler.catalog.ml_machines import LEGACY_TO_VERTEX
-
         if machine in LEGACY_TO_VERTEX:
             target, gpu, n, _ = LEGACY_TO_VERTEX[machine]
             with_gpu = f" with {n} x {gpu}" if gpu else ""
-            return [f"{machine!r} is a legacy AI Platform machine name, not a Vertex AI "
-                    f"machine type; the closest Vertex machine is {target}{with_gpu}"]
+            return [Problem("legacy-machine", "machineType", f"{machine!r} is a legacy AI "
+                            "Platform machine name, not a Vertex AI machine type; the closest "
+                            f"Vertex machine is {target}{with_gpu}")]
         close = machine_suggestions(machine)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        return [f"{machine!r} is not a Vertex AI training machine type{hint}"]
+        return [Problem("unknown-machine", "machineType",
+                        f"{machine!r} is not a Vertex AI training machine type{hint}")]
     if machine in TPU_VM_MACHINES:
         return _check_tpu_vm(machine, accel, tpu_topology)
     if accel is None and count == 0:
         count = None  # the SDKs send acceleratorCount 0 for CPU-only pools
-    errors: list[str] = []
+    problems: list[Problem] = []
     if tpu_topology is not None:
-        errors.append("tpuTopology is only valid on TPU VM machines "
-                      f"({', '.join(TPU_VM_MACHINES)}), not on {machine}")
+        problems.append(Problem("tpu-topology", "tpuTopology", "tpuTopology is only valid on "
+                                f"TPU VM machines ({', '.join(TPU_VM_MACHINES)}), not on "
+                                f"{machine}"))
     if (accel is None) != (count is None):
         # Server message: "Both `accelerator_type` and `accelerator_count` should be
         # specified or none." (prefect-gcp issue #175).
-        errors.append("acceleratorType and acceleratorCount must be given together")
-        return errors
+        problems.append(Problem("accelerator-pair", "accelerator.count" if accel else
+                                "machineType", "acceleratorType and acceleratorCount must be "
+                                "given together"))
+        return problems
     if count is not None and count < 1:
-        return errors + [f"acceleratorCount must be at least 1, not {count}"]
+        return problems + [_count(f"acceleratorCount must be at least 1, not {count}")]
     if accel is not None and accel not in VERTEX_TYPES:
-        return errors + [f"{accel!r} is not a Vertex AI accelerator type"]
+        return problems + [Problem("accelerator-type", "accelerator.type",
+                                   f"{accel!r} is not a Vertex AI accelerator type")]
     if accel in RETIRED:
-        return errors + [RETIRED[accel]]
+        return problems + [Problem("retired-accelerator", "accelerator.type", RETIRED[accel])]
     if machine == CLOUD_TPU:
-        return errors + _check_tpu_node(accel, count)
+        return problems + _check_tpu_node(accel, count)
     if accel is None:
         fixed = FIXED_GPU_MACHINES.get(machine)
         if fixed is not None:
             # The [CC] examples always spell the GPU out, and the server pairs type and count.
-            errors.append(f"{machine} needs acceleratorType {fixed[0]} and acceleratorCount "
-                          f"{fixed[1]}")
-        return errors
+            problems.append(Problem("machine-accelerator", "machineType", f"{machine} needs "
+                                    f"acceleratorType {fixed[0]} and acceleratorCount {fixed[1]}"))
+        return problems
     assert count is not None  # paired with accel above
     if is_tpu(accel):
-        return errors + [f"{accel} is not available on {machine}{_hint_for(accel, count)}"]
-    return errors + _check_gpu_on_machine(machine, accel, count)
+        return problems + [_accel(f"{accel} is not available on {machine}"
+                                  f"{_hint_for(accel, count)}")]
+    return problems + _check_gpu_on_machine(machine, accel, count)
 
 
 def _smallest(candidates: list[str]) -> str | None:

@@ -35,7 +35,7 @@ def parse_yaml(blob: bytes | str, shown: str) -> tuple[Config, tuple[Diagnostic,
     doc, found = source.parse(blob, shown)
     named = Config(file=shown)
     if doc.data is None:
-        if all(d.message.startswith(("empty document", "empty file")) for d in found):
+        if all(d.code == "empty-document" for d in found):
             return named, ()
         return named, tuple(_coded(_reworded(d)) for d in found)
     return check(doc.data, doc.collector(), doc.suspect)
@@ -68,7 +68,7 @@ def parse_pyproject(blob: bytes | str, shown: str) -> tuple[Config, tuple[Diagno
 
 
 def _reworded(d: Diagnostic) -> Diagnostic:
-    if d.path == "$" and d.message.startswith("the top level must be a mapping"):
+    if d.code == "top-level-mapping":
         kind = d.message.rsplit(" ", 1)[-1]
         return dataclasses.replace(d, message=f"the repo config must be a mapping (ignore, "
                                    f"severity, policy, ...), not a {kind}")
@@ -89,7 +89,7 @@ def check(data: Any, c: Collector, suspect: dict) -> tuple[Config, tuple[Diagnos
     """The config `data` says, and its problems: schema violations (schemas/v1/
     config.schema.json), numbers YAML misread, codes trainspec does not have, durations."""
     bad: set[str] = set()
-    for path, message, hint, at_key in problems_of(_validator(), data):
+    for path, _, message, hint, at_key in problems_of(_validator(), data):
         if path in _WORDING and not at_key:
             message, hint = _WORDING[path]
             message = message.format(value=_at(data, path))

@@ -15,10 +15,11 @@ tests/golden-import/ check it against the real gcloud.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
+
+from .. import suggest
 
 VERTEX_COMMAND = ("ai", "custom-jobs", "create")
 TUNING_COMMAND = ("ai", "hp-tuning-jobs", "create")
@@ -250,7 +251,7 @@ def _options(inv: Invocation, options: list[tuple[str, str | None]],
             inv.values[name.replace("--no-", "--")] = not name.startswith("--no-")
             continue
         if name not in value_flags:
-            close = difflib.get_close_matches(name, sorted(value_flags | bool_flags), n=1)
+            close = suggest.close(name, sorted(value_flags | bool_flags))
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             pre_ga = inv.api == "ai-platform" and name in ML_VALUE_PRE_GA
             unknown.append(name + (" (only in gcloud beta and alpha)" if pre_ga else hint))

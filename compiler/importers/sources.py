@@ -8,6 +8,7 @@ gcloud), `vertex-sdk` (Python SDK / GAPIC arguments in snake_case).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -92,7 +93,8 @@ def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]
         return None, [_retarget(d) for d in found]
     data = _exact_json(text) or doc.data
     if data.get("apiVersion") == "trainspec/v1" or "spec" in data and "kind" in data:
-        c.error("$", "this is already a trainspec spec", "validate or compile it instead")
+        c.error("$", "this is already a trainspec spec", "validate or compile it instead",
+                code="import-already-spec")
         return None, c.items
     if "trainingInput" in data:
         kind = "ml-rest" if "jobId" in data else "ml-gcloud"
@@ -107,7 +109,8 @@ def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]
         return _sdk(data, c), c.items
     c.error("$", "not a training job config: expected trainingInput (AI Platform), "
             "workerPoolSpecs or jobSpec (Vertex AI), or SDK worker_pool_specs / job_spec",
-            f"top-level keys: {', '.join(sorted(map(str, data))) or 'none'}")
+            f"top-level keys: {', '.join(sorted(map(str, data))) or 'none'}",
+            code="import-not-job-config")
     return None, c.items
 
 
@@ -143,13 +146,13 @@ def describe(data: dict) -> str | None:
 
 
 def _retarget(d: Diagnostic) -> Diagnostic:
-    if d.message.startswith("the top level must be a mapping"):
+    """The loader's words for a spec, said of a job config."""
+    if d.code == "top-level-mapping":
         kind = d.message.rsplit(" ", 1)[-1]
-        return Diagnostic(d.path, f"not a job config: the top level is a {kind}, not a mapping",
-                          d.severity, d.file, d.position, d.hint)
-    if d.message.startswith(("empty file", "empty document")):
-        return Diagnostic(d.path, "empty file: expected a job config", d.severity, d.file,
-                          d.position, d.hint)
+        return dataclasses.replace(d, message=f"not a job config: the top level is a {kind}, "
+                                   "not a mapping")
+    if d.code == "empty-document":
+        return dataclasses.replace(d, message="empty file: expected a job config")
     return d
 
 
@@ -307,13 +310,15 @@ def _sdk_study(src: Source, data: dict, base: str) -> dict:
     algorithm = data.get("search_algorithm")
     if algorithm not in _SDK_ALGORITHMS:
         src.collector.error(f"{base}.search_algorithm", f"unknown search_algorithm "
-                            f"{algorithm!r}", "None, 'grid' or 'random'")
+                            f"{algorithm!r}", "None, 'grid' or 'random'",
+                            code="import-enum-value")
     elif _SDK_ALGORITHMS[algorithm]:
         spec["algorithm"] = _SDK_ALGORITHMS[algorithm]
     measurement = data.get("measurement_selection", _SDK_MEASUREMENT_DEFAULT)
     if measurement not in _SDK_MEASUREMENTS:
         src.collector.error(f"{base}.measurement_selection", f"unknown measurement_selection "
-                            f"{measurement!r}", "'best' or 'last'")
+                            f"{measurement!r}", "'best' or 'last'",
+                            code="import-enum-value")
     else:
         spec["measurementSelectionType"] = _SDK_MEASUREMENTS[measurement]
         if "measurement_selection" not in data:
@@ -329,7 +334,7 @@ def _sdk_parameter(src: Source, pid: str, value: Any, at: str) -> dict:
     kind = _SDK_KINDS.get(value.get("type")) if isinstance(value, dict) else None
     if kind is None:
         src.collector.error(where, "a parameter spec needs its class as \"type\": one of "
-                            + ", ".join(_SDK_KINDS))
+                            + ", ".join(_SDK_KINDS), code="import-required-field")
         return {"parameterId": pid}
     out: dict[str, Any] = {"parameterId": pid}
     if kind in RANGED:
@@ -341,13 +346,14 @@ def _sdk_parameter(src: Source, pid: str, value: Any, at: str) -> dict:
     scale = value.get("scale")
     if scale is not None and scale not in _SDK_SCALES:
         src.collector.error(f"{where}.scale", f"unknown scale {scale!r}",
-                            "'linear', 'log' or 'reverse_log'")
+                            "'linear', 'log' or 'reverse_log'", code="import-enum-value")
     elif _SDK_SCALES.get(scale):
         out["scaleType"] = _SDK_SCALES[scale]
     children = value.get("conditional_parameter_spec") or {}
     if children and kind not in PARENT_VALUES:
         src.collector.error(f"{where}.conditional_parameter_spec", "only integer, discrete and "
-                            "categorical parameters take conditional parameters")
+                            "categorical parameters take conditional parameters",
+                            code="tuning-conditional-parent")
     elif isinstance(children, dict) and children:
         out["conditionalParameterSpecs"] = [
             {"parameterSpec": _sdk_parameter(src, cid, child,
@@ -369,7 +375,8 @@ def _staging_output(src: Source, spec: dict, bucket: str, prefix: str) -> None:
             f"of the run>, a new folder per run; the spec names the fixed folder {root}/{prefix}")
     src.note("$.jobSpec.baseOutputDirectory", text)
     src.collector.warning("$.jobSpec.baseOutputDirectory", text,
-                          "set spec.outputDir to the folder the job should write to")
+                          "set spec.outputDir to the folder the job should write to",
+                          code="import-output-dir")
 
 
 def _sdk_kwarg(src: Source, spec: dict, key: str, value: Any, at: str) -> None:
@@ -397,7 +404,8 @@ def _sdk_kwarg(src: Source, spec: dict, key: str, value: Any, at: str) -> None:
             spec[target] = camelize(value)
     else:
         src.collector.error(at, f"SDK argument {key!r} has no CustomJob field trainspec can "
-                            "import", "set it in the spec by hand if it has a trainspec key")
+                            "import", "set it in the spec by hand if it has a trainspec key",
+                            code="import-unknown-field")
 
 
 def _container_job_pools(data: dict, run: dict, src: Source) -> list[dict]:

@@ -107,16 +107,14 @@ def from_vertex(src: Source, d: Draft) -> None:
         elif key in COUNTS:
             setattr(t, COUNTS[key], as_int(value))
         elif key != "studySpec":
-            c.error(f"$.{key}", f"unknown HyperparameterTuningJob field {key!r}")
+            c.error(f"$.{key}", f"unknown HyperparameterTuningJob field {key!r}",
+                    code="import-unknown-field")
     spec = study.get("studySpec")
-    if not isinstance(spec, dict):
-        c.error("$.studySpec", "studySpec must be a mapping (a StudySpec)")
+    if isinstance(spec, dict):
+        _no_key(spec, STUDY_KNOWN, "$.studySpec", "StudySpec", c)
+    else:
+        c.error("$.studySpec", "studySpec must be a mapping (a StudySpec)", code="import-shape")
         return
-    for key in spec:
-        if key not in STUDY_KNOWN:
-            c.error(f"$.studySpec.{key}", f"StudySpec field {key!r} has no trainspec key",
-                    "HyperparameterTuningJob does not support it" if key == "observationNoise"
-                    else None)
     t.metrics = tuple(_metric(m, f"$.studySpec.metrics[{i}]", c, d)
                       for i, m in enumerate(_list(spec, "metrics", "$.studySpec", c)))
     t.parameters = tuple(_parameter(p, f"$.studySpec.parameters[{i}]", c, d, True)
@@ -126,11 +124,13 @@ def from_vertex(src: Source, d: Draft) -> None:
                           "$.studySpec.measurementSelectionType", c)
     rules = [k for k in spec if k in _RULE]
     if len(rules) > 1:
-        c.error("$.studySpec", "more than one automated stopping spec: Vertex takes one")
+        c.error("$.studySpec", "more than one automated stopping spec: Vertex takes one",
+                code="import-unsupported")
     elif rules:
         settings = spec[rules[0]]
         if not isinstance(settings, dict):
-            c.error(f"$.studySpec.{rules[0]}", f"{rules[0]} must be a mapping")
+            c.error(f"$.studySpec.{rules[0]}", f"{rules[0]} must be a mapping",
+                    code="import-shape")
         else:
             t.stopping = (_RULE[rules[0]], {k: as_int(v) for k, v in settings.items()})
     for setting in ("max_trials", "parallel_trials"):
@@ -147,10 +147,19 @@ def from_vertex(src: Source, d: Draft) -> None:
             d.comment(f"spec.tuning.{SETTINGS[setting][0]}", note)
 
 
+def _no_key(value: dict, known: Any, at: str, message: str, c: Collector) -> None:
+    """Refuse the fields of `value` (a `message`, e.g. StudySpec) that spec.tuning cannot say."""
+    for key in value:
+        if key not in known:
+            c.error(f"{at}.{key}", f"{message} field {key!r} has no trainspec key",
+                    "HyperparameterTuningJob does not support it" if key == "observationNoise"
+                    else None, code="import-unknown-field")
+
+
 def _list(spec: dict, key: str, at: str, c: Collector) -> list:
     value = spec.get(key)
     if not isinstance(value, list) or not value:
-        c.error(f"{at}.{key}", f"{key} must be a non-empty list")
+        c.error(f"{at}.{key}", f"{key} must be a non-empty list", code="import-shape")
         return []
     return value
 
@@ -159,18 +168,16 @@ def _enum(value: Any, table: dict, at: str, c: Collector) -> str | None:
     if value is None or value in _UNSET:
         return None
     if not isinstance(value, str) or value not in table:
-        c.error(at, f"unknown value {value!r}")
+        c.error(at, f"unknown value {value!r}", code="import-enum-value")
         return None
     return table[value]
 
 
 def _metric(m: Any, at: str, c: Collector, d: Draft) -> Metric:
     if not isinstance(m, dict) or not isinstance(m.get("metricId"), str):
-        c.error(at, "a metric needs metricId")
+        c.error(at, "a metric needs metricId", code="import-required-field")
         return Metric("", "maximize", at)
-    for key in m:
-        if key not in ("metricId", "goal"):
-            c.error(f"{at}.{key}", f"MetricSpec field {key!r} has no trainspec key")
+    _no_key(m, ("metricId", "goal"), at, "MetricSpec", c)
     goal = _enum(m.get("goal"), _GOAL, f"{at}.goal", c)
     if goal is None:
         d.comment("spec.tuning.metrics", f"{m['metricId']}: no goal in the source (Vertex "
@@ -180,21 +187,19 @@ def _metric(m: Any, at: str, c: Collector, d: Draft) -> Metric:
 
 def _parameter(p: Any, at: str, c: Collector, d: Draft, top: bool) -> Parameter:
     if not isinstance(p, dict) or not isinstance(p.get("parameterId"), str):
-        c.error(at, "a parameter needs parameterId")
+        c.error(at, "a parameter needs parameterId", code="import-required-field")
         return Parameter("", None, at)
-    known = {"parameterId", "scaleType", "conditionalParameterSpecs", *VALUE_SPECS.values()}
-    for key in p:
-        if key not in known:
-            c.error(f"{at}.{key}", f"ParameterSpec field {key!r} has no trainspec key")
+    _no_key(p, {"parameterId", "scaleType", "conditionalParameterSpecs", *VALUE_SPECS.values()},
+            at, "ParameterSpec", c)
     given = [k for k in VALUE_SPECS.values() if k in p]
     if len(given) != 1:
         c.error(at, "a parameter needs exactly one of doubleValueSpec, integerValueSpec, "
-                "discreteValueSpec, categoricalValueSpec")
+                "discreteValueSpec, categoricalValueSpec", code="import-required-field")
         return Parameter(p["parameterId"], None, at)
     kind, spec = _KIND[given[0]], p[given[0]] if isinstance(p[given[0]], dict) else {}
     if "defaultValue" in spec:
         c.error(f"{at}.{given[0]}.defaultValue", "defaultValue is not supported by "
-                "HyperparameterTuningJob (Vertex AI Vizier only)")
+                "HyperparameterTuningJob (Vertex AI Vizier only)", code="import-unsupported")
     low = high = None
     values: tuple = ()
     if kind in RANGED:
@@ -210,11 +215,12 @@ def _parameter(p: Any, at: str, c: Collector, d: Draft, top: bool) -> Parameter:
         where = f"{at}.conditionalParameterSpecs[{j}]"
         if not top:
             c.error(where, "a conditional parameter with conditions of its own: trainspec "
-                    "takes one level of conditional parameters")
+                    "takes one level of conditional parameters", code="import-unsupported")
             continue
         parents = [k for k in PARENT_VALUES.values() if isinstance(cond, dict) and k in cond]
         if len(parents) != 1 or not isinstance(cond.get("parameterSpec"), dict):
-            c.error(where, "a conditional parameter needs parameterSpec and one parent*Values")
+            c.error(where, "a conditional parameter needs parameterSpec and one parent*Values",
+                    code="import-required-field")
             continue
         when = tuple(_number(v, kind) for v in (cond[parents[0]] or {}).get("values") or ())
         child = _parameter(cond["parameterSpec"], f"{where}.parameterSpec", c, d, False)

@@ -71,19 +71,21 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
             c.error(path, "a spec read from standard input has no folder for python.source to "
                     "be relative to" if job.file.startswith("<") else
                     "the spec is in no repository (no Pulumi.yaml or .git in its folder or "
-                    "above it): python.source is read only inside the spec's repository")
+                    "above it): python.source is read only inside the spec's repository",
+                    code="source-no-repository")
             continue
         repo, spec_dir = located
         folder = posixpath.normpath(posixpath.join(spec_dir, source))
         if source.startswith("/") or folder == ".." or folder.startswith("../"):
             c.error(path, f"{source!r} is outside the repository ({repo.root_shown})",
                     "python.source is a folder inside the spec's repository, relative to the "
-                    "spec file")
+                    "spec file", code="source-outside-repository")
             continue
         folder = "" if folder == "." else folder
         if not job.staging_bucket:
             if not any(d.path == "$.spec.stagingBucket" and d.is_error for d in c.items):
-                c.error(path, "no staging bucket to upload the package to", BUCKET_HINT)
+                c.error(path, "no staging bucket to upload the package to", BUCKET_HINT,
+                        code="source-staging-bucket")
             continue
         key = (id(repo), folder, task.module)
         if key not in built:
@@ -94,8 +96,9 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
                 built[key] = e
         package = built[key]
         if isinstance(package, BuildError):
-            for message, hint, key in package.problems:
-                c.error(module_path if key == "module" else path, message, hint)
+            for problem in package.problems:
+                c.error(module_path if problem.key == "module" else path, problem.message,
+                        problem.hint, code=problem.code)
             continue
         upload = Upload(package, job.staging_bucket, path)
         uploads.setdefault((upload.bucket, package.object_name), upload)

@@ -39,10 +39,10 @@ _CREDENTIAL_FIELD = {b"service_account": b'"private_key"', b"authorized_user": b
 @dataclass
 class Collected:
     """The files to archive (path relative to the source folder → the repository entry read
-    for it: a link's target), and what is wrong."""
+    for it: a link's target), and what is wrong: (rule code, message)."""
 
     files: dict[str, Entry] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
     too_many: bool = False
 
 
@@ -99,9 +99,9 @@ def collect(repo: Repo, source: str, allow_secrets: tuple[str, ...] = ()) -> Col
                 continue
             if entry.kind == DIR:
                 if repo.entry(posixpath.join(entry.path, ".git")) is not None:
-                    out.problems.append(f"{repo.shown(entry.path)} is another git repository (a "
-                                        "submodule?): its files are not this repository's; "
-                                        "ignore it in .gitignore")
+                    out.problems.append(("source-nested-repository", f"{repo.shown(entry.path)} is "
+                                         "another git repository (a submodule?): its files are "
+                                         "not this repository's; ignore it in .gitignore"))
                 else:
                     pending.append(entry.path)
                 continue
@@ -111,13 +111,14 @@ def collect(repo: Repo, source: str, allow_secrets: tuple[str, ...] = ()) -> Col
                 if entry is None:
                     continue
             elif entry.kind == OTHER:
-                out.problems.append(f"{repo.shown(entry.path)} is not a regular file (a pipe, a "
-                                    "device or a git submodule): ignore it in .gitignore")
+                out.problems.append(("source-special-file", f"{repo.shown(entry.path)} is not a "
+                                     "regular file (a pipe, a device or a git submodule): "
+                                     "ignore it in .gitignore"))
                 continue
             kind = _secret_kind(repo, name, entry)
             if kind and not (allowed and allowed.match_file(shown_path)):
-                out.problems.append(f"{repo.shown(shown_path)} looks like a secret ({kind}): it "
-                                    "would be uploaded with the trainer")
+                out.problems.append(("source-secret-file", f"{repo.shown(shown_path)} looks like a "
+                                     f"secret ({kind}): it would be uploaded with the trainer"))
             out.files[rel] = entry
             if len(out.files) > MAX_FILES:
                 out.too_many = True
@@ -143,19 +144,20 @@ def _follow(repo: Repo, link: Entry, source: str, out: Collected) -> Entry | Non
             not source or resolved == source or resolved.startswith(source + "/"))
         found = repo.entry(resolved) if inside else None
         if found is None:
-            out.problems.append(f"{repo.shown(link.path)} is a symbolic link to {target!r}, "
-                                "outside the source folder or missing: copy the file in, or "
-                                "ignore the link in .gitignore")
+            out.problems.append(("source-link", f"{repo.shown(link.path)} is a symbolic link to "
+                                 f"{target!r}, outside the source folder or missing: copy the "
+                                 "file in, or ignore the link in .gitignore"))
             return None
         if found.kind == FILE:
             return found
         if found.kind != LINK:
-            out.problems.append(f"{repo.shown(link.path)} is a symbolic link to a "
-                                f"{'folder' if found.kind == DIR else 'special file'} "
-                                f"({target!r}): only links to files are packaged")
+            out.problems.append(("source-link", f"{repo.shown(link.path)} is a symbolic link to "
+                                 f"a {'folder' if found.kind == DIR else 'special file'} "
+                                 f"({target!r}): only links to files are packaged"))
             return None
         path = resolved
-    out.problems.append(f"{repo.shown(link.path)}: too many levels of symbolic links")
+    out.problems.append(("source-link", f"{repo.shown(link.path)}: too many levels of "
+                         "symbolic links"))
     return None
 
 

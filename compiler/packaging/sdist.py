@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config.model import RepoConfig
+from ..rules import Problem
 from . import archive, collect, metadata
 from .tree import DIR, LINK, Repo, TreeError
 
@@ -23,6 +24,7 @@ OBJECT_PREFIX = "trainspec/packages"
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 METADATA_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 MIB = 1024 * 1024
+_SECRET_HINT = "add it to .gitignore, or allow it in trainspec.yaml packaging.allowSecretFiles"
 
 
 @dataclass(frozen=True)
@@ -52,13 +54,13 @@ class Package:
 
 @dataclass
 class BuildError(Exception):
-    """Why a source folder cannot be packaged: each problem with a hint (or None) and the
-    python key it is about ("source" or "module")."""
+    """Why a source folder cannot be packaged: each problem with its rule code, a hint (or
+    None) and the python key it is about ("source" or "module")."""
 
-    problems: list[tuple[str, str | None, str]]
+    problems: list[Problem]
 
     def __str__(self) -> str:
-        return "; ".join(m for m, _, _ in self.problems)
+        return "; ".join(p.message for p in self.problems)
 
 
 def build(repo: Repo, source: str, config: RepoConfig, module: str | None,
@@ -68,7 +70,7 @@ def build(repo: Repo, source: str, config: RepoConfig, module: str | None,
     try:
         return _build(repo, source, config, module, out_dir, mtime)
     except TreeError as e:
-        raise BuildError([(str(e), None, "source")]) from e
+        raise BuildError([Problem("source-unreadable", "source", str(e))]) from e
 
 
 def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
@@ -79,27 +81,28 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
         what = "does not exist" if entry is None else (
             "is a symbolic link (name the folder itself)" if entry.kind == LINK
             else "is not a folder")
-        raise BuildError([(f"{shown} {what}", "python.source is a folder holding "
-                           "pyproject.toml or setup.py, relative to the spec file", "source")])
+        raise BuildError([Problem("source-folder", "source", f"{shown} {what}", "python.source is "
+                                  "a folder holding pyproject.toml or setup.py, relative to the "
+                                  "spec file")])
     found = collect.collect(repo, source, config.allow_secret_files)
     if found.too_many:
-        raise BuildError([(f"{shown} holds more than {collect.MAX_FILES} files to package",
-                           "ignore data, outputs and environments in .gitignore", "source")])
-    problems: list[tuple[str, str | None, str]] = [
-        (p, "add it to .gitignore, or allow it in trainspec.yaml packaging.allowSecretFiles"
-         if "looks like a secret" in p else None, "source") for p in found.problems]
+        raise BuildError([Problem("source-file-count", "source", f"{shown} holds more than "
+                                  f"{collect.MAX_FILES} files to package", "ignore data, "
+                                  "outputs and environments in .gitignore")])
+    problems = [Problem(code, "source", message, _SECRET_HINT if code == "source-secret-file"
+                        else None) for code, message in found.problems]
     total = sum(e.size for e in found.files.values())
     if total > config.max_size_mib * MIB:
         top = ", ".join(f"{posixpath.join(shown, p)} ({_size(s)})"
                         for p, s in collect.largest(found.files))
-        problems.append((f"the files to package total {_size(total)}, over the "
-                         f"{config.max_size_mib} MiB limit; largest: {top}",
-                         "ignore data and outputs in .gitignore, or raise packaging.maxSizeMiB "
-                         "in trainspec.yaml", "source"))
+        problems.append(Problem("source-size", "source", f"the files to package total "
+                                f"{_size(total)}, over the {config.max_size_mib} MiB limit; "
+                                f"largest: {top}", "ignore data and outputs in .gitignore, or "
+                                "raise packaging.maxSizeMiB in trainspec.yaml"))
     for name in METADATA_FILES:
         if name in found.files and found.files[name].size > metadata.MAX_METADATA_FILE:
-            problems.append((f"{shown}/{name} is larger than "
-                             f"{metadata.MAX_METADATA_FILE // MIB} MiB", None, "source"))
+            problems.append(Problem("source-metadata", "source", f"{shown}/{name} is larger "
+                                    f"than {metadata.MAX_METADATA_FILE // MIB} MiB"))
     if problems:
         raise BuildError(problems)
     repo.prefetch([e.path for e in found.files.values()])
@@ -107,7 +110,7 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
         meta = metadata.read({name: repo.read(found.files[name].path)
                               for name in METADATA_FILES if name in found.files})
     except metadata.MetadataError as e:
-        raise BuildError([(f"{shown}: {e}", None, "source")]) from e
+        raise BuildError([Problem("source-metadata", "source", f"{shown}: {e}")]) from e
     if module is not None:
         _check_module(module, meta, found.files, shown)
     members = [(path, e.executable, _reader(repo, e.path)) for path, e in found.files.items()]
@@ -139,18 +142,18 @@ def _reader(repo: Repo, path: str):
 
 def _check_module(module: str, meta: metadata.Metadata, files: dict, shown: str) -> None:
     if not _MODULE.match(module):
-        raise BuildError([(f"{module!r} is not a module name",
-                           "dotted Python identifiers, e.g. trainer.task", "module")])
+        raise BuildError([Problem("source-module-name", "module", f"{module!r} is not a module "
+                                  "name", "dotted Python identifiers, e.g. trainer.task")])
     candidates = metadata.module_files(module, meta.package_dir)
     if any(c in files for c in candidates):
         return
     tops = sorted({p.split("/")[0] for p in files if p.endswith(".py") and "/" in p}
                   | {p[:-3] for p in files if p.endswith(".py") and "/" not in p
                      and p != "setup.py"})
-    raise BuildError([(f"module {module!r} is not in the package built from {shown}: none of "
-                       f"{', '.join(candidates[:2])}, ... is there",
-                       f"its top-level modules and packages: {', '.join(tops[:8]) or 'none'}",
-                       "module")])
+    raise BuildError([Problem("source-module-missing", "module", f"module {module!r} is not in "
+                              f"the package built from {shown}: none of "
+                              f"{', '.join(candidates[:2])}, ... is there", "its top-level "
+                              f"modules and packages: {', '.join(tops[:8]) or 'none'}")])
 
 
 def _size(n: int) -> str:

@@ -48,8 +48,8 @@ def git(repo: Path, *args: str) -> bytes:
     return proc.stdout
 
 
-def _unreadable(path: str, message: str) -> Diagnostic:
-    return Diagnostic("$", message, file=shown(path), position=Position(1, 1))
+def _unreadable(path: str, message: str, code: str | None) -> Diagnostic:
+    return Diagnostic("$", message, file=shown(path), position=Position(1, 1), code=code)
 
 
 def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, Content]:
@@ -73,13 +73,13 @@ def _read_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]) 
             continue
         if not path.isprintable():  # keyed as shown: a report never holds a raw line break
             out[shown(path)] = _unreadable(path, "the file name holds a control character (a "
-                                           "line break?): rename it")
+                                           "line break?): rename it", "file-name")
         elif mode == "120000":
             out[path] = _unreadable(path, "a symbolic link: diff reads the spec files git stores, "
-                                    "not what links point to")
+                                    "not what links point to", "file-type")
         elif int(size) > source.MAX_BYTES:
             out[path] = _unreadable(path, f"file is larger than {source.MAX_BYTES // 1048576} MiB "
-                                    f"({size} bytes)")
+                                    f"({size} bytes)", "file-size")
         else:
             blobs.append(path)
     if not blobs:
@@ -104,14 +104,15 @@ def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
         full = root / rel
         if not rel.isprintable():
             out[shown(rel)] = _unreadable(rel, "the file name holds a control character "
-                                          "(a line break?): rename it")
+                                          "(a line break?): rename it", "file-name")
             continue
         if os.path.islink(full):
             out[rel] = _unreadable(rel, "a symbolic link: diff reads the spec files git "
-                                   "stores, not what links point to")
+                                   "stores, not what links point to", "file-type")
             continue
         blob, problem = source.read_bytes(str(full))
-        out[rel] = blob if problem is None else _unreadable(rel, problem.message)
+        out[rel] = blob if problem is None else _unreadable(rel, problem.message,
+                                                                problem.code)
     return dict(sorted(out.items()))
 
 
@@ -133,7 +134,7 @@ def _read_file(root: Path, ref: str | None, path: str) -> Content | None:
         if not os.path.lexists(full):
             return None
         blob, problem = source.read_bytes(str(full))
-        return blob if problem is None else _unreadable(path, problem.message)
+        return blob if problem is None else _unreadable(path, problem.message, problem.code)
     return _read_git(root, ref, path, lambda listed: listed == path).get(path)
 
 

@@ -147,11 +147,8 @@ def _check_task(job: Job, c: Collector) -> None:
                       "default (gcloud sends none without --python-version)",
                       "set pythonVersion, e.g. \"3.7\" for runtime 1.15 and later")
         else:
-            known, problems = images.check_runtime_python(task.runtime_version,
-                                                          task.python_version)
-            for message in problems:
-                (c.error if known else c.warning)("$.spec.python.pythonVersion" if known
-                                                  else "$.spec.python.runtimeVersion", message)
+            c.report("$.spec.python", images.check_runtime_python(task.runtime_version,
+                                                                   task.python_version))
 
 
 def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
@@ -185,12 +182,9 @@ def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
         job.note(f"{p}.machineType", f"{pick} (smallest machine for this pool)")
     if job.extension.unchecked(pool.machine_type, pool.accelerator_type, job.region):
         return  # the repo config's extension: no catalog row to check it against
-    verified = machines.check_ml_verified(pool.machine_type, pool.accelerator_type,
-                                          pool.accelerator_count)
-    for message in machines.check_ml(pool.machine_type, pool.accelerator_type,
-                                     pool.accelerator_count):
-        # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings.
-        (c.error if message in verified else c.warning)(f"{p}.machineType", message)
+    # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings (compiler/rules.py).
+    c.report(p, machines.check_ml(pool.machine_type, pool.accelerator_type,
+                                  pool.accelerator_count))
     # A region of the repo config's extension has no row in the table to check against.
     if job.region and pool.accelerator_type and not job.extension.has_region(job.region) \
             and not regions.ml_accelerator_in_region(job.region, pool.accelerator_type):

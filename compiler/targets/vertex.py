@@ -20,6 +20,7 @@ from ..catalog import accelerators, documented, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import human, to_google
 from ..model import Container, Job, Pool, PythonPackage
+from ..rules import Problem
 from ..schemas import did_you_mean
 from ..tuning import (
     ALGORITHMS,
@@ -83,8 +84,8 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     peers = psc.get("dnsPeeringConfigs") if isinstance(psc, dict) else None
     for i, peer in enumerate(peers if isinstance(peers, list) else ()):
         if isinstance(peer, dict):
-            _report(c, f"$.spec.vertex.pscInterfaceConfig.dnsPeeringConfigs[{i}].domain",
-                    documented.check_dns_domain(peer.get("domain")))
+            c.report(f"$.spec.vertex.pscInterfaceConfig.dnsPeeringConfigs[{i}].domain",
+                     documented.check_dns_domain(peer.get("domain")))
     if job.kind == KIND and job.tuning is not None:
         _check_tuning(job, job.tuning, c)
 
@@ -202,11 +203,10 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
     p = f"$.spec.pools.{pool.role}"
     # No machine means nothing fits the accelerator: already reported by _resolve_machine.
     # A machine or accelerator of the repo config's extension has no catalog row to check.
-    for message in machines.check_vertex(pool.machine_type, pool.accelerator_type,
-                                         pool.accelerator_count, pool.tpu_topology) \
-            if pool.machine_type and not job.extension.unchecked(
-                pool.machine_type, pool.accelerator_type, job.region) else ():
-        c.error(_where(p, pool, message), message)
+    if pool.machine_type and not job.extension.unchecked(
+            pool.machine_type, pool.accelerator_type, job.region):
+        c.report(p, machines.check_vertex(pool.machine_type, pool.accelerator_type,
+                                          pool.accelerator_count, pool.tpu_topology))
     if pool.tpu_tf_version:
         c.error(f"{p}.tpuTfVersion", "cannot be expressed on vertex (ai-platform only)")
     if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_VERTEX:
@@ -223,11 +223,6 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
         _executor(job, pool, c, today)
 
 
-def _report(c: Collector, path: str, problems: list[documented.Problem]) -> None:
-    for code, message, hint in problems:
-        c.add(path, message, severity=documented.severity(code), hint=hint)
-
-
 def _check_documented(job: Job, pool: Pool, c: Collector) -> None:
     """The rules of catalog/documented.py for one pool: errors where the fact is verified,
     warnings otherwise (each rule says which)."""
@@ -235,30 +230,16 @@ def _check_documented(job: Job, pool: Pool, c: Collector) -> None:
     persistent = bool(job.vertex.get("persistentResourceId"))
     affinity = (pool.reservation or {}).get("affinity")
     if pool.gpu_partition_size:
-        _report(c, f"{p}.gpuPartitionSize",
-                documented.check_gpu_partition(pool.accelerator_type, pool.gpu_partition_size))
+        c.report(f"{p}.gpuPartitionSize",
+                 documented.check_gpu_partition(pool.accelerator_type, pool.gpu_partition_size))
     networked = bool(job.network or job.vertex.get("pscInterfaceConfig"))
     for i, mount in enumerate(pool.nfs_mounts):
-        for key, code, message, hint in documented.check_nfs(mount, networked or i > 0):
-            c.add(f"{p}.nfsMounts[{i}]" + (f".{key}" if key else ""), message,
-                  severity=documented.severity(code), hint=hint)
-    _report(c, f"{p}.reservation", documented.check_reservation(
+        c.report(f"{p}.nfsMounts[{i}]", documented.check_nfs(mount, networked or i > 0))
+    c.report(f"{p}.reservation", documented.check_reservation(
         affinity, job.scheduling.strategy, persistent))
-    _report(c, f"{p}.machineType", documented.check_gb200(pool.accelerator_type, affinity,
-                                                           persistent))
-    _report(c, f"{p}.disk.type", documented.check_disk(pool.machine_type, pool.disk_type))
-
-
-def _where(p: str, pool: Pool, message: str) -> str:
-    """The spec key a catalog message is about: the count, the accelerator or the machine."""
-    if not pool.accelerator_type:
-        return f"{p}.tpuTopology" if "topology" in message.lower() and pool.tpu_topology \
-            else f"{p}.machineType"
-    if "acceleratorCount" in message:
-        return f"{p}.accelerator.count"
-    if pool.accelerator_type in message:
-        return f"{p}.accelerator.type"
-    return f"{p}.machineType"
+    c.report(f"{p}.machineType", documented.check_gb200(pool.accelerator_type, affinity,
+                                                         persistent))
+    c.report(f"{p}.disk.type", documented.check_disk(pool.machine_type, pool.disk_type))
 
 
 def _check_region(job: Job, pool: Pool, c: Collector) -> None:
@@ -305,9 +286,8 @@ def _executor(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
             return
         pool.task = dataclasses.replace(task, executor_image=image)
         job.note(f"{base}.executorImage", f"{image} for runtime {task.runtime_version}: {note}")
-    status, message = images.executor_image_status(image, today=today)
-    if status != "ok" and message:
-        c.warning(f"{base}.executorImage", message)
+    problem = images.executor_image_problem(image, today=today)
+    c.report(base, [problem] if problem else [])
 
 
 def _check_scheduling(job: Job, c: Collector) -> None:
@@ -318,13 +298,13 @@ def _check_scheduling(job: Job, c: Collector) -> None:
     pools = list(job.pools.values())
     if s.strategy == "SPOT" and any(_is_tpu(p) and (p.accelerator_count or 0) >= 32 or
                                     (p.accelerator_type == "TPU_V4_POD") for p in pools):
-        _report(c, "$.spec.scheduling.strategy", [
-            ("spot-tpu-pod", "Spot VMs are not available for TPU Pods", None)])
+        c.report("$.spec.scheduling.strategy", [
+            Problem("spot-tpu-pod", "", "Spot VMs are not available for TPU Pods")])
     elif s.strategy == "SPOT":
         for p in pools:
             if documented.multi_host_tpu(p.machine_type, p.tpu_topology):
-                _report(c, "$.spec.scheduling.strategy", [(
-                    "spot-multi-host-tpu", f"Spot VMs are not available for TPU Pods, and "
+                c.report("$.spec.scheduling.strategy", [Problem(
+                    "spot-multi-host-tpu", "", f"Spot VMs are not available for TPU Pods, and "
                     f"{p.machine_type} with topology {p.tpu_topology} spans several VMs (a Pod "
                     "slice)", "use strategy STANDARD, or a single-host topology")])
     if s.strategy != "FLEX_START":
