@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import fields
 from .catalog import accelerators, machines
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
@@ -107,21 +108,18 @@ def _pool(job: Job, pool: Pool) -> list[str]:
 
 
 def _settings(job: Job) -> list[str]:
-    s = job.scheduling
-    parts = []
-    if s.strategy:
-        parts.append(f"strategy {s.strategy}")
-    if s.timeout is not None:
-        parts.append(f"timeout {human(s.timeout)}")
-    else:
-        parts.append("timeout 7d (API default)")
-    if s.max_wait is not None:
-        parts.append(f"max wait {human(s.max_wait)}")
-    if s.priority is not None:
-        parts.append(f"priority {s.priority}")
-    lines = ["  scheduling " + ", ".join(parts)]
-    for label, value in (("service account", job.service_account), ("network", job.network),
-                         ("output dir", job.output_dir), ("CMEK key", job.encryption_key)):
-        if value:
-            lines.append(f"  {label:<10} {value}")
-    return lines
+    """The simple fields explain shows (fields.ROWS with an explain label): the scheduling
+    ones on one line, the others one per line."""
+    parts, lines = [], []
+    for row in fields.JOB_ROWS:
+        value = job.get(row)
+        if row is fields.TIMEOUT_ROW and value is None:
+            parts.append("timeout 7d (API default)")
+        if row.explain is None or value is None:
+            continue
+        shown = human(value) if row.codec.name == "duration" else value
+        if row.spec.startswith("scheduling."):
+            parts.append(f"{row.explain} {shown}")
+        else:
+            lines.append(f"  {row.explain:<10} {shown}")
+    return ["  scheduling " + ", ".join(parts)] + lines

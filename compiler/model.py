@@ -6,10 +6,10 @@ Both lowering modules (targets/vertex.py, targets/aiplatform.py) read only this 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .fields import Row
     from .tuning import Tuning
 
 ROLES = ("chief", "worker", "parameterServer", "evaluator")
@@ -97,16 +97,6 @@ class Pool:
 
 
 @dataclass
-class Scheduling:
-    timeout: Decimal | None = None
-    max_wait: Decimal | None = None
-    restart_on_worker_restart: bool | None = None
-    strategy: str | None = None
-    disable_retries: bool | None = None
-    priority: int | None = None
-
-
-@dataclass
 class Job:
     file: str
     name: str
@@ -117,17 +107,13 @@ class Job:
     run: str | None = None  # metadata.run, as text: part of the generation, never in a Vertex body
     project: str | None = None
     region: str | None = None
-    service_account: str | None = None
-    network: str | None = None
-    output_dir: str | None = None
     staging_bucket: str | None = None  # bucket name (no gs://) for python.source archives
-    encryption_key: str | None = None
-    enable_web_access: bool | None = None
     container: Container | None = None
     python: PythonPackage | None = None
     env: tuple[EnvVar, ...] = ()
     pools: dict[str, Pool] = field(default_factory=dict)
-    scheduling: Scheduling = field(default_factory=Scheduling)
+    # The simple fields (compiler/fields.py JOB_ROWS), decoded: row attr → value; unset absent.
+    settings: dict[str, Any] = field(default_factory=dict)
     vertex: dict[str, Any] = field(default_factory=dict)
     ai_platform: dict[str, Any] = field(default_factory=dict)
     # The search of a tuning job: spec.tuning, or (ai-platform) spec.aiPlatform.hyperparameters.
@@ -138,6 +124,26 @@ class Job:
         """The chief pool a spec without pools gets: the spec-level task and env."""
         return Pool(role="chief", path=path, task=self.container or self.python,
                     env=self.env, **fields)
+
+    def get(self, row: Row) -> Any:
+        """The value of a simple field (a JOB row of compiler/fields.py), None if unset."""
+        return self.settings.get(row.attr)
+
+    @property
+    def service_account(self) -> str | None:
+        return self.settings.get("service_account")
+
+    @property
+    def network(self) -> str | None:
+        return self.settings.get("network")
+
+    @property
+    def output_dir(self) -> str | None:
+        return self.settings.get("output_dir")
+
+    @property
+    def encryption_key(self) -> str | None:
+        return self.settings.get("encryption_key")
 
     def note(self, path: str, text: str) -> None:
         self.notes.append(f"{path}: {text}")

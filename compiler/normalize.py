@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import durations, tuning_rules
+from . import durations, fields, tuning_rules
 from .catalog import accelerators, machines
 from .diagnostics import Collector
 from .model import (
@@ -23,7 +23,6 @@ from .model import (
     Job,
     Pool,
     PythonPackage,
-    Scheduling,
     secret_config_key,
 )
 from .packaging import bucket_name
@@ -35,7 +34,6 @@ MAX_ARGS_CHARS = 100_000
 MAX_PACKAGES = 100  # [DD-AIP] pythonPackageSpec.packageUris, [DD-ML] packageUris
 MAX_ENV = 100  # [DD-AIP] ContainerSpec.env
 DEFAULT_PROJECT_KEYS = ("project", "region")
-DURATION_PATHS = ("$.spec.scheduling.timeout", "$.spec.scheduling.maxWait")
 
 
 @dataclass(frozen=True)
@@ -65,10 +63,6 @@ def _run(value: Any) -> str | None:
     if isinstance(value, bool):
         return None
     return str(value) if isinstance(value, (int, str)) else None
-
-
-def _b(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
 
 
 def _i(value: Any) -> int | None:
@@ -105,7 +99,7 @@ class Normalizer:
         not its text, would be used."""
         for path, reading in self.doc.suspect.items():
             if path not in self.as_text:
-                message, hint = reading.problem(duration=path in DURATION_PATHS)
+                message, hint = reading.problem(duration=path in fields.DURATION_PATHS)
                 self.c.error(path, message, hint)
 
     # -- top level -------------------------------------------------------------------------
@@ -123,15 +117,10 @@ class Normalizer:
         job.labels = self.labels(_d(meta.get("labels")), "$.metadata.labels", platform)
         for key in DEFAULT_PROJECT_KEYS:
             self.place(job, spec, key)
-        job.service_account = _s(spec.get("serviceAccount"))
-        job.network = _s(spec.get("network"))
-        job.output_dir = _s(spec.get("outputDir"))
         self.staging_bucket(job, spec)
-        job.encryption_key = _s(spec.get("encryptionKey"))
-        job.enable_web_access = _b(spec.get("enableWebAccess"))
         job.container, job.python = self.spec_task(spec)
         job.env = self.env(_d(spec.get("env")), "$.spec.env", ())
-        job.scheduling = self.scheduling(_d(spec.get("scheduling")))
+        job.settings = self.settings(spec)
         job.vertex = _d(spec.get("vertex"))
         job.ai_platform = _d(spec.get("aiPlatform"))
         self.tuning(job, spec)
@@ -290,12 +279,11 @@ class Normalizer:
         pool.task, pool.overrides = self.pool_task(job, raw, path)
         pool.env = self.env(_d(raw.get("env")), path + ".env", job.env)
         pool.env_overridden = "env" in raw
-        pool.tpu_topology = _s(raw.get("tpuTopology"))
-        pool.gpu_partition_size = _s(raw.get("gpuPartitionSize"))
-        pool.tpu_tf_version = _s(raw.get("tpuTfVersion"))
-        pool.reservation = self.reservation(_d(raw.get("reservation")), path + ".reservation")
-        pool.nfs_mounts = tuple(m for m in raw.get("nfsMounts") or () if isinstance(m, dict))
-        pool.lustre_mounts = tuple(m for m in raw.get("lustreMounts") or () if isinstance(m, dict))
+        for row in fields.POOL_ROWS:
+            value = self.decode(row, raw, row.spec, f"{path}.{row.spec}")
+            if value is not None:
+                setattr(pool, row.attr, value)
+        self.reservation(pool.reservation, path + ".reservation")
         if pool.gpu_partition_size and pool.accelerator_count not in (None, 1):
             c.error(path + ".gpuPartitionSize", "a GPU partition needs accelerator count 1")
         self.task_rules(pool)
@@ -320,16 +308,15 @@ class Normalizer:
             count = implied[1] if implied and implied[0] == enum else 1
         pool.accelerator_count = count
 
-    def reservation(self, raw: dict, path: str) -> dict | None:
+    def reservation(self, raw: dict | None, path: str) -> None:
         if not raw:
-            return None
+            return
         affinity = _s(raw.get("affinity"))
         values = raw.get("values") if isinstance(raw.get("values"), list) else None
         if affinity == "SPECIFIC" and not values:
             self.c.error(path, "a SPECIFIC reservation needs values (the reservation name)")
         if affinity in ("ANY", "NONE") and (values or "key" in raw):
             self.c.error(path, f"key and values apply only to SPECIFIC, not {affinity}")
-        return raw
 
     def pool_task(self, job: Job, raw: dict, path: str):
         pc, pp = raw.get("container"), raw.get("python")
@@ -371,28 +358,37 @@ class Normalizer:
         if len(pool.env) > MAX_ENV:
             c.error(path, f"{len(pool.env)} environment variables: at most {MAX_ENV}")
 
-    # -- scheduling and cross-field rules ---------------------------------------------------
-    def scheduling(self, raw: dict) -> Scheduling:
-        s = Scheduling(
-            restart_on_worker_restart=_b(raw.get("restartOnWorkerRestart")),
-            strategy=_s(raw.get("strategy")),
-            disable_retries=_b(raw.get("disableRetries")),
-            priority=self.integer(raw, "priority", "$.spec.scheduling.priority"),
-        )
-        for key, attr in (("timeout", "timeout"), ("maxWait", "max_wait")):
-            if key in raw and f"$.spec.scheduling.{key}" not in self.doc.suspect:
-                seconds = durations.parse(raw[key])
-                if seconds is None:
-                    self.c.error(f"$.spec.scheduling.{key}", f"invalid duration {raw[key]!r}",
-                                 "use 90s, 30m, 2h, 1d, 1h30m or plain seconds")
-                elif seconds == 0 and key == "timeout":
-                    self.c.error("$.spec.scheduling.timeout", "timeout must be greater than 0")
-                elif durations.problem(seconds):
-                    self.c.error(f"$.spec.scheduling.{key}",
-                                 f"{raw[key]!r} is {durations.problem(seconds)}")
-                else:
-                    setattr(s, attr, seconds)
-        return s
+    # -- simple fields (compiler/fields.py) and cross-field rules -----------------------------
+    def settings(self, spec: dict) -> dict[str, Any]:
+        """The JOB rows written in `spec`, decoded: row attr → value."""
+        out: dict[str, Any] = {}
+        for row in fields.JOB_ROWS:
+            *parents, key = row.spec.split(".")
+            raw = spec
+            for parent in parents:
+                raw = _d(raw.get(parent))
+            value = self.decode(row, raw, key, row.path)
+            if value is not None:
+                out[row.attr] = value
+        return out
+
+    def decode(self, row: fields.Row, raw: dict, key: str, path: str) -> Any:
+        """`raw[key]` as the row's model value; None if absent, misread or refused here."""
+        if key not in raw or path in self.doc.suspect:
+            return None
+        value = row.codec.decode(raw[key])
+        if row.codec.name != "duration":
+            return value
+        if value is None:
+            self.c.error(path, f"invalid duration {raw[key]!r}",
+                         "use 90s, 30m, 2h, 1d, 1h30m or plain seconds")
+        elif value == 0 and row.codec.positive:
+            self.c.error(path, f"{key} must be greater than 0")
+        elif durations.problem(value):
+            self.c.error(path, f"{raw[key]!r} is {durations.problem(value)}")
+        else:
+            return value
+        return None
 
     def cross_checks(self, job: Job) -> None:
         c = self.c

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import fields
 from . import study
 from .sources import Source
 from .spec import Draft, as_int, is_zero_accel, set_disk
@@ -15,14 +16,14 @@ ROLES = {
     "parameterServer": ("parameterServerType", "parameterServerCount", "parameterServerConfig"),
     "evaluator": ("evaluatorType", "evaluatorCount", "evaluatorConfig"),
 }
+# TrainingInput fields code reads (the simple ones are fields.ROWS, read back by the table).
 KNOWN = {"scaleTier", "masterType", "masterConfig", "workerType", "workerConfig",
          "parameterServerType", "parameterServerConfig", "evaluatorType", "evaluatorConfig",
          "workerCount", "parameterServerCount", "evaluatorCount", "packageUris", "pythonModule",
-         "args", "hyperparameters", "region", "jobDir", "runtimeVersion", "pythonVersion",
-         "encryptionConfig", "scheduling", "network", "serviceAccount", "useChiefInTfConfig",
-         "enableWebAccess"}
-CONFIG_KNOWN = {"acceleratorConfig", "imageUri", "tpuTfVersion", "containerCommand",
-                "containerArgs", "diskConfig"}
+         "args", "hyperparameters", "region", "runtimeVersion", "pythonVersion"} \
+    | fields.known(fields.ML, "trainingInput")
+CONFIG_KNOWN = {"acceleratorConfig", "imageUri", "containerCommand", "containerArgs",
+                "diskConfig"} | fields.known(fields.ML, "", fields.POOL_ROWS)
 LEGACY_NOTE = ("legacy machine names kept: compile --platform vertex maps them to Compute "
                "Engine types (approximate)")
 
@@ -41,21 +42,10 @@ def to_spec(src: Source, d: Draft) -> None:
     d.labels(job.get("labels"), "$.labels")
     if tin.get("region") is not None:
         d.set("spec.region", tin["region"], src.notes.get("$.trainingInput.region"))
-    for key, spec_key in (("serviceAccount", "serviceAccount"), ("network", "network"),
-                          ("jobDir", "outputDir"), ("enableWebAccess", "enableWebAccess")):
-        if key in tin:
-            d.set(f"spec.{spec_key}", tin[key], src.notes.get(f"$.trainingInput.{key}"))
-    kms = tin.get("encryptionConfig")
-    if isinstance(kms, dict) and "kmsKeyName" in kms:
-        d.set("spec.encryptionKey", kms["kmsKeyName"])
+    for row, value, at in fields.read(job, fields.ML):
+        d.set(f"spec.{row.spec}", value, src.notes.get("$." + fields.origin(row, at)[0]))
     _task(src, tin, d)
     _pools(src, tin, d)
-    sched = tin.get("scheduling")
-    if isinstance(sched, dict):
-        for key, spec_key in (("maxRunningTime", "timeout"), ("maxWaitTime", "maxWait"),
-                              ("priority", "priority")):
-            if key in sched:
-                d.set(f"spec.scheduling.{spec_key}", sched[key])
     tier = tin.get("scaleTier")
     if tier is None and not d.has("spec.pools"):
         d.set("spec.aiPlatform.scaleTier", "BASIC", ["no scaleTier in the source: the API "
@@ -64,9 +54,6 @@ def to_spec(src: Source, d: Draft) -> None:
         d.set("spec.aiPlatform.scaleTier", tier, src.notes.get("$.trainingInput.scaleTier"))
     elif tier == "CUSTOM":
         d.comment("spec.pools", "scaleTier CUSTOM in the source: implied by pools")
-    if "useChiefInTfConfig" in tin:
-        d.set("spec.aiPlatform.useChiefInTfConfig", tin["useChiefInTfConfig"],
-              src.notes.get("$.trainingInput.useChiefInTfConfig"))
     hp = tin.get("hyperparameters")
     if isinstance(hp, dict):
         study.from_ml(src, hp, d)  # a tuning job: kind HyperparameterTuningJob, spec.tuning
@@ -174,9 +161,8 @@ def _pools(src: Source, tin: dict, d: Draft) -> None:
         elif isinstance(accel, dict):
             d.comment(p, f"{cfg_key}.acceleratorConfig {_show(accel)} means no accelerator")
         set_disk(d, p, cfg.get("diskConfig"))
-        if "tpuTfVersion" in cfg:
-            d.set(f"{p}.tpuTfVersion", cfg["tpuTfVersion"],
-                  src.notes.get(f"{at}.{cfg_key}.tpuTfVersion"))
+        for row, value, key in fields.read(cfg, fields.ML, fields.POOL_ROWS):
+            d.set(f"{p}.{row.spec}", value, src.notes.get(f"{at}.{cfg_key}.{key}"))
         if not d.has(p):
             d.set(p, {})
     if legacy:

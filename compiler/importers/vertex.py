@@ -4,34 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import fields
 from ..catalog import accelerators
 from .sources import Source
 from .spec import Draft, as_int, is_zero_accel, set_disk
 
 ROLES = ("chief", "worker", "parameterServer", "evaluator")  # pools 0..3
-JOB_KNOWN = {"displayName", "labels", "jobSpec", "encryptionSpec"}
+# Request fields that code reads (the simple ones are fields.ROWS, read back by the table).
+JOB_KNOWN = {"displayName", "labels", "jobSpec"} | fields.known(fields.VERTEX, "")
+# displayName becomes metadata.name, or spec.vertex.displayName when it is no valid name
+# (decompile._name).
+BY_CODE = frozenset({"displayName"})
 OUTPUT_ONLY = {"name", "state", "createTime", "startTime", "endTime", "updateTime", "error",
                "webAccessUris", "satisfiesPzs", "satisfiesPzi"}
-# CustomJobSpec field → spec path (simple copies).
-SPEC_FIELDS = {
-    "serviceAccount": "spec.serviceAccount", "network": "spec.network",
-    "enableWebAccess": "spec.enableWebAccess",
-    "reservedIpRanges": "spec.vertex.reservedIpRanges",
-    "pscInterfaceConfig": "spec.vertex.pscInterfaceConfig",
-    "enableDashboardAccess": "spec.vertex.enableDashboardAccess",
-    "tensorboard": "spec.vertex.tensorboard", "experiment": "spec.vertex.experiment",
-    "experimentRun": "spec.vertex.experimentRun",
-    "persistentResourceId": "spec.vertex.persistentResourceId",
-    "protectedArtifactLocationId": "spec.vertex.protectedArtifactLocationId",
-    "models": "spec.vertex.models",
-}
-SCHEDULING = {"timeout": "timeout", "restartJobOnWorkerRestart": "restartOnWorkerRestart",
-              "strategy": "strategy", "disableRetries": "disableRetries",
-              "maxWaitDuration": "maxWait"}
-POOL_KNOWN = {"machineSpec", "replicaCount", "diskSpec", "containerSpec", "pythonPackageSpec",
-              "nfsMounts", "lustreMounts"}
-MACHINE_KNOWN = {"machineType", "acceleratorType", "acceleratorCount", "tpuTopology",
-                 "reservationAffinity", "gpuPartitionSize"}
+SPEC_KNOWN = {"workerPoolSpecs"} | fields.known(fields.VERTEX, "jobSpec")
+SCHEDULING = fields.known(fields.VERTEX, "jobSpec.scheduling")
+POOL_KNOWN = {"machineSpec", "replicaCount", "diskSpec", "containerSpec", "pythonPackageSpec"} \
+    | fields.known(fields.VERTEX, "", fields.POOL_ROWS)
+MACHINE_KNOWN = {"machineType", "acceleratorType", "acceleratorCount"} \
+    | fields.known(fields.VERTEX, "machineSpec", fields.POOL_ROWS)
 TASKS = {"containerSpec": ("container", {"imageUri": "image", "command": "command",
                                          "args": "args"}),
          "pythonPackageSpec": ("python", {"executorImageUri": "executorImage",
@@ -39,8 +30,6 @@ TASKS = {"containerSpec": ("container", {"imageUri": "image", "command": "comman
                                           "args": "args"})}
 # Scheduling.strategy values the API marks enumDeprecated, and their current names ([DD-AIP]).
 DEPRECATED_STRATEGIES = {"ON_DEMAND": "STANDARD", "LOW_COST": "SPOT"}
-AFFINITY = {"ANY_RESERVATION": "ANY", "SPECIFIC_RESERVATION": "SPECIFIC",
-            "NO_RESERVATION": "NONE"}
 
 
 def to_spec(src: Source, d: Draft) -> None:
@@ -52,25 +41,23 @@ def to_spec(src: Source, d: Draft) -> None:
         elif key not in JOB_KNOWN:
             c.error(f"$.{key}", f"unknown CustomJob field {key!r}")
     d.labels(job.get("labels"), "$.labels")
-    enc = job.get("encryptionSpec")
-    if isinstance(enc, dict) and "kmsKeyName" in enc:
-        d.set("spec.encryptionKey", enc["kmsKeyName"], src.notes.get("$.encryptionSpec"))
     spec = job.get("jobSpec")
     if not isinstance(spec, dict):
         c.error("$.jobSpec", "jobSpec must be a mapping (a CustomJobSpec)")
         return
-    for key, value in spec.items():
-        at = f"$.jobSpec.{key}"
-        if key in SPEC_FIELDS:
-            if value not in (None, [], {}):
-                d.set(SPEC_FIELDS[key], value, src.notes.get(at))
-        elif key == "baseOutputDirectory":
-            if isinstance(value, dict) and "outputUriPrefix" in value:
-                d.set("spec.outputDir", value["outputUriPrefix"], src.notes.get(at))
-        elif key == "scheduling":
-            _scheduling(src, value, d)
-        elif key != "workerPoolSpecs":
-            c.error(at, f"unknown CustomJobSpec field {key!r}")
+    for key in spec:
+        if key not in SPEC_KNOWN:
+            c.error(f"$.jobSpec.{key}", f"unknown CustomJobSpec field {key!r}")
+    _scheduling(src, spec.get("scheduling", {}))
+    for row, value, at in fields.read(job, fields.VERTEX):
+        if at in BY_CODE or (row is fields.STRATEGY and value == "STRATEGY_UNSPECIFIED"):
+            continue
+        if row is fields.STRATEGY and value in DEPRECATED_STRATEGIES:
+            d.set(f"spec.{row.spec}", DEPRECATED_STRATEGIES[value],
+                  [f"{value} is the deprecated name of {DEPRECATED_STRATEGIES[value]} (the API "
+                   "takes both; trainspec writes the current one)"])
+        else:
+            d.set(f"spec.{row.spec}", value, src.notes.get("$." + fields.origin(row, at)[0]))
     pools = spec.get("workerPoolSpecs")
     if not isinstance(pools, list) or not pools:
         c.error("$.jobSpec.workerPoolSpecs", "workerPoolSpecs must be a non-empty list of pools",
@@ -82,21 +69,13 @@ def to_spec(src: Source, d: Draft) -> None:
     _pools(src, pools, d)
 
 
-def _scheduling(src: Source, value: Any, d: Draft) -> None:
+def _scheduling(src: Source, value: Any) -> None:
     if not isinstance(value, dict):
         src.collector.error("$.jobSpec.scheduling", "scheduling must be a mapping")
         return
-    for key, v in value.items():
+    for key in value:
         if key not in SCHEDULING:
             src.collector.error(f"$.jobSpec.scheduling.{key}", f"unknown Scheduling field {key!r}")
-        elif key == "strategy" and v == "STRATEGY_UNSPECIFIED":
-            continue
-        elif key == "strategy" and v in DEPRECATED_STRATEGIES:
-            d.set("spec.scheduling.strategy", DEPRECATED_STRATEGIES[v],
-                  [f"{v} is the deprecated name of {DEPRECATED_STRATEGIES[v]} (the API "
-                   "takes both; trainspec writes the current one)"])
-        else:
-            d.set(f"spec.scheduling.{SCHEDULING[key]}", v)
 
 
 def _pools(src: Source, pools: list, d: Draft) -> None:
@@ -146,21 +125,9 @@ def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
             d.set(f"{p}.accelerator.count", as_int(n))
     elif kind not in (None, "") or n is not None:
         d.comment(p, "accelerator type unspecified / count 0 in the source: no accelerator")
-    for key, spec_key in (("tpuTopology", "tpuTopology"), ("gpuPartitionSize", "gpuPartitionSize")):
-        if key in m:
-            d.set(f"{p}.{spec_key}", m[key])
-    aff = m.get("reservationAffinity")
-    if isinstance(aff, dict):
-        kind = aff.get("reservationAffinityType")
-        res: dict = {"affinity": AFFINITY.get(kind, kind)}
-        for key in ("key", "values"):
-            if key in aff:
-                res[key] = aff[key]
-        d.set(f"{p}.reservation", res)
     set_disk(d, p, pool.get("diskSpec"))
-    for key in ("nfsMounts", "lustreMounts"):
-        if pool.get(key):
-            d.set(f"{p}.{key}", pool[key])
+    for row, value, _ in fields.read(pool, fields.VERTEX, fields.POOL_ROWS):
+        d.set(f"{p}.{row.spec}", value)
     if not d.has(p):
         d.set(p, {})
 

@@ -10,7 +10,7 @@ import datetime
 import re
 from decimal import Decimal
 
-from .. import tuning_rules
+from .. import fields, tuning_rules
 from ..catalog import accelerators, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import to_google
@@ -30,16 +30,9 @@ FIELDS = {
 }
 MIN_MAX_WAIT = Decimal(1800)  # [DD-ML] Scheduling.maxWaitTime: "minimum 1800s"
 JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")  # [MMJ] naming rules
-
-_VERTEX_ONLY_SCHEDULING = {
-    "restart_on_worker_restart": "restartOnWorkerRestart",
-    "disable_retries": "disableRetries",
-}
-_VERTEX_ONLY_POOL = {
-    "tpu_topology": "tpuTopology", "reservation": "reservation",
-    "gpu_partition_size": "gpuPartitionSize", "nfs_mounts": "nfsMounts",
-    "lustre_mounts": "lustreMounts",
-}
+# The order of the TrainingInput keys after the pools and the task (those of new rows follow).
+ORDER = ("region", "jobDir", "runtimeVersion", "pythonVersion", "scheduling", "network",
+         "serviceAccount", "useChiefInTfConfig", "encryptionConfig", "enableWebAccess")
 
 
 RUN_SUFFIX = "_run_"
@@ -75,9 +68,12 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     for path in env_at:
         c.error(path, "ai-platform has no environment variables",
                 "env is vertex only; pass settings as args")
-    for key in job.vertex:
-        c.error(f"$.spec.vertex.{key}", "cannot be expressed on ai-platform (vertex only)")
-    _check_scheduling(job, c)
+    for row, message in fields.refusals(fields.ML, job.get):
+        c.error(row.path, message)
+    max_wait = job.get(fields.MAX_WAIT)
+    if max_wait is not None and max_wait < MIN_MAX_WAIT:
+        c.error("$.spec.scheduling.maxWait", f"ai-platform needs maxWait of at least 30m (1800s), "
+                f"not {to_google(max_wait)}")
     tier = job.ai_platform.get("scaleTier")
     if job.pools and tier not in (None, "CUSTOM"):
         c.error("$.spec.aiPlatform.scaleTier", f"scaleTier {tier} with pools: pools mean CUSTOM",
@@ -104,19 +100,6 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     if legacy_names and len(legacy_names) + len(mixable) != len(job.pools):
         c.error("$.spec.pools", "mixes AI Platform legacy machine names with Compute Engine types",
                 "the ml v1 API needs every pool of one kind; only cloud_tpu workers may differ")
-
-
-def _check_scheduling(job: Job, c: Collector) -> None:
-    s = job.scheduling
-    for attr, key in _VERTEX_ONLY_SCHEDULING.items():
-        if getattr(s, attr) is not None:
-            c.error(f"$.spec.scheduling.{key}", "cannot be expressed on ai-platform (vertex only)")
-    if s.strategy not in (None, "STANDARD"):
-        c.error("$.spec.scheduling.strategy", f"strategy {s.strategy} cannot be expressed on "
-                "ai-platform (vertex only)")
-    if s.max_wait is not None and s.max_wait < MIN_MAX_WAIT:
-        c.error("$.spec.scheduling.maxWait", f"ai-platform needs maxWait of at least 30m (1800s), "
-                f"not {to_google(s.max_wait)}")
 
 
 def _check_task(job: Job, c: Collector) -> None:
@@ -155,9 +138,9 @@ def _check_task(job: Job, c: Collector) -> None:
 
 def _check_pool(job: Job, pool: Pool, c: Collector, legacy_kind: bool) -> None:
     p = f"$.spec.pools.{pool.role}"
-    for attr, key in _VERTEX_ONLY_POOL.items():
-        if getattr(pool, attr):
-            c.error(f"{p}.{key}", "cannot be expressed on ai-platform (vertex only)")
+    for row, message in fields.refusals(fields.ML, lambda r: getattr(pool, r.attr),
+                                        fields.POOL_ROWS):
+        c.error(f"{p}.{row.spec}", message)
     if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_ML:
         c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not an AI Platform boot disk type",
                 "pd-ssd or pd-standard")
@@ -238,35 +221,23 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
     if job.tuning is not None:
         tin["hyperparameters"] = hyperparameters(job.tuning)
         origins["trainingInput.hyperparameters"] = job.tuning.path
+    head = len(tin)
     tin["region"] = job.region
     origins["trainingInput.region"] = "$.spec.region"
-    if job.output_dir:
-        tin["jobDir"] = job.output_dir
-        origins["trainingInput.jobDir"] = "$.spec.outputDir"
     if isinstance(task, PythonPackage):
         tin.update(compact({"runtimeVersion": task.runtime_version,
                              "pythonVersion": task.python_version}))
-    s = job.scheduling
-    sched = compact({
-        "maxRunningTime": to_google(s.timeout) if s.timeout is not None else None,
-        "maxWaitTime": to_google(s.max_wait) if s.max_wait is not None else None,
-        "priority": s.priority,
-    })
-    if sched:
-        tin["scheduling"] = sched
-        origins["trainingInput.scheduling"] = "$.spec.scheduling"
-    tin.update(compact({
-        "network": job.network,
-        "serviceAccount": job.service_account,
-        "useChiefInTfConfig": job.ai_platform.get("useChiefInTfConfig"),
-        "encryptionConfig": {"kmsKeyName": job.encryption_key} if job.encryption_key else None,
-        "enableWebAccess": job.enable_web_access,
-    }))
     body: dict = {"jobId": job_id(job.name, job.run)}
     if job.labels:
         body["labels"] = dict(job.labels)
         origins["labels"] = "$.metadata.labels"
     body["trainingInput"] = tin
+    for row, at in fields.lower(fields.ML, job.get, body):
+        key, spec_path = fields.origin(row, at)
+        origins[key] = spec_path
+    tail = sorted(list(tin.items())[head:], key=lambda kv: ORDER.index(kv[0])
+                  if kv[0] in ORDER else len(ORDER))
+    body["trainingInput"] = dict(list(tin.items())[:head] + tail)
     return body, origins
 
 
@@ -288,8 +259,7 @@ def _config(pool: Pool, chief_task, pooled_args: bool) -> dict:
     disk = compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
     if disk:
         out["diskConfig"] = disk
-    if pool.tpu_tf_version:
-        out["tpuTfVersion"] = pool.tpu_tf_version
+    fields.lower(fields.ML, lambda r: getattr(pool, r.attr), out, fields.POOL_ROWS)
     return out
 
 

@@ -15,10 +15,10 @@ from decimal import Decimal
 
 import yaml
 
-from .. import tuning_rules
+from .. import fields, tuning_rules
 from ..catalog import accelerators, documented, images, machines, regions
 from ..diagnostics import Collector
-from ..durations import human, to_google
+from ..durations import human
 from ..model import Container, Job, Pool, PythonPackage
 from ..schemas import did_you_mean
 from ..tuning import (
@@ -49,14 +49,8 @@ SEVEN_DAYS = Decimal(7 * 86400)
 # [DWS] GPUs that Dynamic Workload Scheduler (FLEX_START) can provision.
 FLEX_START_GPUS = frozenset({"NVIDIA_L4", "NVIDIA_TESLA_A100", "NVIDIA_A100_80GB", "NVIDIA_H100_80GB",
                              "NVIDIA_H100_MEGA_80GB", "NVIDIA_H200_141GB", "NVIDIA_B200"})
-RESERVATION_KEY = "compute.googleapis.com/reservation-name"
-# spec.scheduling keys Vertex has no field for, and spec.aiPlatform keys with no equivalent.
-_NOT_ON_VERTEX = {
-    "hyperparameters": "hyperparameter tuning is a separate Vertex resource "
-                       "(HyperparameterTuningJob)",
-    "useChiefInTfConfig": "Vertex has no such field (pool 0's TF_CONFIG role is set by the "
-                          "service)",
-}
+# The legacy search (spec.aiPlatform.hyperparameters) has no place in a Vertex CustomJob.
+_HYPERPARAMETERS = "hyperparameter tuning is a separate Vertex resource (HyperparameterTuningJob)"
 
 
 def check(job: Job, c: Collector, today: datetime.date) -> None:
@@ -65,8 +59,8 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     if job.vertex.get("tensorboard") and not job.service_account:
         c.warning("$.spec.vertex.tensorboard", "Vertex TensorBoard needs a serviceAccount that "
                   "can write to it", "set spec.serviceAccount")
-    if job.scheduling.priority is not None:
-        c.error("$.spec.scheduling.priority", "Vertex has no job priority (ai-platform only)")
+    for row, message in fields.refusals(fields.VERTEX, job.get):
+        c.error(row.path, message)
     if job.region and job.region not in regions.VERTEX_TRAINING_REGIONS:
         hint = did_you_mean(job.region, sorted(regions.VERTEX_TRAINING_REGIONS))
         c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint)
@@ -135,12 +129,11 @@ def _check_tuning(job: Job, t: Tuning, c: Collector) -> None:
 
 
 def _check_ai_platform_keys(job: Job, c: Collector) -> None:
-    for key, why in _NOT_ON_VERTEX.items():
-        if key == "hyperparameters" and job.kind == KIND:
-            continue  # a tuning job's search is spec.tuning: refused as such by normalize
-        if key in job.ai_platform:
-            hint = _write_instead(job.tuning, c) if key == "hyperparameters" else None
-            c.error(f"$.spec.aiPlatform.{key}", f"cannot be expressed on vertex: {why}", hint)
+    # A tuning job's search is spec.tuning: its aiPlatform.hyperparameters is refused as such
+    # by normalize.
+    if "hyperparameters" in job.ai_platform and job.kind != KIND:
+        c.error("$.spec.aiPlatform.hyperparameters", f"cannot be expressed on vertex: "
+                f"{_HYPERPARAMETERS}", _write_instead(job.tuning, c))
     tier = job.ai_platform.get("scaleTier")
     if tier in (None, "CUSTOM"):
         return
@@ -204,8 +197,9 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
                                          pool.accelerator_count, pool.tpu_topology) \
             if pool.machine_type else ():
         c.error(_where(p, pool, message), message)
-    if pool.tpu_tf_version:
-        c.error(f"{p}.tpuTfVersion", "cannot be expressed on vertex (ai-platform only)")
+    for row, message in fields.refusals(fields.VERTEX, lambda r: getattr(pool, r.attr),
+                                        fields.POOL_ROWS):
+        c.error(f"{p}.{row.spec}", message)
     if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_VERTEX:
         c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not a Vertex boot disk type")
     if pool.gpu_partition_size and not pool.accelerator_type:
@@ -240,7 +234,7 @@ def _check_documented(job: Job, pool: Pool, c: Collector) -> None:
             c.add(f"{p}.nfsMounts[{i}]" + (f".{key}" if key else ""), message,
                   severity=documented.severity(code), hint=hint)
     _report(c, f"{p}.reservation", documented.check_reservation(
-        affinity, job.scheduling.strategy, persistent))
+        affinity, job.get(fields.STRATEGY), persistent))
     _report(c, f"{p}.machineType", documented.check_gb200(pool.accelerator_type, affinity,
                                                            persistent))
     _report(c, f"{p}.disk.type", documented.check_disk(pool.machine_type, pool.disk_type))
@@ -307,31 +301,31 @@ def _executor(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
 
 
 def _check_scheduling(job: Job, c: Collector) -> None:
-    s = job.scheduling
-    if s.max_wait is not None and s.strategy != "FLEX_START":
+    strategy, timeout = job.get(fields.STRATEGY), job.get(fields.TIMEOUT_ROW)
+    if job.get(fields.MAX_WAIT) is not None and strategy != "FLEX_START":
         c.error("$.spec.scheduling.maxWait", "maxWait applies only with strategy FLEX_START on "
                 "vertex (Dynamic Workload Scheduler)")
     pools = list(job.pools.values())
-    if s.strategy == "SPOT" and any(_is_tpu(p) and (p.accelerator_count or 0) >= 32 or
+    if strategy == "SPOT" and any(_is_tpu(p) and (p.accelerator_count or 0) >= 32 or
                                     (p.accelerator_type == "TPU_V4_POD") for p in pools):
         _report(c, "$.spec.scheduling.strategy", [
             ("spot-tpu-pod", "Spot VMs are not available for TPU Pods", None)])
-    elif s.strategy == "SPOT":
+    elif strategy == "SPOT":
         for p in pools:
             if documented.multi_host_tpu(p.machine_type, p.tpu_topology):
                 _report(c, "$.spec.scheduling.strategy", [(
                     "spot-multi-host-tpu", f"Spot VMs are not available for TPU Pods, and "
                     f"{p.machine_type} with topology {p.tpu_topology} spans several VMs (a Pod "
                     "slice)", "use strategy STANDARD, or a single-host topology")])
-    if s.strategy != "FLEX_START":
+    if strategy != "FLEX_START":
         return
     for pool in pools:
         if pool.accelerator_type not in FLEX_START_GPUS:
             c.error(f"$.spec.pools.{pool.role}", "FLEX_START needs an L4, A100, H100, H200 or "
                     f"B200 GPU in every pool, not {pool.accelerator_type or 'none'}")
-    if s.timeout is not None and s.timeout > SEVEN_DAYS:
+    if timeout is not None and timeout > SEVEN_DAYS:
         c.error("$.spec.scheduling.timeout", f"FLEX_START jobs run at most 7 days, not "
-                f"{human(s.timeout)}")
+                f"{human(timeout)}")
     shapes = {(p.machine_type, p.accelerator_type, p.accelerator_count) for p in pools}
     if len(shapes) > 1:
         c.error("$.spec.pools", "FLEX_START needs the same machine, accelerator and count in "
@@ -413,45 +407,15 @@ def _custom_job(job: Job) -> tuple[dict, dict[str, str]]:
             while len(pools) < index:
                 pools.append({})
             pools.append(_pool(job.pools[role], f"jobSpec.workerPoolSpecs[{index}]", origins))
-    spec: dict = {"workerPoolSpecs": pools}
-    s = job.scheduling
-    sched = compact({
-        "timeout": to_google(s.timeout) if s.timeout is not None else None,
-        "restartJobOnWorkerRestart": s.restart_on_worker_restart,
-        "strategy": s.strategy,
-        "disableRetries": s.disable_retries,
-        "maxWaitDuration": to_google(s.max_wait) if s.max_wait is not None else None,
-    })
-    if sched:
-        spec["scheduling"] = sched
-    v = job.vertex
-    spec.update(compact({
-        "serviceAccount": job.service_account,
-        "network": job.network,
-        "reservedIpRanges": list(v.get("reservedIpRanges") or ()) or None,
-        "pscInterfaceConfig": _psc(v.get("pscInterfaceConfig")),
-        "baseOutputDirectory": {"outputUriPrefix": job.output_dir} if job.output_dir else None,
-        "enableWebAccess": job.enable_web_access,
-        "enableDashboardAccess": v.get("enableDashboardAccess"),
-        "tensorboard": v.get("tensorboard"),
-        "experiment": v.get("experiment"),
-        "experimentRun": v.get("experimentRun"),
-        "persistentResourceId": v.get("persistentResourceId"),
-        "protectedArtifactLocationId": v.get("protectedArtifactLocationId"),
-        "models": list(v.get("models") or ()) or None,
-    }))
-    for key, spec_key in (("serviceAccount", "serviceAccount"), ("network", "network"),
-                          ("baseOutputDirectory", "outputDir"), ("scheduling", "scheduling")):
-        origins[f"jobSpec.{key}"] = f"$.spec.{spec_key}"
-    body: dict = {"displayName": v.get("displayName") or job.name}
-    origins["displayName"] = "$.spec.vertex.displayName" if v.get("displayName") else "$.metadata.name"
+    body: dict = {"displayName": job.name}
+    origins["displayName"] = "$.metadata.name"
     if job.labels:
         body["labels"] = dict(job.labels)
         origins["labels"] = "$.metadata.labels"
-    body["jobSpec"] = spec
-    if job.encryption_key:
-        body["encryptionSpec"] = {"kmsKeyName": job.encryption_key}
-        origins["encryptionSpec"] = "$.spec.encryptionKey"
+    body["jobSpec"] = {"workerPoolSpecs": pools}
+    for row, at in fields.lower(fields.VERTEX, job.get, body):
+        key, spec_path = fields.origin(row, at)
+        origins[key] = spec_path
     return body, origins
 
 
@@ -460,9 +424,6 @@ def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
         "machineType": pool.machine_type,
         "acceleratorType": pool.accelerator_type,
         "acceleratorCount": pool.accelerator_count if pool.accelerator_type else None,
-        "tpuTopology": pool.tpu_topology,
-        "reservationAffinity": _reservation(pool.reservation),
-        "gpuPartitionSize": pool.gpu_partition_size,
     })
     out: dict = {"machineSpec": machine, "replicaCount": str(pool.replicas)}
     disk = compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
@@ -477,10 +438,7 @@ def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
         out["pythonPackageSpec"] = compact({
             "executorImageUri": task.executor_image, "packageUris": list(task.packages),
             "pythonModule": task.module, "args": list(task.args), "env": env})
-    if pool.nfs_mounts:
-        out["nfsMounts"] = [dict(m) for m in pool.nfs_mounts]
-    if pool.lustre_mounts:
-        out["lustreMounts"] = [dict(m) for m in pool.lustre_mounts]
+    fields.lower(fields.VERTEX, lambda r: getattr(pool, r.attr), out, fields.POOL_ROWS)
     p = pool.path
     origins.update({at: p, f"{at}.machineSpec": p, f"{at}.machineSpec.machineType": f"{p}.machineType",
                     f"{at}.machineSpec.acceleratorType": f"{p}.accelerator.type",
@@ -489,24 +447,3 @@ def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
                     f"{at}.containerSpec": f"{p}.container" if pool.overrides else "$.spec.container",
                     f"{at}.pythonPackageSpec": f"{p}.python" if pool.overrides else "$.spec.python"})
     return out
-
-
-def _reservation(raw: dict | None) -> dict | None:
-    if not raw:
-        return None
-    affinity = raw.get("affinity")
-    # API enum: NO_RESERVATION, ANY_RESERVATION, SPECIFIC_RESERVATION.
-    out: dict = {"reservationAffinityType": "NO_RESERVATION" if affinity == "NONE"
-                 else f"{affinity}_RESERVATION"}
-    if affinity == "SPECIFIC":
-        out["key"] = raw.get("key") or RESERVATION_KEY
-        out["values"] = list(raw.get("values") or ())
-    return out
-
-
-def _psc(raw: dict | None) -> dict | None:
-    if not raw:
-        return None
-    return compact({"networkAttachment": raw.get("networkAttachment"),
-                     "dnsPeeringConfigs": [dict(d) for d in raw.get("dnsPeeringConfigs") or ()]})
-
