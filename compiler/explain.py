@@ -7,14 +7,10 @@ from .catalog import accelerators, machines
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
+from .roles import BY_NAME
 from .targets import aiplatform
 from .tuning import KIND as TUNING_KIND
 from .tuning import summary
-
-_ROLE_TITLE = {"chief": "chief (pool 0)", "worker": "worker (pool 1)",
-               "parameterServer": "parameterServer (pool 2)", "evaluator": "evaluator (pool 3)"}
-_ML_TITLE = {"chief": "master", "worker": "worker", "parameterServer": "parameter server",
-             "evaluator": "evaluator"}
 
 
 def endpoint(job: Job) -> str:
@@ -74,7 +70,7 @@ def render(result: Result) -> str:
 
 
 def _pool(job: Job, pool: Pool) -> list[str]:
-    title = _ROLE_TITLE[pool.role] if job.platform == "vertex" else _ML_TITLE[pool.role]
+    title = BY_NAME[pool.role].title(job.platform)
     machine = pool.machine_type or "?"
     hw = f"{pool.replicas} × {machine}"
     if pool.accelerator_type:

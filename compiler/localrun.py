@@ -36,16 +36,18 @@ from . import pipeline
 from .diagnostics import format_text
 from .model import Container, EnvVar, Job, Pool, PythonPackage
 from .normalize import Options
+from .roles import ROLES
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 PLACEHOLDER_BUCKET = "trainspec-local-run"  # nothing is uploaded: any valid name will do
 AIP_DIRS = (("AIP_MODEL_DIR", "model"), ("AIP_CHECKPOINT_DIR", "checkpoints"),
             ("AIP_TENSORBOARD_LOG_DIR", "logs"))
 CONTAINER_AIP_ROOT = "/tmp/trainspec-outputs"
-# Pool roles: Vertex's workerpoolN, and TF_CONFIG's task types ([DIST]; evaluators are never in
-# TF_CONFIG's cluster). AI Platform's primary is "master" unless useChiefInTfConfig.
-POOL_INDEX = {"chief": 0, "worker": 1, "parameterServer": 2, "evaluator": 3}
-TF_TYPE = {"chief": "chief", "worker": "worker", "parameterServer": "ps", "evaluator": "evaluator"}
+# Pool roles (compiler/roles.py): Vertex's workerpoolN, and TF_CONFIG's task types ([DIST];
+# evaluators are never in TF_CONFIG's cluster). AI Platform's primary is "master" unless
+# useChiefInTfConfig.
+POOL_INDEX = {r.name: r.pool for r in ROLES}
+TF_TYPE = {r.name: r.tf_type for r in ROLES}
 FIRST_PORT = 2222
 
 

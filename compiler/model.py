@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .roles import CHIEF
+
 if TYPE_CHECKING:
     from .fields import Row
     from .tuning import Tuning
 
-ROLES = ("chief", "worker", "parameterServer", "evaluator")
 PLATFORMS = ("vertex", "ai-platform")
 KINDS = ("TrainingJob", "HyperparameterTuningJob")
 
@@ -122,7 +123,7 @@ class Job:
 
     def implicit_pool(self, path: str, **fields: Any) -> Pool:
         """The chief pool a spec without pools gets: the spec-level task and env."""
-        return Pool(role="chief", path=path, task=self.container or self.python,
+        return Pool(role=CHIEF.name, path=path, task=self.container or self.python,
                     env=self.env, **fields)
 
     def get(self, row: Row) -> Any:

@@ -17,7 +17,6 @@ from .model import (
     MANAGED_LABELS,
     MAX_LABELS,
     PLATFORMS,
-    ROLES,
     Container,
     EnvVar,
     Job,
@@ -26,6 +25,7 @@ from .model import (
     secret_config_key,
 )
 from .packaging import bucket_name
+from .roles import CHIEF, ROLES
 from .source import Document, child
 from .tuning import KIND as TUNING_KIND
 
@@ -125,14 +125,15 @@ class Normalizer:
         job.ai_platform = _d(spec.get("aiPlatform"))
         self.tuning(job, spec)
         for role in ROLES:
-            raw = _d(spec.get("pools")).get(role)
+            raw = _d(spec.get("pools")).get(role.name)
             if isinstance(raw, dict):
-                job.pools[role] = self.pool(job, role, raw, f"$.spec.pools.{role}")
+                job.pools[role.name] = self.pool(job, role.name, raw, f"$.spec.pools.{role.name}")
         if not job.pools:
             self.task_rules(job.implicit_pool("$.spec"))  # the pool (or scale tier) it runs on
-        if job.pools and "chief" not in job.pools:
-            self.c.error("$.spec.pools", "missing pool 'chief': the primary replica "
-                         "(Vertex pool 0 / AI Platform master) is required when pools are given")
+        if job.pools and CHIEF.name not in job.pools:
+            self.c.error("$.spec.pools", f"missing pool {CHIEF.name!r}: the primary replica "
+                         f"(Vertex pool {CHIEF.pool} / AI Platform {CHIEF.ml_name}) is required "
+                         "when pools are given")
         self.cross_checks(job)
         if "stagingBucket" in spec and not any(
                 isinstance(t, PythonPackage) and t.source is not None
@@ -267,10 +268,12 @@ class Normalizer:
         c = self.c
         pool = Pool(role=role, path=path)
         replicas = self.integer(raw, "replicas", path + ".replicas")
-        if role == "chief" and replicas is not None and replicas != 1:
+        chief = role == CHIEF.name
+        if chief and replicas is not None and replicas != 1:
             c.error(path + ".replicas", f"the chief pool runs exactly 1 replica, not {replicas}",
-                    "it is Vertex pool 0 / the AI Platform master; put more replicas in 'worker'")
-        pool.replicas = replicas if replicas is not None and role != "chief" else 1
+                    f"it is Vertex pool {CHIEF.pool} / the AI Platform {CHIEF.ml_name}; put more "
+                    "replicas in 'worker'")
+        pool.replicas = replicas if replicas is not None and not chief else 1
         pool.machine_type = _s(raw.get("machineType"))
         self.accelerator(pool, _d(raw.get("accelerator")), path + ".accelerator")
         disk = _d(raw.get("disk"))

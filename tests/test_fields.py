@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import fields
+from compiler import discovery, fields, roles
 from compiler.importers import flags
 
 ROOT = Path(__file__).parent.parent
@@ -87,3 +87,39 @@ def test_rows_name_one_spec_key_and_one_model_attribute_each() -> None:
     for scope in (fields.JOB, fields.POOL):
         rows = [r for r in fields.ROWS if r.scope == scope]
         assert len({r.spec for r in rows}) == len({r.attr for r in rows}) == len(rows)
+
+
+def _field(api: str, schema: str, path: str) -> dict | None:
+    """The discovery document's property at dotted `path` under `schema` (None: no such field)."""
+    schemas = discovery.load(api)["schemas"]
+    node: dict = {"$ref": schema}
+    for key in path.split("."):
+        node = schemas[node["$ref"]] if "$ref" in node else node.get("items", node)
+        node = node.get("properties", {}).get(key)
+        if node is None:
+            return None
+        node = node.get("items", node) if "$ref" in node.get("items", {}) else node
+    return node
+
+
+@pytest.mark.parametrize("row", fields.ROWS, ids=lambda r: r.spec)
+def test_every_row_path_is_a_request_field(row: fields.Row) -> None:
+    """Checked against the discovery documents: a typo in a path would send a field the API
+    refuses, or (on import) never read one it sends."""
+    if isinstance(row.vertex, str):
+        root = "GoogleCloudAiplatformV1CustomJob" if row.scope == fields.JOB \
+            else "GoogleCloudAiplatformV1WorkerPoolSpec"
+        assert _field("aiplatform", root, row.vertex) is not None, row.vertex
+    if isinstance(row.ml, str):
+        root = "GoogleCloudMlV1__Job" if row.scope == fields.JOB else "GoogleCloudMlV1__ReplicaConfig"
+        assert _field("ml", root, row.ml) is not None, row.ml
+
+
+def test_roles_are_the_schema_pools_and_ml_fields() -> None:
+    pools = SCHEMA["properties"]["spec"]["properties"]["pools"]["properties"]
+    assert tuple(pools) == roles.NAMES
+    assert [r.pool for r in roles.ROLES] == list(range(len(roles.ROLES)))
+    for r in roles.ROLES:
+        for name in (r.ml_type, r.ml_count, r.ml_config):
+            assert name is None or _field("ml", "GoogleCloudMlV1__TrainingInput", name), name
+    assert roles.CHIEF.ml_count is None and roles.CHIEF.pool == 0

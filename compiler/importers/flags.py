@@ -15,6 +15,7 @@ import argparse
 from typing import Any
 
 from .. import fields
+from ..roles import BY_NAME, CHIEF, ROLES
 from . import gcloud
 from .sources import ML, Source
 
@@ -26,16 +27,17 @@ def _dest(flag: str) -> str:
 # The flags of simple fields (the gcloud column of compiler/fields.py): flag dest → row.
 ROW_FLAGS = {p: {_dest(f): row for f, row in fields.flags(p).items() if row.scope == fields.JOB}
              for p in (fields.VERTEX, fields.ML)}
+# The roles gcloud ai-platform has flags for (--PREFIX-machine-type…): evaluators come from
+# --config only.
+FLAG_ROLES = tuple(r for r in ROLES if r.gcloud)
 # flag dest → trainingInput field (other scalar flags of `ai-platform jobs submit training`).
 ML_SCALARS = {
     "module_name": "pythonModule", "runtime_version": "runtimeVersion",
-    "python_version": "pythonVersion", "master_machine_type": "masterType",
-    "worker_machine_type": "workerType", "parameter_server_machine_type": "parameterServerType",
+    "python_version": "pythonVersion",
+    **{f"{_dest('--' + r.gcloud)}_machine_type": r.ml_type for r in FLAG_ROLES},
 }
-ML_COUNTS = {"worker_count": "workerCount", "parameter_server_count": "parameterServerCount"}
-# gcloud has no evaluator flags: evaluators come from --config only.
-ML_ROLES = {"master": "masterConfig", "worker": "workerConfig",
-            "parameter_server": "parameterServerConfig"}
+ML_COUNTS = {f"{_dest('--' + r.gcloud)}_count": r.ml_count for r in FLAG_ROLES if r.ml_count}
+ML_ROLES = {_dest("--" + r.gcloud): r.ml_config for r in FLAG_ROLES}
 VERTEX_ONLY = ("display_name", "worker_pool_spec", "python_package_uris", "command",
                *(k for k in ROW_FLAGS[fields.VERTEX] if k not in ROW_FLAGS[fields.ML]))
 # `gcloud ai hp-tuning-jobs create` flag → HyperparameterTuningJob field.
@@ -69,12 +71,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                  "--tpu-tf-version"):
         m.add_argument(flag)
     m.add_argument("--use-chief-in-tf-config", metavar="true|false")
-    for role in ("master", "worker", "parameter-server"):
-        m.add_argument(f"--{role}-machine-type")
-        m.add_argument(f"--{role}-accelerator", metavar="count=N,type=TYPE")
-        m.add_argument(f"--{role}-image-uri")
-        if role != "master":
-            m.add_argument(f"--{role}-count", type=int)
+    for role in FLAG_ROLES:
+        m.add_argument(f"--{role.gcloud}-machine-type")
+        m.add_argument(f"--{role.gcloud}-accelerator", metavar="count=N,type=TYPE")
+        m.add_argument(f"--{role.gcloud}-image-uri")
+        if role.ml_count:
+            m.add_argument(f"--{role.gcloud}-count", type=int)
     v = p.add_argument_group("gcloud ai custom-jobs create")
     v.add_argument("--display-name")
     v.add_argument("--worker-pool-spec", action="append", metavar="machine-type=M,...",
@@ -202,9 +204,11 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
             tin.setdefault(config, {})["imageUri"] = image
             src.note(f"{at}.{config}.imageUri", _from(f"{role}_image_uri"))
     if v.get("tpu_tf_version"):
-        tin.setdefault("workerConfig", {})["tpuTfVersion"] = v["tpu_tf_version"]
-        src.note(f"{at}.workerConfig.tpuTfVersion", _from("tpu_tf_version"))
-    master = tin.get("masterConfig")
+        # gcloud puts --tpu-tf-version on the workers (the TPU pool of a cloud_tpu job).
+        config = BY_NAME["worker"].ml_config
+        tin.setdefault(config, {})["tpuTfVersion"] = v["tpu_tf_version"]
+        src.note(f"{at}.{config}.tpuTfVersion", _from("tpu_tf_version"))
+    master = tin.get(CHIEF.ml_config)
     if from_gcloud and not tin.get("packageUris") and not src.local_source and not (
             isinstance(master, dict) and master.get("imageUri")):
         src.collector.error("$", "a job without a custom container needs packages: gcloud "

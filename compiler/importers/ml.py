@@ -5,22 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from .. import fields
+from ..roles import BY_NAME, CHIEF, ROLES, Role
 from . import study
 from .sources import Source
 from .spec import Draft, as_int, is_zero_accel, set_disk
 
-# role → (type field, count field, config field), as targets/aiplatform.FIELDS.
-ROLES = {
-    "chief": ("masterType", None, "masterConfig"),
-    "worker": ("workerType", "workerCount", "workerConfig"),
-    "parameterServer": ("parameterServerType", "parameterServerCount", "parameterServerConfig"),
-    "evaluator": ("evaluatorType", "evaluatorCount", "evaluatorConfig"),
-}
 # TrainingInput fields code reads (the simple ones are fields.ROWS, read back by the table).
-KNOWN = {"scaleTier", "masterType", "masterConfig", "workerType", "workerConfig",
-         "parameterServerType", "parameterServerConfig", "evaluatorType", "evaluatorConfig",
-         "workerCount", "parameterServerCount", "evaluatorCount", "packageUris", "pythonModule",
-         "args", "hyperparameters", "region", "runtimeVersion", "pythonVersion"} \
+KNOWN = {"scaleTier", "packageUris", "pythonModule", "args", "hyperparameters", "region",
+         "runtimeVersion", "pythonVersion"} \
+    | {f for r in ROLES for f in (r.ml_type, r.ml_count, r.ml_config) if f} \
     | fields.known(fields.ML, "trainingInput")
 CONFIG_KNOWN = {"acceleratorConfig", "imageUri", "containerCommand", "containerArgs",
                 "diskConfig"} | fields.known(fields.ML, "", fields.POOL_ROWS)
@@ -62,9 +55,9 @@ def to_spec(src: Source, d: Draft) -> None:
 
 
 def _task(src: Source, tin: dict, d: Draft) -> None:
-    configs = {role: tin.get(cfg) if isinstance(tin.get(cfg), dict) else {}
-               for role, (_, _, cfg) in ROLES.items()}
-    image = configs["chief"].get("imageUri")
+    configs = {r.name: tin.get(r.ml_config) if isinstance(tin.get(r.ml_config), dict) else {}
+               for r in ROLES}
+    image = configs[CHIEF.name].get("imageUri")
     container = image is not None or any(
         k in cfg for cfg in configs.values()
         for k in ("imageUri", "containerCommand", "containerArgs"))
@@ -75,7 +68,7 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
                             "package (packageUris/pythonModule): ml v1 runs one or the other")
         return
     if not container and not python:
-        src.collector.error("$.trainingInput", "nothing to run: no masterConfig.imageUri and no "
+        src.collector.error("$.trainingInput", f"nothing to run: no {CHIEF.ml_config}.imageUri and no "
                             "packageUris/pythonModule", "gcloud takes them from flags: pass "
                             "--module-name and --packages, or --master-image-uri")
         return
@@ -90,15 +83,15 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
         if key in tin:
             src.collector.error(f"$.trainingInput.{key}", f"{key} with a custom container: "
                                 "trainspec sets it only for Python packages")
-    d.set("spec.container.image", image, note("masterConfig.imageUri"))
-    present = [r for r in ROLES if _has_pool(tin, r)] or ["chief"]
+    d.set("spec.container.image", image, note(f"{CHIEF.ml_config}.imageUri"))
+    present = [r.name for r in ROLES if _has_pool(tin, r)] or [CHIEF.name]
     commands = [configs[r].get("containerCommand") for r in present]
     if commands[0] is not None and all(cmd == commands[0] for cmd in commands):
         d.set("spec.container.command", commands[0])
     pooled = any("containerArgs" in configs[r] for r in present)
     if pooled and not any(_has_pool(tin, r) for r in ROLES) and tin.get("args") is None:
         # A scale tier job: masterConfig.containerArgs are the spec's container args.
-        d.set("spec.container.args", configs["chief"]["containerArgs"])
+        d.set("spec.container.args", configs[CHIEF.name]["containerArgs"])
         pooled = False
     if pooled and tin.get("args"):
         src.collector.error("$.trainingInput.args", "args for every replica and containerArgs "
@@ -109,30 +102,30 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
     # containerArgs are the spec's args, not a chief pool's (which a tier cannot have).
     pool_less = not any(_has_pool(tin, r) for r in ROLES)
     for role in present:
-        cfg = configs[role]
+        cfg, config_key = configs[role], BY_NAME[role].ml_config
         p = "spec.container" if pool_less else f"spec.pools.{role}.container"
-        if role != "chief" and cfg.get("imageUri") not in (None, image):
-            d.set(f"{p}.image", cfg["imageUri"], note(f"{ROLES[role][2]}.imageUri"))
-        elif role != "chief" and cfg.get("imageUri") is not None:
-            d.comment(f"spec.pools.{role}", f"{ROLES[role][2]}.imageUri equals "
-                      "masterConfig.imageUri: inherited from spec.container")
+        if role != CHIEF.name and cfg.get("imageUri") not in (None, image):
+            d.set(f"{p}.image", cfg["imageUri"], note(f"{config_key}.imageUri"))
+        elif role != CHIEF.name and cfg.get("imageUri") is not None:
+            d.comment(f"spec.pools.{role}", f"{config_key}.imageUri equals "
+                      f"{CHIEF.ml_config}.imageUri: inherited from spec.container")
         if not d.has("spec.container.command") and cfg.get("containerCommand") is not None:
             d.set(f"{p}.command", cfg["containerCommand"])
         if pooled and cfg.get("containerArgs") is not None:
             d.set(f"{p}.args", cfg["containerArgs"])
 
 
-def _has_pool(tin: dict, role: str) -> bool:
-    type_key, count_key, cfg_key = ROLES[role]
-    if role == "chief":
-        return tin.get(type_key) is not None or tin.get("scaleTier") == "CUSTOM"
-    count = as_int(tin.get(count_key)) if count_key else None
-    return count not in (None, 0) or (tin.get(type_key) is not None and count is None)
+def _has_pool(tin: dict, role: Role) -> bool:
+    if role is CHIEF:
+        return tin.get(role.ml_type) is not None or tin.get("scaleTier") == "CUSTOM"
+    count = as_int(tin.get(role.ml_count)) if role.ml_count else None
+    return count not in (None, 0) or (tin.get(role.ml_type) is not None and count is None)
 
 
 def _pools(src: Source, tin: dict, d: Draft) -> None:
     legacy = False
-    for role, (type_key, count_key, cfg_key) in ROLES.items():
+    for r in ROLES:
+        role, type_key, count_key, cfg_key = r.name, r.ml_type, r.ml_count, r.ml_config
         at = "$.trainingInput"
         cfg = tin.get(cfg_key) if isinstance(tin.get(cfg_key), dict) else {}
         for key in cfg:
@@ -143,7 +136,7 @@ def _pools(src: Source, tin: dict, d: Draft) -> None:
             if tin.get(type_key) or cfg:
                 d.comment("spec.pools", f"{count_key} 0 in the source: no {role} pool")
             continue
-        if not _has_pool(tin, role):
+        if not _has_pool(tin, r):
             continue
         p = f"spec.pools.{role}"
         if count is not None:

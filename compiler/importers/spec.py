@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..roles import BY_NAME
 from ..source import child
 
 # Key order of the written spec: the schema's order, so every import reads the same way.
@@ -28,7 +29,6 @@ POOL_ORDER = ["replicas", "machineType", "accelerator", "disk", "tpuTopology", "
               "gpuPartitionSize", "nfsMounts", "lustreMounts", "tpuTfVersion", "container",
               "python", "env"]
 _POOL_RANK = {k: i for i, k in enumerate(POOL_ORDER)}
-_ROLES = ("chief", "worker", "parameterServer", "evaluator")
 # Mappings whose key order is the user's (labels, env, tuning metrics and parameters) or the
 # API's (hyperparameters), or as compiler.tuning.to_spec wrote it (earlyStopping).
 _KEEP_ORDER = ("labels", "env", "hyperparameters", "pscInterfaceConfig", "metrics", "parameters",
@@ -107,6 +107,6 @@ def _ordered(value: Any, key: str) -> Any:
         return [_ordered(v, "") for v in value]
     if not isinstance(value, dict) or key in _KEEP_ORDER:
         return value
-    rank = _POOL_RANK if key in _ROLES else _RANK
+    rank = _POOL_RANK if key in BY_NAME else _RANK
     items = sorted(value.items(), key=lambda kv: rank.get(kv[0], len(rank)))
     return {k: _ordered(v, k) for k, v in items}

@@ -6,10 +6,10 @@ from typing import Any
 
 from .. import fields
 from ..catalog import accelerators
+from ..roles import BY_NAME, BY_POOL, CHIEF
 from .sources import Source
 from .spec import Draft, as_int, is_zero_accel, set_disk
 
-ROLES = ("chief", "worker", "parameterServer", "evaluator")  # pools 0..3
 # Request fields that code reads (the simple ones are fields.ROWS, read back by the table).
 JOB_KNOWN = {"displayName", "labels", "jobSpec"} | fields.known(fields.VERTEX, "")
 # displayName becomes metadata.name, or spec.vertex.displayName when it is no valid name
@@ -63,7 +63,7 @@ def to_spec(src: Source, d: Draft) -> None:
         c.error("$.jobSpec.workerPoolSpecs", "workerPoolSpecs must be a non-empty list of pools",
                 "a single mapping is accepted only in a gcloud --config file")
         return
-    if len(pools) > len(ROLES):
+    if len(pools) > len(BY_POOL):
         c.error("$.jobSpec.workerPoolSpecs", f"{len(pools)} worker pools: Vertex takes at most 4")
         return
     _pools(src, pools, d)
@@ -82,7 +82,7 @@ def _pools(src: Source, pools: list, d: Draft) -> None:
     c = src.collector
     present: dict[str, dict] = {}
     for i, pool in enumerate(pools):
-        at, role = f"$.jobSpec.workerPoolSpecs[{i}]", ROLES[i]
+        at, role = f"$.jobSpec.workerPoolSpecs[{i}]", BY_POOL[i].name
         if not isinstance(pool, dict):
             c.error(at, "a worker pool must be a mapping")
             continue
@@ -101,7 +101,7 @@ def _pools(src: Source, pools: list, d: Draft) -> None:
 def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
     p = f"spec.pools.{role}"
     count = as_int(pool.get("replicaCount"))
-    if role != "chief" or count not in (1, None):
+    if role != CHIEF.name or count not in (1, None):
         d.set(f"{p}.replicas", count)
     elif count is None:
         d.comment(p, "no replicaCount in the source: trainspec sends 1 for the chief")
@@ -139,14 +139,14 @@ def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
     for role, pool in present.items():
         kinds = [k for k in TASKS if isinstance(pool.get(k), dict)]
         if len(kinds) != 1:
-            src.collector.error(f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}]",
+            src.collector.error(f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}]",
                                 "a pool needs exactly one of containerSpec and pythonPackageSpec")
             return
         tasks[role] = (kinds[0], pool[kinds[0]])
     kinds = {k for k, _ in tasks.values()}
     shared = len(kinds) == 1
     for role, (kind, task) in tasks.items():
-        at = f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}].{kind}"
+        at = f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}].{kind}"
         for key in task:
             if key not in TASKS[kind][1] and key != "env":
                 message = f"unknown {kind[0].upper()}{kind[1:]} field {key!r}"
@@ -184,7 +184,7 @@ def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
 
 def _env(src: Source, role: str, kind: str, task: dict) -> dict:
     out: dict = {}
-    at = f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}].{kind}.env"
+    at = f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}].{kind}.env"
     raw = task.get("env") or []
     if not isinstance(raw, list):
         src.collector.error(at, "env must be a list of {name, value}")

@@ -15,19 +15,13 @@ from ..catalog import accelerators, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import to_google
 from ..model import Container, Job, Pool, PythonPackage
+from ..roles import CHIEF, ROLES
 from ..schemas import did_you_mean
 from ..tuning import ALGORITHMS, GOALS, ML_SCALE_NONE, ML_TYPES, RANGED, SCALES, SETTINGS, Parameter, Tuning
 from . import compact
 
 # The create request's discovery document and schema (ml v1 projects.jobs.create).
 API, SCHEMA = "ml", "GoogleCloudMlV1__Job"
-# role → (TrainingInput type field, count field, config field)
-FIELDS = {
-    "chief": ("masterType", None, "masterConfig"),
-    "worker": ("workerType", "workerCount", "workerConfig"),
-    "parameterServer": ("parameterServerType", "parameterServerCount", "parameterServerConfig"),
-    "evaluator": ("evaluatorType", "evaluatorCount", "evaluatorConfig"),
-}
 MIN_MAX_WAIT = Decimal(1800)  # [DD-ML] Scheduling.maxWaitTime: "minimum 1800s"
 JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")  # [MMJ] naming rules
 # The order of the TrainingInput keys after the pools and the task (those of new rows follow).
@@ -81,8 +75,9 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
     if not job.pools and tier is None:
         job.note("$.spec.aiPlatform.scaleTier", "BASIC (the API default when no pools are given)")
     if not job.pools and tier == "CUSTOM":
-        job.pools["chief"] = job.implicit_pool("$.spec")
-        job.note("$.spec.pools.chief", "one master replica (scaleTier CUSTOM, no pools given)")
+        job.pools[CHIEF.name] = job.implicit_pool("$.spec")
+        job.note(f"$.spec.pools.{CHIEF.name}", f"one {CHIEF.ml_name} replica (scaleTier CUSTOM, "
+                 "no pools given)")
     if not job.pools and tier == "BASIC_GPU":
         # BASIC_GPU = one K80 comes from older docs (◐, facts §B.3): a warning.
         c.warning("$.spec.aiPlatform.scaleTier", "scaleTier BASIC_GPU ran on a K80 GPU (older "
@@ -113,7 +108,7 @@ def _check_task(job: Job, c: Collector) -> None:
                     "set it in spec.python")
     task = job.python if job.python else None
     if task is None:
-        chief = job.pools.get("chief")
+        chief = job.pools.get(CHIEF.name)
         task = chief.task if chief and isinstance(chief.task, PythonPackage) else None
     if task is not None:
         if task.executor_image:
@@ -185,7 +180,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
     tin: dict = {}
     tier = job.ai_platform.get("scaleTier")
     tin["scaleTier"] = "CUSTOM" if job.pools else (tier or "BASIC")
-    chief = job.pools.get("chief")
+    chief = job.pools.get(CHIEF.name)
     chief_task = chief.task if chief else (job.container or job.python)
     # containerCommand/containerArgs exclude TrainingInput.args ([DD-ML] ReplicaConfig): when a
     # command is set, or pools' args differ, every role carries its own containerArgs.
@@ -194,23 +189,23 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
         not job.pools and isinstance(chief_task, Container) and bool(chief_task.command))
     if not job.pools and isinstance(chief_task, Container):
         # A scale tier job running a custom container: the master's config carries the image.
-        tin["masterConfig"] = compact({
+        tin[CHIEF.ml_config] = compact({
             "imageUri": chief_task.image, "containerCommand": list(chief_task.command),
             "containerArgs": list(chief_task.args) if pooled_args else []})
-        origins["trainingInput.masterConfig"] = "$.spec.container"
-    for role, (type_key, count_key, config_key) in FIELDS.items():
-        pool = job.pools.get(role)
+        origins[f"trainingInput.{CHIEF.ml_config}"] = "$.spec.container"
+    for role in ROLES:
+        pool = job.pools.get(role.name)
         if pool is None:
             continue
-        tin[type_key] = pool.machine_type
-        origins[f"trainingInput.{type_key}"] = f"{pool.path}.machineType"
-        if count_key:
-            tin[count_key] = str(pool.replicas)
-            origins[f"trainingInput.{count_key}"] = f"{pool.path}.replicas"
+        tin[role.ml_type] = pool.machine_type
+        origins[f"trainingInput.{role.ml_type}"] = f"{pool.path}.machineType"
+        if role.ml_count:
+            tin[role.ml_count] = str(pool.replicas)
+            origins[f"trainingInput.{role.ml_count}"] = f"{pool.path}.replicas"
         config = _config(pool, chief_task, pooled_args)
         if config:
-            tin[config_key] = config
-            origins[f"trainingInput.{config_key}"] = pool.path
+            tin[role.ml_config] = config
+            origins[f"trainingInput.{role.ml_config}"] = pool.path
     task = chief_task
     if isinstance(task, PythonPackage):
         tin.update(compact({"packageUris": list(task.packages), "pythonModule": task.module,
@@ -250,7 +245,7 @@ def _config(pool: Pool, chief_task, pooled_args: bool) -> dict:
     if isinstance(task, Container):
         chief_image = chief_task.image if isinstance(chief_task, Container) else None
         # Other roles inherit masterConfig.imageUri ([DD-ML] ReplicaConfig.imageUri).
-        if pool.role == "chief" or task.image != chief_image:
+        if pool.role == CHIEF.name or task.image != chief_image:
             out["imageUri"] = task.image
         if task.command:
             out["containerCommand"] = list(task.command)

@@ -20,6 +20,7 @@ from ..catalog import accelerators, documented, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import human
 from ..model import Container, Job, Pool, PythonPackage
+from ..roles import CHIEF, ROLES
 from ..schemas import did_you_mean
 from ..tuning import (
     ALGORITHMS,
@@ -44,7 +45,6 @@ from . import compact
 # hyperparameterTuningJobs.create).
 API, SCHEMA = "aiplatform", "GoogleCloudAiplatformV1CustomJob"
 TUNING_SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
-POOL_INDEX = {"chief": 0, "worker": 1, "parameterServer": 2, "evaluator": 3}
 SEVEN_DAYS = Decimal(7 * 86400)
 # [DWS] GPUs that Dynamic Workload Scheduler (FLEX_START) can provision.
 FLEX_START_GPUS = frozenset({"NVIDIA_L4", "NVIDIA_TESLA_A100", "NVIDIA_A100_80GB", "NVIDIA_H100_80GB",
@@ -65,8 +65,8 @@ def check(job: Job, c: Collector, today: datetime.date) -> None:
         hint = did_you_mean(job.region, sorted(regions.VERTEX_TRAINING_REGIONS))
         c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint)
     if not job.pools:
-        job.pools["chief"] = job.implicit_pool("$.spec")
-        job.note("$.spec.pools.chief", "one replica (no pools given)")
+        job.pools[CHIEF.name] = job.implicit_pool("$.spec")
+        job.note(f"$.spec.pools.{CHIEF.name}", "one replica (no pools given)")
     for pool in job.pools.values():
         _resolve_machine(job, pool, c)
         _check_pool(job, pool, c, today)
@@ -146,10 +146,10 @@ def _check_ai_platform_keys(job: Job, c: Collector) -> None:
                 "its machines are not documented", "write spec.pools explicitly")
         return
     machine, accel, count, note = mapped
-    job.pools["chief"] = job.implicit_pool("$.spec.aiPlatform.scaleTier", machine_type=machine,
-                                           accelerator_type=accel,
-                                           accelerator_count=count if accel else None)
-    job.note("$.spec.pools.chief", f"scale tier {tier} → {machine}: {note}")
+    job.pools[CHIEF.name] = job.implicit_pool("$.spec.aiPlatform.scaleTier",
+                                              machine_type=machine, accelerator_type=accel,
+                                              accelerator_count=count if accel else None)
+    job.note(f"$.spec.pools.{CHIEF.name}", f"scale tier {tier} → {machine}: {note}")
 
 
 def _resolve_machine(job: Job, pool: Pool, c: Collector) -> None:
@@ -402,11 +402,12 @@ def _custom_job(job: Job) -> tuple[dict, dict[str, str]]:
     """The CustomJob body and its origins (body path → spec JSON path)."""
     origins: dict[str, str] = {}
     pools = []
-    for role, index in POOL_INDEX.items():
-        if role in job.pools:
-            while len(pools) < index:
+    for role in ROLES:
+        if role.name in job.pools:
+            while len(pools) < role.pool:
                 pools.append({})
-            pools.append(_pool(job.pools[role], f"jobSpec.workerPoolSpecs[{index}]", origins))
+            pools.append(_pool(job.pools[role.name], f"jobSpec.workerPoolSpecs[{role.pool}]",
+                               origins))
     body: dict = {"displayName": job.name}
     origins["displayName"] = "$.metadata.name"
     if job.labels:
