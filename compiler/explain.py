@@ -8,7 +8,7 @@ from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
 from .roles import BY_NAME
-from .targets import aiplatform
+from .targets import ml
 from .tuning import KIND as TUNING_KIND
 from .tuning import summary
 
@@ -31,7 +31,7 @@ def render(result: Result) -> str:
     if job.description:
         lines.append(f"  {job.description}")
     lines.append(f"  platform   {job.platform}" + (
-        f"  (jobId {aiplatform.job_id(job.name, job.run)})" if job.platform == "ai-platform"
+        f"  (jobId {ml.job_id(job.name, job.run)})" if job.platform == "ai-platform"
         else ""))
     if job.kind == TUNING_KIND:
         lines.append("  kind       HyperparameterTuningJob" + (

@@ -1,6 +1,6 @@
 """The backend-neutral job model: what a spec means, after defaults and cross-field rules.
 
-Both lowering modules (targets/vertex.py, targets/aiplatform.py) read only this model.
+Both lowering modules (targets/vertex.py, targets/ml.py) read only this model.
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ from . import packaging, schemas, source
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize import Options, normalize
-from .targets import aiplatform, vertex
+from .targets import ml, vertex
 
-TARGETS = {"vertex": vertex, "ai-platform": aiplatform}
+TARGETS = {"vertex": vertex, "ai-platform": ml}
 
 
 @dataclass
@@ -132,7 +132,7 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
         names[name] = r.file
         if platform == "ai-platform":
             # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
-            key = (project, r.body.get("jobId") or aiplatform.job_id(name))
+            key = (project, r.body.get("jobId") or ml.job_id(name))
             if key in job_ids:
                 found.append(Diagnostic(
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"

@@ -70,7 +70,7 @@ from .diagnostics import TrainspecError
 from .identity import identity, spec_hash
 from .model import IDENTITY_LABEL, SPEC_HASH_LABEL, secret_placeholder
 from .normalize import Options
-from .targets import aiplatform as aiplatform_target
+from .targets import ml as ml_target
 from .targets import vertex as vertex_target
 
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic/trainspec:"  # a resource's type token, then its name
@@ -485,7 +485,7 @@ class VertexHyperparameterTuningJobProvider(VertexCustomJobProvider):
 class AiPlatformJobProvider(_JobProvider):
     """A legacy AI Platform Training job (ml v1 projects.jobs); it can never be deleted."""
 
-    platform, api, schema = "ai-platform", aiplatform_target.API, aiplatform_target.SCHEMA
+    platform, api, schema = "ai-platform", ml_target.API, ml_target.SCHEMA
 
     def _console(self, name: str, project: str) -> str:
         return ml_console_url(name, project)

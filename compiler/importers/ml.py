@@ -1,4 +1,4 @@
-"""An ml v1 Job request → a trainspec spec: the inverse of targets/aiplatform.py `lower`."""
+"""An ml v1 Job request → a trainspec spec: the inverse of targets/ml.py `lower`."""
 
 from __future__ import annotations
 
