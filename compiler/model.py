@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .roles import CHIEF
-
 if TYPE_CHECKING:
     from .fields import Row
     from .tuning import Tuning
@@ -113,6 +111,9 @@ class Job:
     python: PythonPackage | None = None
     env: tuple[EnvVar, ...] = ()
     pools: dict[str, Pool] = field(default_factory=dict)
+    # The chief of a spec without pools (the spec-level task and env), built once by
+    # normalize; a target's resolve runs it as pool 0 / the master, or a scale tier runs it.
+    spec_chief: Pool | None = None
     # The simple fields (compiler/fields.py JOB_ROWS), decoded: row attr → value; unset absent.
     settings: dict[str, Any] = field(default_factory=dict)
     vertex: dict[str, Any] = field(default_factory=dict)
@@ -121,10 +122,9 @@ class Job:
     tuning: Tuning | None = None
     notes: list[str] = field(default_factory=list)  # defaults applied and why, for `explain`
 
-    def implicit_pool(self, path: str, **fields: Any) -> Pool:
-        """The chief pool a spec without pools gets: the spec-level task and env."""
-        return Pool(role=CHIEF.name, path=path, task=self.container or self.python,
-                    env=self.env, **fields)
+    def defaulted(self, path: str) -> bool:
+        """Whether resolve chose the value at `path` (every default is noted)."""
+        return any(n.startswith(f"{path}: ") for n in self.notes)
 
     def get(self, row: Row) -> Any:
         """The value of a simple field (a JOB row of compiler/fields.py), None if unset."""

@@ -128,8 +128,10 @@ class Normalizer:
             raw = _d(spec.get("pools")).get(role.name)
             if isinstance(raw, dict):
                 job.pools[role.name] = self.pool(job, role.name, raw, f"$.spec.pools.{role.name}")
-        if not job.pools:
-            self.task_rules(job.implicit_pool("$.spec"))  # the pool (or scale tier) it runs on
+        if not job.pools:  # the chief runs the spec-level task (on a pool or a scale tier)
+            job.spec_chief = Pool(role=CHIEF.name, path="$.spec", task=job.container or job.python,
+                                  env=job.env)
+            self.task_rules(job.spec_chief)
         if job.pools and CHIEF.name not in job.pools:
             self.c.error("$.spec.pools", f"missing pool {CHIEF.name!r}: the primary replica "
                          f"(Vertex pool {CHIEF.pool} / AI Platform {CHIEF.ml_name}) is required "

@@ -6,7 +6,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, schemas, source
+from . import packaging, schemas, source, targets
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize import Options, normalize
@@ -58,7 +58,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     job = normalize(doc, c, options)
     result.uploads = packaging.resolve(job, c, files, options.package_dir)
     target = TARGETS[job.platform]
-    target.check(job, c, today)
+    targets.prepare(target, job, c, today)
     result.job = job
     result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
     # A value the schema already refused is not reported again by the semantic rules, except
