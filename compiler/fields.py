@@ -299,3 +299,7 @@ def origin(row: Row, at: str) -> tuple[str, str]:
     key = ".".join(parts[:depth])
     grouped = key != at and "." in row.spec
     return key, "$.spec." + (row.spec.rsplit(".", 1)[0] if grouped else row.spec)
+
+
+# The rule code (compiler/rules.py) of a refusal on each platform: the field is the other's.
+REFUSAL_CODE = {VERTEX: "ml-only", ML: "vertex-only"}

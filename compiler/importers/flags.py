@@ -107,19 +107,19 @@ def merge(src: Source, ns: argparse.Namespace) -> None:
     for name in wrong:
         this = "an AI Platform" if src.api == ML else "a Vertex AI"
         src.collector.error("$", f"--{name.replace('_', '-')} is a flag of the other API's gcloud "
-                            f"command; this config is {this} one")
+                            f"command; this config is {this} one", code="gcloud-flag-api")
     tuning = sorted(k for k in TUNING_FLAGS if getattr(ns, k, None) is not None)
     if tuning and src.kind != "vertex-hpt":
         wrong += tuning
         src.collector.error("$", f"--{tuning[0].replace('_', '-')} is a flag of gcloud ai "
                             "hp-tuning-jobs create; this config is not a tuning job",
-                            "a tuning job config has studySpec and trialJobSpec")
+                            "a tuning job config has studySpec and trialJobSpec", code="gcloud-flag-api")
     if wrong:
         return
     try:
         values = _values(ns)
     except gcloud.GcloudError as e:
-        src.collector.error("$", str(e))
+        src.collector.error("$", str(e), code="gcloud-refuses")
         return
     (_merge_ml if src.api == ML else _merge_vertex)(src, ns, values)
     if tuning:
@@ -161,7 +161,7 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
             gcloud.check_package_path(v["package_path"], v.get("staging_bucket") or
                                       v.get("job_dir"))
         except gcloud.GcloudError as e:
-            src.collector.error("$", str(e))
+            src.collector.error("$", str(e), code="gcloud-refuses")
             return
     if v.get("package_path"):
         src.local_source = gcloud.package_source(v["package_path"])
@@ -214,7 +214,7 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
         src.collector.error("$", "a job without a custom container needs packages: gcloud "
                             "refuses it (\"Non-custom jobs must have packages\")",
                             "pass --packages gs://BUCKET/trainer-0.1.tar.gz, or "
-                            "--master-image-uri")
+                            "--master-image-uri", code="gcloud-refuses")
 
 
 def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
@@ -253,7 +253,8 @@ def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> Non
                                        "no image is built")
     elif v.get("python_package_uris"):
         src.collector.warning("$", "--python-package-uris applies only to pools given with "
-                              "--worker-pool-spec: gcloud ignores it with --config pools")
+                              "--worker-pool-spec: gcloud ignores it with --config pools",
+                              code="gcloud-ignored-flag")
     for dest, task_key, kinds in (("args", "args", ("containerSpec", "pythonPackageSpec")),
                                   ("command", "command", ("containerSpec",))):
         value = v.get(dest)
@@ -305,7 +306,7 @@ def _check_config_pools(src: Source, pools: Any) -> None:
                                 "containerSpec and pythonPackageSpec in every pool of --config",
                                 "an empty pool {} is accepted in a REST body, not by gcloud "
                                 "--config; pass the pools with --worker-pool-spec (an empty "
-                                "value skips a pool) or drop it")
+                                "value skips a pool) or drop it", code="gcloud-refuses")
             return
 
 

@@ -26,12 +26,13 @@ def to_spec(src: Source, d: Draft) -> None:
     job, c = src.request, src.collector
     tin = job.get("trainingInput")
     if not isinstance(tin, dict):
-        c.error("$.trainingInput", "trainingInput must be a mapping")
+        c.error("$.trainingInput", "trainingInput must be a mapping", code="import-shape")
         return
     for key in tin:
         if key not in KNOWN:
             c.error(f"$.trainingInput.{key}", f"unknown TrainingInput field {key!r}",
-                    "ml v1 field names are camelCase" if "_" in str(key) else None)
+                    "ml v1 field names are camelCase" if "_" in str(key) else None,
+                    code="import-unknown-field")
     d.labels(job.get("labels"), "$.labels")
     if tin.get("region") is not None:
         d.set("spec.region", tin["region"], src.notes.get("$.trainingInput.region"))
@@ -51,7 +52,7 @@ def to_spec(src: Source, d: Draft) -> None:
     if isinstance(hp, dict):
         study.from_ml(src, hp, d)  # a tuning job: kind HyperparameterTuningJob, spec.tuning
     elif hp is not None:
-        c.error("$.trainingInput.hyperparameters", "hyperparameters must be a mapping")
+        c.error("$.trainingInput.hyperparameters", "hyperparameters must be a mapping", code="import-shape")
 
 
 def _task(src: Source, tin: dict, d: Draft) -> None:
@@ -65,12 +66,13 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
     note = lambda key: src.notes.get(f"$.trainingInput.{key}")  # noqa: E731
     if container and python:
         src.collector.error("$.trainingInput", "both a custom container (imageUri) and a Python "
-                            "package (packageUris/pythonModule): ml v1 runs one or the other")
+                            "package (packageUris/pythonModule): ml v1 runs one or the other",
+                            code="import-task-kind")
         return
     if not container and not python:
         src.collector.error("$.trainingInput", f"nothing to run: no {CHIEF.ml_config}.imageUri and no "
                             "packageUris/pythonModule", "gcloud takes them from flags: pass "
-                            "--module-name and --packages, or --master-image-uri")
+                            "--module-name and --packages, or --master-image-uri", code="import-no-task")
         return
     if python:
         for key, spec_key in (("packageUris", "packages"), ("pythonModule", "module"),
@@ -82,7 +84,7 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
     for key in ("runtimeVersion", "pythonVersion"):
         if key in tin:
             src.collector.error(f"$.trainingInput.{key}", f"{key} with a custom container: "
-                                "trainspec sets it only for Python packages")
+                                "trainspec sets it only for Python packages", code="import-runtime-container")
     d.set("spec.container.image", image, note(f"{CHIEF.ml_config}.imageUri"))
     present = [r.name for r in ROLES if _has_pool(tin, r)] or [CHIEF.name]
     commands = [configs[r].get("containerCommand") for r in present]
@@ -95,7 +97,7 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
         pooled = False
     if pooled and tin.get("args"):
         src.collector.error("$.trainingInput.args", "args for every replica and containerArgs "
-                            "per replica: trainspec expresses one or the other")
+                            "per replica: trainspec expresses one or the other", code="import-args")
     elif tin.get("args") is not None:
         d.set("spec.container.args", tin["args"], note("args"))
     # A job without pools (a scale tier) runs the spec-level container: its master's
@@ -130,7 +132,8 @@ def _pools(src: Source, tin: dict, d: Draft) -> None:
         cfg = tin.get(cfg_key) if isinstance(tin.get(cfg_key), dict) else {}
         for key in cfg:
             if key not in CONFIG_KNOWN:
-                src.collector.error(f"{at}.{cfg_key}.{key}", f"unknown ReplicaConfig field {key!r}")
+                src.collector.error(f"{at}.{cfg_key}.{key}", f"unknown ReplicaConfig field {key!r}",
+                                    code="import-unknown-field")
         count = as_int(tin.get(count_key)) if count_key else None
         if count_key and count == 0:
             if tin.get(type_key) or cfg:

@@ -39,15 +39,15 @@ def to_spec(src: Source, d: Draft) -> None:
         if key in OUTPUT_ONLY:
             d.comment("spec", f"output-only field {key!r} of the source not imported")
         elif key not in JOB_KNOWN:
-            c.error(f"$.{key}", f"unknown CustomJob field {key!r}")
+            c.error(f"$.{key}", f"unknown CustomJob field {key!r}", code="import-unknown-field")
     d.labels(job.get("labels"), "$.labels")
     spec = job.get("jobSpec")
     if not isinstance(spec, dict):
-        c.error("$.jobSpec", "jobSpec must be a mapping (a CustomJobSpec)")
+        c.error("$.jobSpec", "jobSpec must be a mapping (a CustomJobSpec)", code="import-shape")
         return
     for key in spec:
         if key not in SPEC_KNOWN:
-            c.error(f"$.jobSpec.{key}", f"unknown CustomJobSpec field {key!r}")
+            c.error(f"$.jobSpec.{key}", f"unknown CustomJobSpec field {key!r}", code="import-unknown-field")
     _scheduling(src, spec.get("scheduling", {}))
     for row, value, at in fields.read(job, fields.VERTEX):
         if at in BY_CODE or (row is fields.STRATEGY and value == "STRATEGY_UNSPECIFIED"):
@@ -61,21 +61,23 @@ def to_spec(src: Source, d: Draft) -> None:
     pools = spec.get("workerPoolSpecs")
     if not isinstance(pools, list) or not pools:
         c.error("$.jobSpec.workerPoolSpecs", "workerPoolSpecs must be a non-empty list of pools",
-                "a single mapping is accepted only in a gcloud --config file")
+                "a single mapping is accepted only in a gcloud --config file", code="import-shape")
         return
     if len(pools) > len(BY_POOL):
-        c.error("$.jobSpec.workerPoolSpecs", f"{len(pools)} worker pools: Vertex takes at most 4")
+        c.error("$.jobSpec.workerPoolSpecs", f"{len(pools)} worker pools: Vertex takes at most 4",
+                code="import-pool-count")
         return
     _pools(src, pools, d)
 
 
 def _scheduling(src: Source, value: Any) -> None:
     if not isinstance(value, dict):
-        src.collector.error("$.jobSpec.scheduling", "scheduling must be a mapping")
+        src.collector.error("$.jobSpec.scheduling", "scheduling must be a mapping", code="import-shape")
         return
     for key in value:
         if key not in SCHEDULING:
-            src.collector.error(f"$.jobSpec.scheduling.{key}", f"unknown Scheduling field {key!r}")
+            src.collector.error(f"$.jobSpec.scheduling.{key}", f"unknown Scheduling field {key!r}",
+                                code="import-unknown-field")
 
 
 def _pools(src: Source, pools: list, d: Draft) -> None:
@@ -84,15 +86,15 @@ def _pools(src: Source, pools: list, d: Draft) -> None:
     for i, pool in enumerate(pools):
         at, role = f"$.jobSpec.workerPoolSpecs[{i}]", BY_POOL[i].name
         if not isinstance(pool, dict):
-            c.error(at, "a worker pool must be a mapping")
+            c.error(at, "a worker pool must be a mapping", code="import-shape")
             continue
         if not pool:
             if i == 0:
-                c.error(at, "pool 0 (the chief) is empty")
+                c.error(at, "pool 0 (the chief) is empty", code="import-empty-chief")
             continue
         for key in pool:
             if key not in POOL_KNOWN:
-                c.error(f"{at}.{key}", f"unknown WorkerPoolSpec field {key!r}")
+                c.error(f"{at}.{key}", f"unknown WorkerPoolSpec field {key!r}", code="import-unknown-field")
         present[role] = pool
         _machine(src, role, pool, at, d)
     _tasks(src, present, d)
@@ -109,7 +111,8 @@ def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
     m = m if isinstance(m, dict) else {}
     for key in m:
         if key not in MACHINE_KNOWN:
-            src.collector.error(f"{at}.machineSpec.{key}", f"unknown MachineSpec field {key!r}")
+            src.collector.error(f"{at}.machineSpec.{key}", f"unknown MachineSpec field {key!r}",
+                                code="import-unknown-field")
     if "machineType" in m:
         d.set(f"{p}.machineType", m["machineType"])
     kind, n = m.get("acceleratorType"), m.get("acceleratorCount")
@@ -140,7 +143,8 @@ def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
         kinds = [k for k in TASKS if isinstance(pool.get(k), dict)]
         if len(kinds) != 1:
             src.collector.error(f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}]",
-                                "a pool needs exactly one of containerSpec and pythonPackageSpec")
+                                "a pool needs exactly one of containerSpec and pythonPackageSpec",
+                                code="import-task-kind")
             return
         tasks[role] = (kinds[0], pool[kinds[0]])
     kinds = {k for k, _ in tasks.values()}
@@ -150,7 +154,7 @@ def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
         for key in task:
             if key not in TASKS[kind][1] and key != "env":
                 message = f"unknown {kind[0].upper()}{kind[1:]} field {key!r}"
-                src.collector.error(f"{at}.{key}", message)
+                src.collector.error(f"{at}.{key}", message, code="import-unknown-field")
     for kind in kinds:
         name, fields = TASKS[kind]
         for key, spec_key in fields.items():
@@ -187,15 +191,15 @@ def _env(src: Source, role: str, kind: str, task: dict) -> dict:
     at = f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}].{kind}.env"
     raw = task.get("env") or []
     if not isinstance(raw, list):
-        src.collector.error(at, "env must be a list of {name, value}")
+        src.collector.error(at, "env must be a list of {name, value}", code="import-shape")
         return out
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or "name" not in item or set(item) - {"name", "value"}:
             src.collector.error(f"{at}[{i}]", "an env entry must be {name, value}",
-                                "secret references (valueFrom) have no trainspec key")
+                                "secret references (valueFrom) have no trainspec key", code="import-shape")
             continue
         if item["name"] in out:
-            src.collector.error(f"{at}[{i}]", f"env {item['name']!r} is set twice")
+            src.collector.error(f"{at}[{i}]", f"env {item['name']!r} is set twice", code="import-env-twice")
         out[item["name"]] = item.get("value", "")
     return out
 

@@ -126,12 +126,13 @@ def check_job(job: Job, c: Collector, today: datetime.date) -> None:
     _check_ai_platform_keys(job, c)
     if job.vertex.get("tensorboard") and not job.service_account:
         c.warning("$.spec.vertex.tensorboard", "Vertex TensorBoard needs a serviceAccount that "
-                  "can write to it", "set spec.serviceAccount")
+                  "can write to it", "set spec.serviceAccount", code="tensorboard-service-account")
     for row, message in fields.refusals(fields.VERTEX, job.get):
-        c.error(row.path, message)
+        c.error(row.path, message, code=fields.REFUSAL_CODE[fields.VERTEX])
     if job.region and job.region not in regions.VERTEX_TRAINING_REGIONS:
         hint = did_you_mean(job.region, sorted(regions.VERTEX_TRAINING_REGIONS))
-        c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint)
+        c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint,
+                code="vertex-region")
 
 
 def check_pools(job: Job, c: Collector, today: datetime.date) -> None:
@@ -160,15 +161,16 @@ def _check_ai_platform_keys(job: Job, c: Collector) -> None:
     # by normalize.
     if "hyperparameters" in job.ai_platform and job.kind != KIND:
         c.error("$.spec.aiPlatform.hyperparameters", f"cannot be expressed on vertex: "
-                f"{_HYPERPARAMETERS}", _write_instead(job.tuning, c))
+                f"{_HYPERPARAMETERS}", _write_instead(job.tuning, c), code=fields.REFUSAL_CODE[fields.VERTEX])
     tier = job.ai_platform.get("scaleTier")
     if tier in (None, "CUSTOM"):
         return
     if job.spec_chief is None:
-        c.error("$.spec.aiPlatform.scaleTier", f"scaleTier {tier} with pools: pools mean CUSTOM")
+        c.error("$.spec.aiPlatform.scaleTier", f"scaleTier {tier} with pools: pools mean CUSTOM",
+                code="scale-tier-pools")
     elif not machines.SCALE_TIER_TO_VERTEX.get(tier):
         c.error("$.spec.aiPlatform.scaleTier", f"scale tier {tier} cannot be expressed on vertex: "
-                "its machines are not documented", "write spec.pools explicitly")
+                "its machines are not documented", "write spec.pools explicitly", code="scale-tier-vertex")
 
 
 def _write_instead(t: Tuning | None, c: Collector) -> str | None:
@@ -192,7 +194,8 @@ def _check_tuning(t: Tuning, c: Collector) -> None:
     for setting in ("max_trials", "parallel_trials"):
         key, _, field = SETTINGS[setting]
         if getattr(t, setting) is None:
-            c.error(t.path, f"missing required key {key!r}", f"Vertex requires {field}")
+            c.error(t.path, f"missing required key {key!r}", f"Vertex requires {field}",
+                    code="tuning-vertex-required")
     # "Must not contain whitespaces" (StudySpec.MetricSpec.metricId, ParameterSpec.parameterId).
     named = [("metric", m.id, m.path) for m in t.metrics] + \
         [("parameter", p.id, p.path) for p in t.all_parameters()]
@@ -201,43 +204,45 @@ def _check_tuning(t: Tuning, c: Collector) -> None:
             c.error(path, f"{what} id {name!r} contains whitespace, which Vertex refuses",
                     "rename it here and in the trainer" + (
                         ", which reports it with hypertune" if what == "metric" else ""),
-                    key=True)
+                    key=True, code="tuning-id-whitespace")
     for p in t.all_parameters():
         sendable = p.kind == "discrete" and not any(
             tuning_rules.number_problem(v, p.kind) for v in p.values)
         gaps = [b - a for a, b in zip(p.values, p.values[1:])] if sendable else []
         if any(0 < gap < DISCRETE_GAP for gap in gaps):
             c.error(f"{p.path}.discrete", "on vertex, discrete values must be at least 1e-10 "
-                    "apart")
+                    "apart", code="tuning-discrete-gap")
     if t.early_stopping and t.stopping is None:
         c.warning(t.at("early_stopping"), f"earlyStopping: true is sent as the {DEFAULT_STOPPING_RULE}"
                   f" rule ({STOPPING_RULES[DEFAULT_STOPPING_RULE]}): Vertex asks for a rule, and AI "
                   "Platform's switch documents none", "to choose, write earlyStopping: "
-                  "{decayCurve: {}}, {median: {}} or {convex: {...}}")
+                  "{decayCurve: {}}, {median: {}} or {convex: {...}}", code="tuning-default-stopping")
 
 
 def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
     p = f"$.spec.pools.{pool.role}"
     if pool.machine_type is None:  # resolve found no machine for the accelerator
         c.error(f"{p}.accelerator", f"no training machine takes {pool.accelerator_count} × "
-                f"{pool.accelerator_type}")
+                f"{pool.accelerator_type}", code="no-machine")
     for message in machines.check_vertex(pool.machine_type, pool.accelerator_type,
                                          pool.accelerator_count, pool.tpu_topology) \
             if pool.machine_type else ():
-        c.error(_where(p, pool, message), message)
+        where = _where(p, pool, message)
+        c.error(where, message, code=_CATALOG_CODES[where.removeprefix(p)])
     for row, message in fields.refusals(fields.VERTEX, lambda r: getattr(pool, r.attr),
                                         fields.POOL_ROWS):
-        c.error(f"{p}.{row.spec}", message)
+        c.error(f"{p}.{row.spec}", message, code=fields.REFUSAL_CODE[fields.VERTEX])
     if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_VERTEX:
-        c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not a Vertex boot disk type")
+        c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not a Vertex boot disk type", code="disk-type")
     if pool.gpu_partition_size and not pool.accelerator_type:
-        c.error(f"{p}.gpuPartitionSize", "a GPU partition needs an accelerator")
+        c.error(f"{p}.gpuPartitionSize", "a GPU partition needs an accelerator",
+                code="gpu-partition-accelerator")
     if job.region in regions.VERTEX_TRAINING_REGIONS and \
             pool.accelerator_type not in accelerators.RETIRED:
         _check_region(job, pool, c)
     tpu = _is_tpu(pool)
     if tpu and (len(job.pools) > 1 or pool.replicas != 1):
-        c.error(f"{p}", "a TPU job has exactly one pool with one replica")
+        c.error(f"{p}", "a TPU job has exactly one pool with one replica", code="tpu-single-pool")
     if isinstance(pool.task, PythonPackage):
         _check_executor(job, pool, c, today)
 
@@ -250,24 +255,25 @@ def _check_executor(job: Job, pool: Pool, c: Collector, today: datetime.date) ->
     if image and not chosen and (task.runtime_version or task.python_version):
         c.warning(f"{base}.runtimeVersion" if task.runtime_version else f"{base}.pythonVersion",
                   "not sent on vertex, which runs python.executorImage instead "
-                  "(runtimeVersion/pythonVersion are ai-platform only)")
+                  "(runtimeVersion/pythonVersion are ai-platform only)", code="vertex-ignores-runtime")
     if not image and not task.runtime_version:
         c.error(base, "missing required key 'executorImage' (a prebuilt training container)",
-                "e.g. us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest")
+                "e.g. us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest",
+                code="missing-executor-image")
     elif not image:
         gpu = bool(pool.accelerator_type and accelerators.is_gpu(pool.accelerator_type))
         _, note = images.executor_for_runtime(task.runtime_version, gpu)
         c.error(f"{base}.runtimeVersion", f"no Vertex prebuilt container for runtime "
-                f"{task.runtime_version}: {note}", "set python.executorImage")
+                f"{task.runtime_version}: {note}", "set python.executorImage", code="runtime-executor")
     else:
         status, message = images.executor_image_status(image, today=today)
         if status != "ok" and message:
-            c.warning(f"{base}.executorImage", message)
+            c.warning(f"{base}.executorImage", message, code="executor-image")
 
 
 def _report(c: Collector, path: str, problems: list[documented.Problem]) -> None:
     for code, message, hint in problems:
-        c.add(path, message, severity=documented.severity(code), hint=hint)
+        c.add(path, message, severity=documented.severity(code), hint=hint, code=code)
 
 
 def _check_documented(job: Job, pool: Pool, c: Collector) -> None:
@@ -283,12 +289,17 @@ def _check_documented(job: Job, pool: Pool, c: Collector) -> None:
     for i, mount in enumerate(pool.nfs_mounts):
         for key, code, message, hint in documented.check_nfs(mount, networked or i > 0):
             c.add(f"{p}.nfsMounts[{i}]" + (f".{key}" if key else ""), message,
-                  severity=documented.severity(code), hint=hint)
+                  severity=documented.severity(code), hint=hint, code=code)
     _report(c, f"{p}.reservation", documented.check_reservation(
         affinity, job.get(fields.STRATEGY), persistent))
     _report(c, f"{p}.machineType", documented.check_gb200(pool.accelerator_type, affinity,
                                                            persistent))
     _report(c, f"{p}.disk.type", documented.check_disk(pool.machine_type, pool.disk_type))
+
+
+# The rule of a catalog message, by the key it is about (see _where).
+_CATALOG_CODES = {".machineType": "machine-type", ".accelerator.type": "machine-accelerator",
+                  ".accelerator.count": "accelerator-count", ".tpuTopology": "tpu-topology"}
 
 
 def _where(p: str, pool: Pool, message: str) -> str:
@@ -312,11 +323,11 @@ def _check_region(job: Job, pool: Pool, c: Collector) -> None:
             (count or 0) >= 32 else accel
         c.error(f"{p}.accelerator.type", f"{what} are not available for training in {region}"
                 if what != accel else f"{accel} is not available for training in {region}",
-                f"available in: {where}")
+                f"available in: {where}", code="region-accelerator")
     elif not accel and not regions.vertex_machine_in_region(region, machine):
         where = ", ".join(regions.regions_with_machine(machine)[:8]) or "no region"
         c.error(f"{p}.machineType", f"{machine} is not available for training in {region}",
-                f"available in: {where}")
+                f"available in: {where}", code="region-machine")
 
 
 def _is_tpu(pool: Pool) -> bool:
@@ -328,7 +339,7 @@ def _check_scheduling(job: Job, c: Collector) -> None:
     strategy, timeout = job.get(fields.STRATEGY), job.get(fields.TIMEOUT_ROW)
     if job.get(fields.MAX_WAIT) is not None and strategy != "FLEX_START":
         c.error("$.spec.scheduling.maxWait", "maxWait applies only with strategy FLEX_START on "
-                "vertex (Dynamic Workload Scheduler)")
+                "vertex (Dynamic Workload Scheduler)", code="max-wait-flex-start")
     pools = list(job.pools.values())
     if strategy == "SPOT" and any(_is_tpu(p) and (p.accelerator_count or 0) >= 32 or
                                     (p.accelerator_type == "TPU_V4_POD") for p in pools):
@@ -346,11 +357,11 @@ def _check_scheduling(job: Job, c: Collector) -> None:
     for pool in pools:
         if pool.accelerator_type not in FLEX_START_GPUS:
             c.error(f"$.spec.pools.{pool.role}", "FLEX_START needs an L4, A100, H100, H200 or "
-                    f"B200 GPU in every pool, not {pool.accelerator_type or 'none'}")
+                    f"B200 GPU in every pool, not {pool.accelerator_type or 'none'}", code="flex-start-gpu")
     if timeout is not None and timeout > SEVEN_DAYS:
         c.error("$.spec.scheduling.timeout", f"FLEX_START jobs run at most 7 days, not "
-                f"{human(timeout)}")
+                f"{human(timeout)}", code="flex-start-timeout")
     shapes = {(p.machine_type, p.accelerator_type, p.accelerator_count) for p in pools}
     if len(shapes) > 1:
         c.error("$.spec.pools", "FLEX_START needs the same machine, accelerator and count in "
-                "every pool")
+                "every pool", code="flex-start-shape")
