@@ -222,6 +222,8 @@ BY_SPEC = {r.spec: r for r in JOB_ROWS}
 # The rows code reasons about (the rest are only decoded, refused, written and read back).
 TIMEOUT_ROW, MAX_WAIT, STRATEGY, PRIORITY = (BY_SPEC[k] for k in (
     "scheduling.timeout", "scheduling.maxWait", "scheduling.strategy", "scheduling.priority"))
+SERVICE_ACCOUNT, NETWORK, OUTPUT_DIR, ENCRYPTION_KEY = (BY_SPEC[k] for k in (
+    "serviceAccount", "network", "outputDir", "encryptionKey"))
 DURATION_PATHS = tuple(r.path for r in JOB_ROWS if r.codec.name == "duration")
 
 

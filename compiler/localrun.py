@@ -32,7 +32,7 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
-from . import pipeline
+from . import fields, pipeline
 from .diagnostics import format_text
 from .model import Container, EnvVar, Job, Pool, PythonPackage
 from .normalize import Options
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"local-run {job.name}: {args.pool} replica 0, python -m {task.module}, "
                   f"package {upload.package.file_name}\n")
         err.write(f"outputs: {output}/ (AIP_MODEL_DIR={aip['AIP_MODEL_DIR']})\n")
-        if not job.output_dir:
+        if not job.get(fields.OUTPUT_DIR):
             err.write("note: the spec has no outputDir: on the cloud the job gets no AIP_* "
                       "folders\n")
         for uri in task.packages[1:]:
@@ -185,7 +185,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"error: {problem}\n")
             return EXIT_FAILED
         args_ = list(task.args) + (["--job-dir", output] if job.platform == "ai-platform"
-                                   and job.output_dir else []) + extra
+                                   and job.get(fields.OUTPUT_DIR) else []) + extra
         child = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         child.update(aip)
         child.update(cluster_env(job, args.pool, result.body))

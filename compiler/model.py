@@ -130,22 +130,6 @@ class Job:
         """The value of a simple field (a JOB row of compiler/fields.py), None if unset."""
         return self.settings.get(row.attr)
 
-    @property
-    def service_account(self) -> str | None:
-        return self.settings.get("service_account")
-
-    @property
-    def network(self) -> str | None:
-        return self.settings.get("network")
-
-    @property
-    def output_dir(self) -> str | None:
-        return self.settings.get("output_dir")
-
-    @property
-    def encryption_key(self) -> str | None:
-        return self.settings.get("encryption_key")
-
     def note(self, path: str, text: str) -> None:
         self.notes.append(f"{path}: {text}")
 

@@ -405,13 +405,13 @@ class Normalizer:
 
     def cross_checks(self, job: Job) -> None:
         c = self.c
-        parts = (job.encryption_key or "").split("/")
+        parts = (job.get(fields.ENCRYPTION_KEY) or "").split("/")
         if job.region and len(parts) > 3:
             key_location = parts[3]
             if key_location != job.region:
                 c.error("$.spec.encryptionKey", f"the key is in {key_location!r} but the job runs "
                         f"in {job.region!r}", "Cloud KMS keys must be in the job's region", code="kms-region")
-        if job.vertex.get("reservedIpRanges") and not job.network:
+        if job.vertex.get("reservedIpRanges") and not job.get(fields.NETWORK):
             # "under the VPC network" implies network; inferred, not stated (facts §A.3, ◐).
             c.warning("$.spec.vertex.reservedIpRanges", "reserved IP ranges are ranges of "
                       "spec.network, which is not set", "set spec.network", code="reserved-ip-network")

@@ -8,7 +8,7 @@ from .. import fields
 from ..roles import BY_NAME, CHIEF, ROLES, Role
 from . import study
 from .sources import Source
-from .spec import Draft, as_int, is_zero_accel, set_disk
+from .spec import Draft, as_int, is_zero_accel, set_disk, unknown_fields
 
 # TrainingInput fields code reads (the simple ones are fields.ROWS, read back by the table).
 KNOWN = {"scaleTier", "packageUris", "pythonModule", "args", "hyperparameters", "region",
@@ -28,11 +28,8 @@ def to_spec(src: Source, d: Draft) -> None:
     if not isinstance(tin, dict):
         c.error("$.trainingInput", "trainingInput must be a mapping", code="import-shape")
         return
-    for key in tin:
-        if key not in KNOWN:
-            c.error(f"$.trainingInput.{key}", f"unknown TrainingInput field {key!r}",
-                    "ml v1 field names are camelCase" if "_" in str(key) else None,
-                    code="import-unknown-field")
+    unknown_fields(c, tin, KNOWN, "$.trainingInput", "TrainingInput",
+                   "ml v1 field names are camelCase")
     d.labels(job.get("labels"), "$.labels")
     if tin.get("region") is not None:
         d.set("spec.region", tin["region"], src.notes.get("$.trainingInput.region"))
@@ -130,10 +127,7 @@ def _pools(src: Source, tin: dict, d: Draft) -> None:
         role, type_key, count_key, cfg_key = r.name, r.ml_type, r.ml_count, r.ml_config
         at = "$.trainingInput"
         cfg = tin.get(cfg_key) if isinstance(tin.get(cfg_key), dict) else {}
-        for key in cfg:
-            if key not in CONFIG_KNOWN:
-                src.collector.error(f"{at}.{cfg_key}.{key}", f"unknown ReplicaConfig field {key!r}",
-                                    code="import-unknown-field")
+        unknown_fields(src.collector, cfg, CONFIG_KNOWN, f"{at}.{cfg_key}", "ReplicaConfig")
         count = as_int(tin.get(count_key)) if count_key else None
         if count_key and count == 0:
             if tin.get(type_key) or cfg:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..diagnostics import Collector
 from ..roles import BY_NAME
 from ..source import child
 
@@ -33,6 +35,16 @@ _POOL_RANK = {k: i for i, k in enumerate(POOL_ORDER)}
 # API's (hyperparameters), or as compiler.tuning.to_spec wrote it (earlyStopping).
 _KEEP_ORDER = ("labels", "env", "hyperparameters", "pscInterfaceConfig", "metrics", "parameters",
                "earlyStopping")
+
+
+def unknown_fields(c: Collector, value: dict, known: Collection[str], at: str, what: str,
+                   hint: str | None = None) -> None:
+    """An error for each key of the request mapping `value` (a `what`, at `at`) that the
+    importer does not read."""
+    for key in value:
+        if key not in known:
+            c.error(f"{at}.{key}", f"unknown {what} field {key!r}",
+                    hint if hint and "_" in str(key) else None, code="import-unknown-field")
 
 
 def as_int(value: Any) -> Any:

@@ -8,7 +8,7 @@ from .. import fields
 from ..catalog import accelerators
 from ..roles import BY_NAME, BY_POOL, CHIEF
 from .sources import Source
-from .spec import Draft, as_int, is_zero_accel, set_disk
+from .spec import Draft, as_int, is_zero_accel, set_disk, unknown_fields
 
 # Request fields that code reads (the simple ones are fields.ROWS, read back by the table).
 JOB_KNOWN = {"displayName", "labels", "jobSpec"} | fields.known(fields.VERTEX, "")
@@ -45,9 +45,7 @@ def to_spec(src: Source, d: Draft) -> None:
     if not isinstance(spec, dict):
         c.error("$.jobSpec", "jobSpec must be a mapping (a CustomJobSpec)", code="import-shape")
         return
-    for key in spec:
-        if key not in SPEC_KNOWN:
-            c.error(f"$.jobSpec.{key}", f"unknown CustomJobSpec field {key!r}", code="import-unknown-field")
+    unknown_fields(c, spec, SPEC_KNOWN, "$.jobSpec", "CustomJobSpec")
     _scheduling(src, spec.get("scheduling", {}))
     for row, value, at in fields.read(job, fields.VERTEX):
         if at in BY_CODE or (row is fields.STRATEGY and value == "STRATEGY_UNSPECIFIED"):
@@ -74,10 +72,7 @@ def _scheduling(src: Source, value: Any) -> None:
     if not isinstance(value, dict):
         src.collector.error("$.jobSpec.scheduling", "scheduling must be a mapping", code="import-shape")
         return
-    for key in value:
-        if key not in SCHEDULING:
-            src.collector.error(f"$.jobSpec.scheduling.{key}", f"unknown Scheduling field {key!r}",
-                                code="import-unknown-field")
+    unknown_fields(src.collector, value, SCHEDULING, "$.jobSpec.scheduling", "Scheduling")
 
 
 def _pools(src: Source, pools: list, d: Draft) -> None:
@@ -92,9 +87,7 @@ def _pools(src: Source, pools: list, d: Draft) -> None:
             if i == 0:
                 c.error(at, "pool 0 (the chief) is empty", code="import-empty-chief")
             continue
-        for key in pool:
-            if key not in POOL_KNOWN:
-                c.error(f"{at}.{key}", f"unknown WorkerPoolSpec field {key!r}", code="import-unknown-field")
+        unknown_fields(c, pool, POOL_KNOWN, at, "WorkerPoolSpec")
         present[role] = pool
         _machine(src, role, pool, at, d)
     _tasks(src, present, d)
@@ -109,10 +102,7 @@ def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
         d.comment(p, "no replicaCount in the source: trainspec sends 1 for the chief")
     m = pool.get("machineSpec")
     m = m if isinstance(m, dict) else {}
-    for key in m:
-        if key not in MACHINE_KNOWN:
-            src.collector.error(f"{at}.machineSpec.{key}", f"unknown MachineSpec field {key!r}",
-                                code="import-unknown-field")
+    unknown_fields(src.collector, m, MACHINE_KNOWN, f"{at}.machineSpec", "MachineSpec")
     if "machineType" in m:
         d.set(f"{p}.machineType", m["machineType"])
     kind, n = m.get("acceleratorType"), m.get("acceleratorCount")
@@ -151,10 +141,8 @@ def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
     shared = len(kinds) == 1
     for role, (kind, task) in tasks.items():
         at = f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}].{kind}"
-        for key in task:
-            if key not in TASKS[kind][1] and key != "env":
-                message = f"unknown {kind[0].upper()}{kind[1:]} field {key!r}"
-                src.collector.error(f"{at}.{key}", message, code="import-unknown-field")
+        unknown_fields(src.collector, task, {*TASKS[kind][1], "env"}, at,
+                       f"{kind[0].upper()}{kind[1:]}")
     for kind in kinds:
         name, fields = TASKS[kind]
         for key, spec_key in fields.items():

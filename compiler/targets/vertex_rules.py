@@ -124,7 +124,7 @@ def _python(pool: Pool) -> str:
 def check_job(job: Job, c: Collector, today: datetime.date) -> None:
     """What Vertex refuses of the job as a whole: fields it has no place for, the region."""
     _check_ai_platform_keys(job, c)
-    if job.vertex.get("tensorboard") and not job.service_account:
+    if job.vertex.get("tensorboard") and not job.get(fields.SERVICE_ACCOUNT):
         c.warning("$.spec.vertex.tensorboard", "Vertex TensorBoard needs a serviceAccount that "
                   "can write to it", "set spec.serviceAccount", code="tensorboard-service-account")
     for row, message in fields.refusals(fields.VERTEX, job.get):
@@ -285,7 +285,7 @@ def _check_documented(job: Job, pool: Pool, c: Collector) -> None:
     if pool.gpu_partition_size:
         _report(c, f"{p}.gpuPartitionSize",
                 documented.check_gpu_partition(pool.accelerator_type, pool.gpu_partition_size))
-    networked = bool(job.network or job.vertex.get("pscInterfaceConfig"))
+    networked = bool(job.get(fields.NETWORK) or job.vertex.get("pscInterfaceConfig"))
     for i, mount in enumerate(pool.nfs_mounts):
         for key, code, message, hint in documented.check_nfs(mount, networked or i > 0):
             c.add(f"{p}.nfsMounts[{i}]" + (f".{key}" if key else ""), message,
