@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from compiler import discovery, fields, roles
-from compiler.importers import flags
+from compiler.importers import flags, gcloud
 
 ROOT = Path(__file__).parent.parent
 SCHEMA = json.loads((ROOT / "schemas/v1/trainspec.schema.json").read_text(encoding="utf-8"))
@@ -123,3 +123,14 @@ def test_roles_are_the_schema_pools_and_ml_fields() -> None:
         for name in (r.ml_type, r.ml_count, r.ml_config):
             assert name is None or _field("ml", "GoogleCloudMlV1__TrainingInput", name), name
     assert roles.CHIEF.ml_count is None and roles.CHIEF.pool == 0
+
+
+def test_every_gcloud_flag_of_a_row_is_a_flag_of_its_gcloud_command() -> None:
+    commands = {fields.VERTEX: gcloud.VERTEX_VALUE | gcloud.VERTEX_BOOL,
+                fields.ML: gcloud.ML_VALUE | gcloud.ML_VALUE_PRE_GA | gcloud.ML_BOOL}
+    for row in fields.ROWS:
+        for platform, flag in row.gcloud.items():
+            assert flag in commands[platform], (row.spec, platform, flag)
+    role_flags = {f"--{r.gcloud}-machine-type" for r in roles.ROLES if r.gcloud}
+    assert role_flags == {"--master-machine-type", "--worker-machine-type",
+                          "--parameter-server-machine-type"} <= gcloud.ML_VALUE
