@@ -95,7 +95,7 @@ _TABLE_FIELDS = (
     Rule("ml-only", ERROR, "a field Vertex cannot express (compiler/fields.py)",
          "aiplatform v1 CustomJob (no such field)"),
 )
-# Both targets (compiler/targets/*_rules.py).
+# Both targets (compiler/targets/*_resolve.py, *_check.py).
 _TABLE_TARGETS = (
     Rule("scale-tier-pools", ERROR, "a scale tier other than CUSTOM with pools", "facts §B.3 ✅"),
     Rule("no-machine", ERROR, "no machine takes the pool's accelerator and count",

@@ -1,7 +1,7 @@
 """Lower the neutral model to an AI Platform Training Job request body (ml v1).
 
 The passes before lowering are data: RESOLVE (defaults, each noted) then CHECK (pure), in
-targets/ml_rules.py; `lower` is then a pure mapping to the request body.
+targets/ml_resolve.py and ml_check.py; `lower` is then a pure mapping to the request body.
 Field reference: ml.v1 discovery document, GoogleCloudMlV1__Job / __TrainingInput /
 __ReplicaConfig.
 """
@@ -12,8 +12,8 @@ from .. import fields
 from ..model import Container, Job, Pool, PythonPackage
 from ..roles import CHIEF, ROLES
 from ..tuning import ALGORITHMS, GOALS, ML_SCALE_NONE, ML_TYPES, RANGED, SCALES, SETTINGS, Parameter, Tuning
-from . import compact, ml_rules
-from .ml_rules import job_id
+from . import compact, ml_check, ml_resolve
+from .ml_check import job_id
 
 # The create request's discovery document and schema (ml v1 projects.jobs.create).
 API, SCHEMA = "ml", "GoogleCloudMlV1__Job"
@@ -21,8 +21,8 @@ API, SCHEMA = "ml", "GoogleCloudMlV1__Job"
 ORDER = ("region", "jobDir", "runtimeVersion", "pythonVersion", "scheduling", "network",
          "serviceAccount", "useChiefInTfConfig", "encryptionConfig", "enableWebAccess")
 # The passes between normalize and lower, in order.
-RESOLVE = (ml_rules.resolve_chief, ml_rules.resolve_machines)
-CHECK = (ml_rules.check_job, ml_rules.check_task, ml_rules.check_tuning, ml_rules.check_pools)
+RESOLVE = (ml_resolve.resolve_chief, ml_resolve.resolve_machines)
+CHECK = (ml_check.check_job, ml_check.check_task, ml_check.check_tuning, ml_check.check_pools)
 __all__ = ["API", "CHECK", "RESOLVE", "SCHEMA", "job_id", "lower"]
 
 

@@ -2,7 +2,7 @@
 tuning job a HyperparameterTuningJob whose trialJobSpec is that CustomJob's jobSpec.
 
 The passes before lowering are data: RESOLVE (defaults, each noted) then CHECK (pure), in
-targets/vertex_rules.py; `lower` is then a pure mapping to the request body.
+targets/vertex_resolve.py and vertex_check.py; `lower` is then a pure mapping to the request body.
 Field reference: aiplatform.v1 discovery document, GoogleCloudAiplatformV1CustomJob and
 GoogleCloudAiplatformV1HyperparameterTuningJob.
 """
@@ -27,8 +27,8 @@ from ..tuning import (
     Parameter,
     Tuning,
 )
-from . import compact, vertex_rules
-from .vertex_rules import FLEX_START_GPUS as FLEX_START_GPUS  # the testing kit's import
+from . import compact, vertex_check, vertex_resolve
+from .vertex_check import FLEX_START_GPUS as FLEX_START_GPUS  # the testing kit's import
 
 # The create requests' discovery document and schemas (aiplatform v1 customJobs.create,
 # hyperparameterTuningJobs.create).
@@ -36,10 +36,10 @@ API, SCHEMA = "aiplatform", "GoogleCloudAiplatformV1CustomJob"
 TUNING_SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
 
 # The passes between normalize and lower, in order.
-RESOLVE = (vertex_rules.resolve_chief, vertex_rules.resolve_machines,
-           vertex_rules.resolve_executors, vertex_rules.resolve_stopping)
-CHECK = (vertex_rules.check_job, vertex_rules.check_pools, vertex_rules.check_scheduling,
-         vertex_rules.check_tuning)
+RESOLVE = (vertex_resolve.resolve_chief, vertex_resolve.resolve_machines,
+           vertex_resolve.resolve_executors, vertex_resolve.resolve_stopping)
+CHECK = (vertex_check.check_job, vertex_check.check_pools, vertex_check.check_scheduling,
+         vertex_check.check_tuning)
 
 
 # -- lowering ------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""AI Platform's passes before lowering: resolve (the defaults the ml v1 API needs, each with
-a note in `job.notes`), then check (pure: what the API refuses, never a change to the job).
+"""AI Platform's check passes: what the ml v1 API refuses of a resolved job. Pure: they report,
+and never change the job (tests/test_stages.py).
 
 Field reference: ml.v1 discovery document, GoogleCloudMlV1__Job / __TrainingInput /
 __ReplicaConfig. What this API cannot express is a named error, never dropped.
@@ -18,6 +18,7 @@ from ..durations import to_google
 from ..model import Job, Pool, PythonPackage
 from ..roles import CHIEF
 from ..schemas import did_you_mean
+from .ml_resolve import legacy_names
 
 MIN_MAX_WAIT = Decimal(1800)  # [DD-ML] Scheduling.maxWaitTime: "minimum 1800s"
 JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")  # [MMJ] naming rules
@@ -30,48 +31,6 @@ def job_id(name: str, run: str | None = None) -> str:
     base = name.replace("-", "_")
     return base if run is None else f"{base}{RUN_SUFFIX}{run.replace('-', '_')}"
 
-
-# -- resolve -------------------------------------------------------------------------------
-
-def resolve_chief(job: Job) -> None:
-    """A spec without pools runs on a scale tier (BASIC, the API's default), or with scaleTier
-    CUSTOM on one master: its chief, which normalize built."""
-    tier = job.ai_platform.get("scaleTier")
-    if job.spec_chief is None:
-        return
-    if tier is None:
-        job.note("$.spec.aiPlatform.scaleTier", "BASIC (the API default when no pools are given)")
-    elif tier == "CUSTOM":
-        job.pools[CHIEF.name] = job.spec_chief
-        job.note(f"$.spec.pools.{CHIEF.name}", f"one {CHIEF.ml_name} replica (scaleTier CUSTOM, "
-                 "no pools given)")
-
-
-def resolve_machines(job: Job) -> None:
-    """A pool without machineType: the smallest machine for its accelerator, else the default
-    (a legacy name when the other pools use legacy names)."""
-    legacy_kind = bool(_legacy_names(job))
-    for pool in job.pools.values():
-        accel = pool.accelerator_type
-        if pool.machine_type is not None or accel in accelerators.RETIRED_ML or (
-                accel and accel not in accelerators.ML_TYPES):
-            continue  # check_pools refuses the accelerator
-        if accel:
-            pick = machines.smallest_ml_machine(accel, pool.accelerator_count or 1)
-        else:
-            pick = "standard" if legacy_kind else "n1-standard-4"
-        if pick is not None:
-            pool.machine_type = pick
-            job.note(f"$.spec.pools.{pool.role}.machineType",
-                     f"{pick} (smallest machine for this pool)")
-
-
-def _legacy_names(job: Job) -> set[str]:
-    return {p.role for p in job.pools.values() if machines.is_ml_legacy_name(p.machine_type or "")
-            and p.machine_type != "cloud_tpu"}
-
-
-# -- check ---------------------------------------------------------------------------------
 
 def check_job(job: Job, c: Collector, today: datetime.date) -> None:
     """What the ml v1 API refuses of the job as a whole: its jobId, region, env, the fields it
@@ -125,11 +84,11 @@ def check_tuning(job: Job, c: Collector, today: datetime.date) -> None:
 
 
 def check_pools(job: Job, c: Collector, today: datetime.date) -> None:
-    legacy_names = _legacy_names(job)
+    legacy = legacy_names(job)
     mixable = {p.role for p in job.pools.values() if p.machine_type == "cloud_tpu"}
     for pool in job.pools.values():
         _check_pool(job, pool, c)
-    if legacy_names and len(legacy_names) + len(mixable) != len(job.pools):
+    if legacy and len(legacy) + len(mixable) != len(job.pools):
         c.error("$.spec.pools", "mixes AI Platform legacy machine names with Compute Engine types",
                 "the ml v1 API needs every pool of one kind; only cloud_tpu workers may differ",
                 code="ml-machine-kinds")

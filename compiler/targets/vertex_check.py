@@ -1,5 +1,5 @@
-"""Vertex's passes before lowering: resolve (the defaults Vertex needs, each with a note in
-`job.notes`), then check (pure: what Vertex refuses, never a change to the job).
+"""Vertex's check passes: what Vertex refuses of a resolved job. Pure: they report, and never
+change the job (tests/test_stages.py).
 
 Field reference: aiplatform.v1 discovery document, GoogleCloudAiplatformV1CustomJob and
 GoogleCloudAiplatformV1HyperparameterTuningJob.
@@ -7,7 +7,6 @@ GoogleCloudAiplatformV1HyperparameterTuningJob.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 from decimal import Decimal
 
@@ -18,9 +17,9 @@ from ..catalog import accelerators, documented, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import human
 from ..model import Job, Pool, PythonPackage
-from ..roles import CHIEF
 from ..schemas import did_you_mean
 from ..tuning import DEFAULT_STOPPING_RULE, DISCRETE_GAP, KIND, SETTINGS, STOPPING_RULES, Tuning, to_spec
+from .vertex_resolve import python_path
 
 SEVEN_DAYS = Decimal(7 * 86400)
 # [DWS] GPUs that Dynamic Workload Scheduler (FLEX_START) can provision.
@@ -29,97 +28,6 @@ FLEX_START_GPUS = frozenset({"NVIDIA_L4", "NVIDIA_TESLA_A100", "NVIDIA_A100_80GB
 # The legacy search (spec.aiPlatform.hyperparameters) has no place in a Vertex CustomJob.
 _HYPERPARAMETERS = "hyperparameter tuning is a separate Vertex resource (HyperparameterTuningJob)"
 
-
-# -- resolve -------------------------------------------------------------------------------
-
-def resolve_chief(job: Job) -> None:
-    """A spec without pools runs its chief (normalize built it) as pool 0: on a scale tier's
-    documented machine (spec.aiPlatform.scaleTier), else one replica of the default machine."""
-    if job.spec_chief is None:
-        return
-    tier = job.ai_platform.get("scaleTier")
-    mapped = machines.SCALE_TIER_TO_VERTEX.get(tier) if tier not in (None, "CUSTOM") else None
-    if mapped:
-        machine, accel, count, note = mapped
-        job.pools[CHIEF.name] = dataclasses.replace(
-            job.spec_chief, path="$.spec.aiPlatform.scaleTier", machine_type=machine,
-            accelerator_type=accel, accelerator_count=count if accel else None)
-        job.note(f"$.spec.pools.{CHIEF.name}", f"scale tier {tier} → {machine}: {note}")
-    else:
-        job.pools[CHIEF.name] = job.spec_chief
-        job.note(f"$.spec.pools.{CHIEF.name}", "one replica (no pools given)")
-
-
-def resolve_machines(job: Job) -> None:
-    """Each pool's machine: a legacy AI Platform name mapped, the smallest machine for the
-    accelerator, or the CPU default; the accelerator a fixed-count machine implies."""
-    for pool in job.pools.values():
-        _resolve_machine(job, pool)
-
-
-def _resolve_machine(job: Job, pool: Pool) -> None:
-    p = f"$.spec.pools.{pool.role}"
-    legacy = machines.LEGACY_TO_VERTEX.get(pool.machine_type or "")
-    if legacy:
-        machine, accel, count, note = legacy
-        job.note(f"{p}.machineType", f"AI Platform {pool.machine_type!r} → {machine}: {note}")
-        pool.machine_type = machine
-        if accel and not pool.accelerator_type:
-            pool.accelerator_type, pool.accelerator_count = accel, count
-    if pool.machine_type is None:
-        if pool.accelerator_type:
-            pick = machines.smallest_vertex_machine(pool.accelerator_type,
-                                                    pool.accelerator_count or 1)
-            if pick is None:
-                return  # check_pools: no machine takes it
-            pool.machine_type = pick
-            job.note(f"{p}.machineType", f"{pick}, the smallest machine that takes "
-                     f"{pool.accelerator_count} × {pool.accelerator_type}")
-            if machines.omits_accelerator(pick):
-                # TPU v5e/v6e/7x VMs are requested by machine and topology, no accelerator.
-                chips = pool.accelerator_count
-                pool.accelerator_type = pool.accelerator_count = None
-                if not pool.tpu_topology:
-                    pool.tpu_topology = machines.default_tpu_topology(pick, chips)
-                    job.note(f"{p}.tpuTopology", f"{pool.tpu_topology} for {chips} chip(s)")
-        else:
-            pool.machine_type = machines.DEFAULT_VERTEX_MACHINE
-            job.note(f"{p}.machineType", f"{pool.machine_type} (default for a CPU pool)")
-    if pool.accelerator_type is None and not pool.tpu_topology:
-        implied = machines.implied_accelerator(pool.machine_type)
-        if implied:
-            pool.accelerator_type, pool.accelerator_count = implied
-            job.note(f"{p}.accelerator", f"{implied[1]} × {implied[0]}, fixed by "
-                     f"{pool.machine_type}")
-
-
-def resolve_executors(job: Job) -> None:
-    """A Python pool without python.executorImage runs the prebuilt container of its
-    runtimeVersion (GPU or CPU, as its accelerator)."""
-    for pool in job.pools.values():
-        task = pool.task
-        if not isinstance(task, PythonPackage) or task.executor_image or not task.runtime_version:
-            continue
-        gpu = bool(pool.accelerator_type and accelerators.is_gpu(pool.accelerator_type))
-        image, note = images.executor_for_runtime(task.runtime_version, gpu)
-        if image:
-            pool.task = dataclasses.replace(task, executor_image=image)
-            job.note(f"{_python(pool)}.executorImage",
-                     f"{image} for runtime {task.runtime_version}: {note}")
-
-
-def resolve_stopping(job: Job) -> None:
-    """earlyStopping: true names no rule; Vertex asks for one."""
-    t = job.tuning
-    if job.kind == KIND and t is not None and t.early_stopping and t.stopping is None:
-        job.note(t.at("early_stopping"), f"{DEFAULT_STOPPING_RULE} rule for earlyStopping: true")
-
-
-def _python(pool: Pool) -> str:
-    return f"$.spec.pools.{pool.role}.python" if pool.overrides else "$.spec.python"
-
-
-# -- check ---------------------------------------------------------------------------------
 
 def check_job(job: Job, c: Collector, today: datetime.date) -> None:
     """What Vertex refuses of the job as a whole: fields it has no place for, the region."""
@@ -250,7 +158,7 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
 def _check_executor(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
     task = pool.task
     assert isinstance(task, PythonPackage)
-    base, image = _python(pool), task.executor_image
+    base, image = python_path(pool), task.executor_image
     chosen = job.defaulted(f"{base}.executorImage")
     if image and not chosen and (task.runtime_version or task.python_version):
         c.warning(f"{base}.runtimeVersion" if task.runtime_version else f"{base}.pythonVersion",
