@@ -63,7 +63,7 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
     flags.merge(src, ns)
     if src.kind != "vertex-hpt" and ns.trial_job_only:
         src.collector.error("$", "--trial-job-only applies to a Vertex hyperparameter tuning "
-                            "job config, and this is none")
+                            "job config, and this is none", code="import-trial-job-only")
     if src.collector.failed:
         return Outcome(None, src.kind, src.collector.items)
     d = Draft()
@@ -110,7 +110,7 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
     items = list(src.collector.items)
     if platform == "ai-platform" and not d.has("spec.region"):
         src.collector.warning("$", "no region in the source: ai-platform needs one",
-                              "pass --region, or set spec.region")
+                              "pass --region, or set spec.region", code="import-no-region")
         items = list(src.collector.items)
     return Outcome(out, src.kind, items)
 
@@ -143,7 +143,7 @@ def _name(src: sources.Source, ns: argparse.Namespace, file: str, d: Draft) -> N
         d.comment("metadata.name", f"no {what} in the source: name from the file name "
                   "(pass --name to choose)")
     if display is not None and not isinstance(display, str):
-        src.collector.error("$.displayName", "displayName must be a string")
+        src.collector.error("$.displayName", "displayName must be a string", code="import-shape")
 
 
 def _sanitise(text: str) -> str:
@@ -193,7 +193,7 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
     base = _own_flags(own)
     if base is None:
         return _refused("before `--` only --platform vertex|ai-platform and --name NAME are "
-                        "taken; gcloud's flags go after `--`")
+                        "taken; gcloud's flags go after `--`", code="import-own-flags")
     try:
         inv = gcloud.parse(words)
     except gcloud.GcloudError as e:
@@ -233,8 +233,8 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
     return decompile(blob, inv.config, ns, src)
 
 
-def _refused(message: str, file: str = GCLOUD_FILE) -> Outcome:
-    return Outcome(None, None, [Diagnostic("$", message, file=file)])
+def _refused(message: str, file: str = GCLOUD_FILE, code: str = "gcloud-refuses") -> Outcome:
+    return Outcome(None, None, [Diagnostic("$", message, file=file, code=code)])
 
 
 def _own_flags(words: list[str]) -> argparse.Namespace | None:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
+from . import fields
 from .catalog import accelerators, machines
 from .config import extension
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
-from .targets import aiplatform
+from .roles import BY_NAME
+from .targets import ml
 from .tuning import KIND as TUNING_KIND
 from .tuning import summary
-
-_ROLE_TITLE = {"chief": "chief (pool 0)", "worker": "worker (pool 1)",
-               "parameterServer": "parameterServer (pool 2)", "evaluator": "evaluator (pool 3)"}
-_ML_TITLE = {"chief": "master", "worker": "worker", "parameterServer": "parameter server",
-             "evaluator": "evaluator"}
 
 
 def endpoint(job: Job) -> str:
@@ -35,7 +32,7 @@ def render(result: Result) -> str:
     if job.description:
         lines.append(f"  {job.description}")
     lines.append(f"  platform   {job.platform}" + (
-        f"  (jobId {aiplatform.job_id(job.name, job.run)})" if job.platform == "ai-platform"
+        f"  (jobId {ml.job_id(job.name, job.run)})" if job.platform == "ai-platform"
         else ""))
     if job.kind == TUNING_KIND:
         lines.append("  kind       HyperparameterTuningJob" + (
@@ -78,7 +75,7 @@ def render(result: Result) -> str:
 
 
 def _pool(job: Job, pool: Pool) -> list[str]:
-    title = _ROLE_TITLE[pool.role] if job.platform == "vertex" else _ML_TITLE[pool.role]
+    title = BY_NAME[pool.role].title(job.platform)
     machine = pool.machine_type or "?"
     hw = f"{pool.replicas} × {machine}"
     if pool.accelerator_type:
@@ -112,21 +109,18 @@ def _pool(job: Job, pool: Pool) -> list[str]:
 
 
 def _settings(job: Job) -> list[str]:
-    s = job.scheduling
-    parts = []
-    if s.strategy:
-        parts.append(f"strategy {s.strategy}")
-    if s.timeout is not None:
-        parts.append(f"timeout {human(s.timeout)}")
-    else:
-        parts.append("timeout 7d (API default)")
-    if s.max_wait is not None:
-        parts.append(f"max wait {human(s.max_wait)}")
-    if s.priority is not None:
-        parts.append(f"priority {s.priority}")
-    lines = ["  scheduling " + ", ".join(parts)]
-    for label, value in (("service account", job.service_account), ("network", job.network),
-                         ("output dir", job.output_dir), ("CMEK key", job.encryption_key)):
-        if value:
-            lines.append(f"  {label:<10} {value}")
-    return lines
+    """The simple fields explain shows (fields.ROWS with an explain label): the scheduling
+    ones on one line, the others one per line."""
+    parts, lines = [], []
+    for row in fields.JOB_ROWS:
+        value = job.get(row)
+        if row is fields.TIMEOUT_ROW and value is None:
+            parts.append("timeout 7d (API default)")
+        if row.explain is None or value is None:
+            continue
+        shown = human(value) if row.codec.name == "duration" else value
+        if row.spec.startswith("scheduling."):
+            parts.append(f"{row.explain} {shown}")
+        else:
+            lines.append(f"  {row.explain:<10} {shown}")
+    return ["  scheduling " + ", ".join(parts)] + lines

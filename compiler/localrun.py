@@ -32,20 +32,22 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
-from . import pipeline
+from . import fields, pipeline
 from .diagnostics import format_text
 from .model import Container, EnvVar, Job, Pool, PythonPackage
 from .normalize import Options
+from .roles import ROLES
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 PLACEHOLDER_BUCKET = "trainspec-local-run"  # nothing is uploaded: any valid name will do
 AIP_DIRS = (("AIP_MODEL_DIR", "model"), ("AIP_CHECKPOINT_DIR", "checkpoints"),
             ("AIP_TENSORBOARD_LOG_DIR", "logs"))
 CONTAINER_AIP_ROOT = "/tmp/trainspec-outputs"
-# Pool roles: Vertex's workerpoolN, and TF_CONFIG's task types ([DIST]; evaluators are never in
-# TF_CONFIG's cluster). AI Platform's primary is "master" unless useChiefInTfConfig.
-POOL_INDEX = {"chief": 0, "worker": 1, "parameterServer": 2, "evaluator": 3}
-TF_TYPE = {"chief": "chief", "worker": "worker", "parameterServer": "ps", "evaluator": "evaluator"}
+# Pool roles (compiler/roles.py): Vertex's workerpoolN, and TF_CONFIG's task types ([DIST];
+# evaluators are never in TF_CONFIG's cluster). AI Platform's primary is "master" unless
+# useChiefInTfConfig.
+POOL_INDEX = {r.name: r.pool for r in ROLES}
+TF_TYPE = {r.name: r.tf_type for r in ROLES}
 FIRST_PORT = 2222
 
 
@@ -172,7 +174,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"local-run {job.name}: {args.pool} replica 0, python -m {task.module}, "
                   f"package {upload.package.file_name}\n")
         err.write(f"outputs: {output}/ (AIP_MODEL_DIR={aip['AIP_MODEL_DIR']})\n")
-        if not job.output_dir:
+        if not job.get(fields.OUTPUT_DIR):
             err.write("note: the spec has no outputDir: on the cloud the job gets no AIP_* "
                       "folders\n")
         for uri in task.packages[1:]:
@@ -183,7 +185,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"error: {problem}\n")
             return EXIT_FAILED
         args_ = list(task.args) + (["--job-dir", output] if job.platform == "ai-platform"
-                                   and job.output_dir else []) + extra
+                                   and job.get(fields.OUTPUT_DIR) else []) + extra
         child = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         child.update(aip)
         child.update(cluster_env(job, args.pool, result.body))

@@ -1,21 +1,20 @@
 """The backend-neutral job model: what a spec means, after defaults and cross-field rules.
 
-Both lowering modules (targets/vertex.py, targets/aiplatform.py) read only this model.
+Both lowering modules (targets/vertex.py, targets/ml.py) read only this model.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from .config.extension import NONE as NO_EXTENSION
 from .config.extension import Extension
 
 if TYPE_CHECKING:
+    from .fields import Row
     from .tuning import Tuning
 
-ROLES = ("chief", "worker", "parameterServer", "evaluator")
 PLATFORMS = ("vertex", "ai-platform")
 KINDS = ("TrainingJob", "HyperparameterTuningJob")
 
@@ -100,16 +99,6 @@ class Pool:
 
 
 @dataclass
-class Scheduling:
-    timeout: Decimal | None = None
-    max_wait: Decimal | None = None
-    restart_on_worker_restart: bool | None = None
-    strategy: str | None = None
-    disable_retries: bool | None = None
-    priority: int | None = None
-
-
-@dataclass
 class Job:
     file: str
     name: str
@@ -120,17 +109,16 @@ class Job:
     run: str | None = None  # metadata.run, as text: part of the generation, never in a Vertex body
     project: str | None = None
     region: str | None = None
-    service_account: str | None = None
-    network: str | None = None
-    output_dir: str | None = None
     staging_bucket: str | None = None  # bucket name (no gs://) for python.source archives
-    encryption_key: str | None = None
-    enable_web_access: bool | None = None
     container: Container | None = None
     python: PythonPackage | None = None
     env: tuple[EnvVar, ...] = ()
     pools: dict[str, Pool] = field(default_factory=dict)
-    scheduling: Scheduling = field(default_factory=Scheduling)
+    # The chief of a spec without pools (the spec-level task and env), built once by
+    # normalize; a target's resolve runs it as pool 0 / the master, or a scale tier runs it.
+    spec_chief: Pool | None = None
+    # The simple fields (compiler/fields.py JOB_ROWS), decoded: row attr → value; unset absent.
+    settings: dict[str, Any] = field(default_factory=dict)
     vertex: dict[str, Any] = field(default_factory=dict)
     ai_platform: dict[str, Any] = field(default_factory=dict)
     # The search of a tuning job: spec.tuning, or (ai-platform) spec.aiPlatform.hyperparameters.
@@ -139,10 +127,13 @@ class Job:
     # The repo config's catalog extensions: values the targets accept without a catalog row.
     extension: Extension = NO_EXTENSION
 
-    def implicit_pool(self, path: str, **fields: Any) -> Pool:
-        """The chief pool a spec without pools gets: the spec-level task and env."""
-        return Pool(role="chief", path=path, task=self.container or self.python,
-                    env=self.env, **fields)
+    def defaulted(self, path: str) -> bool:
+        """Whether resolve chose the value at `path` (every default is noted)."""
+        return any(n.startswith(f"{path}: ") for n in self.notes)
+
+    def get(self, row: Row) -> Any:
+        """The value of a simple field (a JOB row of compiler/fields.py), None if unset."""
+        return self.settings.get(row.attr)
 
     def note(self, path: str, text: str) -> None:
         self.notes.append(f"{path}: {text}")

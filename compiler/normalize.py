@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import durations, tuning_rules
+from . import durations, fields, tuning_rules
 from .catalog import accelerators, machines
 from .config.extension import NONE as NO_EXTENSION
 from .config.extension import Extension
@@ -19,16 +19,15 @@ from .model import (
     MANAGED_LABELS,
     MAX_LABELS,
     PLATFORMS,
-    ROLES,
     Container,
     EnvVar,
     Job,
     Pool,
     PythonPackage,
-    Scheduling,
     secret_config_key,
 )
 from .packaging import bucket_name
+from .roles import CHIEF, ROLES
 from .source import Document, child
 from .tuning import KIND as TUNING_KIND
 
@@ -37,7 +36,6 @@ MAX_ARGS_CHARS = 100_000
 MAX_PACKAGES = 100  # [DD-AIP] pythonPackageSpec.packageUris, [DD-ML] packageUris
 MAX_ENV = 100  # [DD-AIP] ContainerSpec.env
 DEFAULT_PROJECT_KEYS = ("project", "region")
-DURATION_PATHS = ("$.spec.scheduling.timeout", "$.spec.scheduling.maxWait")
 
 
 @dataclass(frozen=True)
@@ -70,10 +68,6 @@ def _run(value: Any) -> str | None:
     if isinstance(value, bool):
         return None
     return str(value) if isinstance(value, (int, str)) else None
-
-
-def _b(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
 
 
 def _i(value: Any) -> int | None:
@@ -110,8 +104,8 @@ class Normalizer:
         not its text, would be used."""
         for path, reading in self.doc.suspect.items():
             if path not in self.as_text:
-                message, hint = reading.problem(duration=path in DURATION_PATHS)
-                self.c.error(path, message, hint)
+                message, hint = reading.problem(duration=path in fields.DURATION_PATHS)
+                self.c.error(path, message, hint, code="misread-number")
 
     # -- top level -------------------------------------------------------------------------
     def job(self) -> Job:
@@ -128,33 +122,31 @@ class Normalizer:
         job.labels = self.labels(_d(meta.get("labels")), "$.metadata.labels", platform)
         for key in DEFAULT_PROJECT_KEYS:
             self.place(job, spec, key)
-        job.service_account = _s(spec.get("serviceAccount"))
-        job.network = _s(spec.get("network"))
-        job.output_dir = _s(spec.get("outputDir"))
         self.staging_bucket(job, spec)
-        job.encryption_key = _s(spec.get("encryptionKey"))
-        job.enable_web_access = _b(spec.get("enableWebAccess"))
         job.container, job.python = self.spec_task(spec)
         job.env = self.env(_d(spec.get("env")), "$.spec.env", ())
-        job.scheduling = self.scheduling(_d(spec.get("scheduling")))
+        job.settings = self.settings(spec)
         job.vertex = _d(spec.get("vertex"))
         job.ai_platform = _d(spec.get("aiPlatform"))
         self.tuning(job, spec)
         for role in ROLES:
-            raw = _d(spec.get("pools")).get(role)
+            raw = _d(spec.get("pools")).get(role.name)
             if isinstance(raw, dict):
-                job.pools[role] = self.pool(job, role, raw, f"$.spec.pools.{role}")
-        if not job.pools:
-            self.task_rules(job.implicit_pool("$.spec"))  # the pool (or scale tier) it runs on
-        if job.pools and "chief" not in job.pools:
-            self.c.error("$.spec.pools", "missing pool 'chief': the primary replica "
-                         "(Vertex pool 0 / AI Platform master) is required when pools are given")
+                job.pools[role.name] = self.pool(job, role.name, raw, f"$.spec.pools.{role.name}")
+        if not job.pools:  # the chief runs the spec-level task (on a pool or a scale tier)
+            job.spec_chief = Pool(role=CHIEF.name, path="$.spec", task=job.container or job.python,
+                                  env=job.env)
+            self.task_rules(job.spec_chief)
+        if job.pools and CHIEF.name not in job.pools:
+            self.c.error("$.spec.pools", f"missing pool {CHIEF.name!r}: the primary replica "
+                         f"(Vertex pool {CHIEF.pool} / AI Platform {CHIEF.ml_name}) is required "
+                         "when pools are given", code="missing-chief")
         self.cross_checks(job)
         if "stagingBucket" in spec and not any(
                 isinstance(t, PythonPackage) and t.source is not None
                 for t in [job.python, *(p.task for p in job.pools.values())]):
             self.c.warning("$.spec.stagingBucket", "no python.source to package: the staging "
-                           "bucket is not used")
+                           "bucket is not used", code="unused-staging-bucket")
         self.numbers_as_written()
         return job
 
@@ -165,18 +157,19 @@ class Normalizer:
         if job.kind != TUNING_KIND:
             if "tuning" in spec:
                 self.c.error("$.spec.tuning", "spec.tuning is the search of a hyperparameter "
-                             "tuning job", "write kind: HyperparameterTuningJob", key=True)
+                             "tuning job", "write kind: HyperparameterTuningJob", key=True,
+                             code="tuning-kind")
             if isinstance(legacy, dict):
                 job.tuning = tuning_rules.from_ml(legacy, self.c)
             return
         if legacy is not None:
             self.c.error("$.spec.aiPlatform.hyperparameters", "a HyperparameterTuningJob takes "
-                         "its search in spec.tuning", "move it to spec.tuning", key=True)
+                         "its search in spec.tuning", "move it to spec.tuning", key=True, code="tuning-kind")
         if not isinstance(spec.get("tuning"), dict):
             if "tuning" not in spec and isinstance(_d(self.doc.data).get("spec"), dict):
                 self.c.error("$.spec", "missing required key 'tuning'",
                              "a HyperparameterTuningJob searches spec.tuning: metrics, "
-                             "parameters, maxTrials, parallelTrials")
+                             "parameters, maxTrials, parallelTrials", code="tuning-kind")
             return
         job.tuning = tuning_rules.from_spec(spec["tuning"], self.c)
 
@@ -184,7 +177,8 @@ class Normalizer:
         written, given = _s(spec.get(key)), getattr(self.options, key)
         if written and given and written != given:
             self.c.warning(f"$.spec.{key}", f"the spec sets {key} {written!r}; {given!r} from "
-                           "the command line or stack config applies only to specs without one")
+                           "the command line or stack config applies only to specs without one",
+                           code="option-ignored")
         setattr(job, key, written or given)
         if not written and given:
             job.note(f"$.spec.{key}", f"{given} (from --{key} / stack config)")
@@ -193,11 +187,12 @@ class Normalizer:
         written, given = _s(spec.get("stagingBucket")), self.options.staging_bucket
         if given and not bucket_name(given):
             self.c.error("$.spec.stagingBucket", f"--staging-bucket / trainspec:stagingBucket "
-                         f"{given!r} is not a bucket name", "gs://BUCKET or BUCKET")
+                         f"{given!r} is not a bucket name", "gs://BUCKET or BUCKET",
+                         code="staging-bucket-name")
         if written and given and bucket_name(written) != bucket_name(given):
             self.c.warning("$.spec.stagingBucket", f"the spec sets stagingBucket {written!r}; "
                            f"{given!r} from the command line or stack config applies only to "
-                           "specs without one")
+                           "specs without one", code="option-ignored")
         job.staging_bucket = bucket_name(written or given)
         if not written and job.staging_bucket:
             job.note("$.spec.stagingBucket", f"gs://{job.staging_bucket} (from --staging-bucket "
@@ -210,20 +205,20 @@ class Normalizer:
             if not _label_text(key, True):
                 self.c.error(p, f"invalid label key {key!r}",
                              "keys start with a lower-case letter and hold only lower-case "
-                             "letters, digits, '_' and '-', 1-63 characters", key=True)
+                             "letters, digits, '_' and '-', 1-63 characters", key=True, code="label-key")
             elif key.startswith("trainspec-"):
                 self.c.error(p, f"label key {key!r} uses the prefix 'trainspec-', reserved for "
-                             "labels trainspec manages", key=True)
+                             "labels trainspec manages", key=True, code="label-prefix")
             if isinstance(value, str):
                 if not _label_text(value, False):
                     self.c.error(p, f"invalid label value {value!r}", "values hold only lower-case "
-                                 "letters, digits, '_' and '-', at most 63 characters")
+                                 "letters, digits, '_' and '-', at most 63 characters", code="label-value")
                 out[key] = value
         limit = MAX_LABELS - len(MANAGED_LABELS)
         if len(labels) > limit:
             self.c.error(path, f"{len(labels)} labels: at most {limit} allowed (the API allows "
                          f"{MAX_LABELS}; trainspec adds {', '.join(MANAGED_LABELS)} when it "
-                         "submits the job)")
+                         "submits the job)", code="label-count")
         return out
 
     # -- tasks and env ---------------------------------------------------------------------
@@ -232,7 +227,7 @@ class Normalizer:
         python = self.python(spec.get("python"), "$.spec.python", None)
         if container and python:
             self.c.error("$.spec", "give either container or python, not both",
-                         "a pool may switch kind with its own container/python")
+                         "a pool may switch kind with its own container/python", code="task-kind")
         return container, python
 
     def container(self, raw: Any, path: str, base: Container | None) -> Container | None:
@@ -255,7 +250,8 @@ class Normalizer:
             packages = tuple(p for p in raw["packages"] if isinstance(p, str)) \
                 if isinstance(raw["packages"], list) else ()
             if len(packages) > MAX_PACKAGES:
-                self.c.error(path + ".packages", f"{len(packages)} packages: at most {MAX_PACKAGES}")
+                self.c.error(path + ".packages", f"{len(packages)} packages: at most {MAX_PACKAGES}",
+                             code="package-count")
         return PythonPackage(
             packages=packages,
             module=pick("module", base.module),
@@ -283,10 +279,12 @@ class Normalizer:
         c = self.c
         pool = Pool(role=role, path=path)
         replicas = self.integer(raw, "replicas", path + ".replicas")
-        if role == "chief" and replicas is not None and replicas != 1:
+        chief = role == CHIEF.name
+        if chief and replicas is not None and replicas != 1:
             c.error(path + ".replicas", f"the chief pool runs exactly 1 replica, not {replicas}",
-                    "it is Vertex pool 0 / the AI Platform master; put more replicas in 'worker'")
-        pool.replicas = replicas if replicas is not None and role != "chief" else 1
+                    f"it is Vertex pool {CHIEF.pool} / the AI Platform {CHIEF.ml_name}; put more "
+                    "replicas in 'worker'", code="chief-replicas")
+        pool.replicas = replicas if replicas is not None and not chief else 1
         pool.machine_type = _s(raw.get("machineType"))
         self.accelerator(pool, _d(raw.get("accelerator")), path + ".accelerator")
         disk = _d(raw.get("disk"))
@@ -295,14 +293,14 @@ class Normalizer:
         pool.task, pool.overrides = self.pool_task(job, raw, path)
         pool.env = self.env(_d(raw.get("env")), path + ".env", job.env)
         pool.env_overridden = "env" in raw
-        pool.tpu_topology = _s(raw.get("tpuTopology"))
-        pool.gpu_partition_size = _s(raw.get("gpuPartitionSize"))
-        pool.tpu_tf_version = _s(raw.get("tpuTfVersion"))
-        pool.reservation = self.reservation(_d(raw.get("reservation")), path + ".reservation")
-        pool.nfs_mounts = tuple(m for m in raw.get("nfsMounts") or () if isinstance(m, dict))
-        pool.lustre_mounts = tuple(m for m in raw.get("lustreMounts") or () if isinstance(m, dict))
+        for row in fields.POOL_ROWS:
+            value = self.decode(row, raw, row.spec, f"{path}.{row.spec}")
+            if value is not None:
+                setattr(pool, row.attr, value)
+        self.reservation(pool.reservation, path + ".reservation")
         if pool.gpu_partition_size and pool.accelerator_count not in (None, 1):
-            c.error(path + ".gpuPartitionSize", "a GPU partition needs accelerator count 1")
+            c.error(path + ".gpuPartitionSize", "a GPU partition needs accelerator count 1",
+                    code="gpu-partition-count")
         self.task_rules(pool)
         return pool
 
@@ -317,7 +315,8 @@ class Normalizer:
             near = accelerators.suggestions(name)
             self.c.error(path + ".type", f"unknown accelerator {name!r}",
                          f"did you mean {near[0]!r}?" if near else
-                         "use the API enum (NVIDIA_TESLA_T4) or a short name (T4, A100, L4, TPU_V3)")
+                         "use the API enum (NVIDIA_TESLA_T4) or a short name (T4, A100, L4, TPU_V3)",
+                         code="unknown-accelerator")
             return
         pool.accelerator_type = enum
         if count is None:
@@ -326,21 +325,22 @@ class Normalizer:
             count = implied[1] if implied and implied[0] == enum else 1
         pool.accelerator_count = count
 
-    def reservation(self, raw: dict, path: str) -> dict | None:
+    def reservation(self, raw: dict | None, path: str) -> None:
         if not raw:
-            return None
+            return
         affinity = _s(raw.get("affinity"))
         values = raw.get("values") if isinstance(raw.get("values"), list) else None
         if affinity == "SPECIFIC" and not values:
-            self.c.error(path, "a SPECIFIC reservation needs values (the reservation name)")
+            self.c.error(path, "a SPECIFIC reservation needs values (the reservation name)",
+                         code="reservation-values")
         if affinity in ("ANY", "NONE") and (values or "key" in raw):
-            self.c.error(path, f"key and values apply only to SPECIFIC, not {affinity}")
-        return raw
+            self.c.error(path, f"key and values apply only to SPECIFIC, not {affinity}",
+                         code="reservation-keys")
 
     def pool_task(self, job: Job, raw: dict, path: str):
         pc, pp = raw.get("container"), raw.get("python")
         if isinstance(pc, dict) and isinstance(pp, dict):
-            self.c.error(path, "a pool takes container or python, not both")
+            self.c.error(path, "a pool takes container or python, not both", code="task-kind")
         if isinstance(pc, dict):
             return self.container(pc, path + ".container", job.container), frozenset(pc)
         if isinstance(pp, dict):
@@ -351,67 +351,76 @@ class Normalizer:
         c, path, task = self.c, pool.path, pool.task
         if task is None:
             c.error(path, "nothing to run: no container or python package for this pool",
-                    "set spec.container or spec.python, or one in the pool")
+                    "set spec.container or spec.python, or one in the pool", code="no-task")
             return
         kind = "container" if isinstance(task, Container) else "python"
         base = f"{path}.{kind}" if pool.overrides else f"$.spec.{kind}"
         if isinstance(task, Container):
             if not task.image:
-                c.error(base, "missing required key 'image'")
+                c.error(base, "missing required key 'image'", code="missing-image")
             size = sum(map(len, task.command + task.args))
         else:
             if not task.packages and task.source is None:
                 c.error(base, "missing required key 'source' or 'packages'",
                         "source: a folder with the trainer's pyproject.toml or setup.py; "
-                        "packages: gs:// archives")
+                        "packages: gs:// archives", code="missing-package")
             if task.source is not None and len(task.packages) >= MAX_PACKAGES:
                 c.error(base + ".packages", f"{len(task.packages)} packages and a source: at "
-                        f"most {MAX_PACKAGES} in all")
+                        f"most {MAX_PACKAGES} in all", code="package-count")
             if not task.module:
-                c.error(base, "missing required key 'module'")
+                c.error(base, "missing required key 'module'", code="missing-module")
             size = sum(map(len, task.args))
         if size > MAX_ARGS_CHARS:
             c.warning(path, f"command and args total {size} characters: more than "
                       f"{MAX_ARGS_CHARS} may be refused (no documented limit)",
-                      "pass long inputs in a file, e.g. on gs://")
+                      "pass long inputs in a file, e.g. on gs://", code="args-size")
         if len(pool.env) > MAX_ENV:
-            c.error(path, f"{len(pool.env)} environment variables: at most {MAX_ENV}")
+            c.error(path, f"{len(pool.env)} environment variables: at most {MAX_ENV}", code="env-count")
 
-    # -- scheduling and cross-field rules ---------------------------------------------------
-    def scheduling(self, raw: dict) -> Scheduling:
-        s = Scheduling(
-            restart_on_worker_restart=_b(raw.get("restartOnWorkerRestart")),
-            strategy=_s(raw.get("strategy")),
-            disable_retries=_b(raw.get("disableRetries")),
-            priority=self.integer(raw, "priority", "$.spec.scheduling.priority"),
-        )
-        for key, attr in (("timeout", "timeout"), ("maxWait", "max_wait")):
-            if key in raw and f"$.spec.scheduling.{key}" not in self.doc.suspect:
-                seconds = durations.parse(raw[key])
-                if seconds is None:
-                    self.c.error(f"$.spec.scheduling.{key}", f"invalid duration {raw[key]!r}",
-                                 "use 90s, 30m, 2h, 1d, 1h30m or plain seconds")
-                elif seconds == 0 and key == "timeout":
-                    self.c.error("$.spec.scheduling.timeout", "timeout must be greater than 0")
-                elif durations.problem(seconds):
-                    self.c.error(f"$.spec.scheduling.{key}",
-                                 f"{raw[key]!r} is {durations.problem(seconds)}")
-                else:
-                    setattr(s, attr, seconds)
-        return s
+    # -- simple fields (compiler/fields.py) and cross-field rules -----------------------------
+    def settings(self, spec: dict) -> dict[str, Any]:
+        """The JOB rows written in `spec`, decoded: row attr → value."""
+        out: dict[str, Any] = {}
+        for row in fields.JOB_ROWS:
+            *parents, key = row.spec.split(".")
+            raw = spec
+            for parent in parents:
+                raw = _d(raw.get(parent))
+            value = self.decode(row, raw, key, row.path)
+            if value is not None:
+                out[row.attr] = value
+        return out
+
+    def decode(self, row: fields.Row, raw: dict, key: str, path: str) -> Any:
+        """`raw[key]` as the row's model value; None if absent, misread or refused here."""
+        if key not in raw or path in self.doc.suspect:
+            return None
+        value = row.codec.decode(raw[key])
+        if row.codec.name != "duration":
+            return value
+        if value is None:
+            self.c.error(path, f"invalid duration {raw[key]!r}",
+                         "use 90s, 30m, 2h, 1d, 1h30m or plain seconds", code="duration-syntax")
+        elif value == 0 and row.codec.positive:
+            self.c.error(path, f"{key} must be greater than 0", code="duration-range")
+        elif durations.problem(value):
+            self.c.error(path, f"{raw[key]!r} is {durations.problem(value)}", code="duration-range")
+        else:
+            return value
+        return None
 
     def cross_checks(self, job: Job) -> None:
         c = self.c
-        parts = (job.encryption_key or "").split("/")
+        parts = (job.get(fields.ENCRYPTION_KEY) or "").split("/")
         if job.region and len(parts) > 3:
             key_location = parts[3]
             if key_location != job.region:
                 c.error("$.spec.encryptionKey", f"the key is in {key_location!r} but the job runs "
-                        f"in {job.region!r}", "Cloud KMS keys must be in the job's region")
-        if job.vertex.get("reservedIpRanges") and not job.network:
+                        f"in {job.region!r}", "Cloud KMS keys must be in the job's region", code="kms-region")
+        if job.vertex.get("reservedIpRanges") and not job.get(fields.NETWORK):
             # "under the VPC network" implies network; inferred, not stated (facts §A.3, ◐).
             c.warning("$.spec.vertex.reservedIpRanges", "reserved IP ranges are ranges of "
-                      "spec.network, which is not set", "set spec.network")
+                      "spec.network, which is not set", "set spec.network", code="reserved-ip-network")
 
 
 def _label_text(text: str, is_key: bool) -> bool:

@@ -7,15 +7,15 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, policy, schemas, source
+from . import packaging, policy, schemas, source, targets
 from .config import apply as config_apply
 from .config import load as config_load
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize import Options, normalize
-from .targets import aiplatform, vertex
+from .targets import ml, vertex
 
-TARGETS = {"vertex": vertex, "ai-platform": aiplatform}
+TARGETS = {"vertex": vertex, "ai-platform": ml}
 
 
 @dataclass
@@ -64,7 +64,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     result.uploads = packaging.resolve(job, c, files, options.package_dir,
                                        repo.config.packaging)
     target = TARGETS[job.platform]
-    target.check(job, c, today)
+    targets.prepare(target, job, c, today)
     policy.check(job, repo.config.policy, repo.config.file, c)
     result.job = job
     result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
@@ -151,7 +151,7 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
         names[name] = r.file
         if platform == "ai-platform":
             # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
-            key = (project, r.body.get("jobId") or aiplatform.job_id(name))
+            key = (project, r.body.get("jobId") or ml.job_id(name))
             if key in job_ids:
                 found.append(Diagnostic(
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"

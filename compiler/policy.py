@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from . import fields
 from .catalog import machines
 from .config.model import Policy
 from .diagnostics import Collector
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
+from .roles import CHIEF
 
 API_DEFAULT_TIMEOUT = Decimal(7 * 24 * 3600)  # both APIs stop a job after 7 days by default
 
@@ -40,7 +42,7 @@ def check(job: Job, policy: Policy, source: str, c: Collector) -> None:
     if policy.max_accelerators is not None:
         _accelerators(job, policy.max_accelerators, where, c)
     if policy.max_timeout is not None:
-        timeout = job.scheduling.timeout
+        timeout = job.get(fields.TIMEOUT_ROW)
         if timeout is None:
             c.error("$.spec.scheduling.timeout", f"no scheduling.timeout: the API's default, "
                     f"{human(API_DEFAULT_TIMEOUT)}, is over policy.maxTimeout "
@@ -50,13 +52,13 @@ def check(job: Job, policy: Policy, source: str, c: Collector) -> None:
             c.error("$.spec.scheduling.timeout", f"timeout {human(timeout)} is over "
                     f"policy.maxTimeout {policy.max_timeout_text} {where}",
                     code="policy-timeout")
-    if policy.require_encryption_key and not job.encryption_key:
+    if policy.require_encryption_key and not job.get(fields.ENCRYPTION_KEY):
         c.error("$.spec.encryptionKey", f"no spec.encryptionKey: a customer-managed key (CMEK) "
                 f"is required (policy.requireEncryptionKey {where})",
                 "set spec.encryptionKey: projects/P/locations/R/keyRings/K/cryptoKeys/C",
                 code="policy-encryption-key")
-    workers = [p for p in job.pools.values() if p.role != "chief"]
-    if policy.require_spot_workers and workers and job.scheduling.strategy != "SPOT":
+    workers = [p for p in job.pools.values() if p.role != CHIEF.name]
+    if policy.require_spot_workers and workers and job.get(fields.STRATEGY) != "SPOT":
         c.error("$.spec.scheduling.strategy", f"a job with {workers[0].role} replicas must run "
                 f"on Spot VMs (policy.requireSpotWorkers {where})",
                 "set spec.scheduling.strategy: SPOT", code="policy-spot")

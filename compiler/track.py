@@ -21,16 +21,15 @@ from .cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from .durations import human
 from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
 from .normalize import Options
+from .roles import ROLES
 from .tuning import KIND as TUNING_KIND
 from .workspace import Stack
 
 # trainspec's pool roles → each API's task-name prefix (the replica index follows), see
 # compiler/cloud/logging_emulator.py for where the names come from.
 TASK_PREFIXES = {
-    "vertex": {"chief": "workerpool0-", "worker": "workerpool1-",
-               "parameterServer": "workerpool2-", "evaluator": "workerpool3-"},
-    "ai-platform": {"chief": "master-replica-", "worker": "worker-replica-",
-                    "parameterServer": "ps-replica-", "evaluator": "evaluator-replica-"},
+    "vertex": {r.name: f"workerpool{r.pool}-" for r in ROLES},
+    "ai-platform": {r.name: f"{r.ml_task}-replica-" for r in ROLES},
 }
 ROLE_ALIASES = {"master": "chief", "ps": "parameterServer", "parameter-server": "parameterServer"}
 SERVICE = "service"

@@ -84,11 +84,6 @@ INPUTS = {
 }
 
 
-# The modules whose diagnostics get their codes on the `table` branch (issue 9): until it is
-# merged, a diagnostic made there may have none (test_every_table_diagnostic_has_a_code).
-TABLE_BRANCH = ("compiler/normalize.py", "compiler/model.py", "compiler/targets/",
-                "compiler/importers/vertex.py", "compiler/importers/ml.py",
-                "compiler/importers/flags.py", "compiler/decompile.py", "compiler/explain.py")
 _HERE = {Path(pipeline.__file__).parent / "diagnostics.py", Path(dataclasses.__file__)}
 
 
@@ -114,15 +109,9 @@ def diagnostics(name: str) -> tuple[Diagnostic, ...]:
         return tuple(run(path))
 
 
-def _from_table_branch(d: Diagnostic) -> bool:
-    return d.origin.startswith(TABLE_BRANCH)
-
-
-@pytest.mark.parametrize("made_in", ["elsewhere", pytest.param("table-branch", marks=pytest.mark.xfail(
-    strict=False, reason="codes in normalize/targets come from the table branch"))])
-def test_every_diagnostic_has_a_code(made_in: str) -> None:
-    missing = [f"{name}: {d.format()}" for name in INPUTS for d in diagnostics(name)
-               if not d.code and _from_table_branch(d) == (made_in == "table-branch")]
+def test_every_diagnostic_has_a_code() -> None:
+    missing = [f"{name}: {d.format()} (made in {d.origin})" for name in INPUTS
+               for d in diagnostics(name) if not d.code]
     assert missing == []
 
 

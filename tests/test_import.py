@@ -572,14 +572,14 @@ def test_package_path_becomes_python_source(tmp_path, monkeypatch):
                                   decompile.parse_flags(flags + ["--staging-bucket", "gs://b"]))
     assert outcome.diagnostics[0].format() == (
         "c.yaml:1:1: error: $: --package-path trainer/ is not a valid Python package: it has no "
-        "__init__.py (or is not a folder)")
+        "__init__.py (or is not a folder) [gcloud-refuses]")
     (tmp_path / "trainer").mkdir()
     (tmp_path / "trainer" / "__init__.py").write_text("")
     outcome = decompile.decompile("trainingInput: {scaleTier: BASIC}\n", "c.yaml",
                                   decompile.parse_flags(flags))
     assert outcome.diagnostics[0].format() == (
         "c.yaml:1:1: error: $: if local packages are provided, the --staging-bucket or --job-dir "
-        "flag must be given")
+        "flag must be given [gcloud-refuses]")
     outcome = decompile.decompile("trainingInput: {scaleTier: BASIC}\n", "c.yaml",
                                   decompile.parse_flags(flags + ["--job-dir", "gs://runs/x"]))
     assert outcome.ok, outcome.diagnostics
@@ -1011,4 +1011,5 @@ def test_local_code_gcloud_refuses_or_trainspec_cannot_build(trainer_repo, pools
         "gcloud ai custom-jobs create --region=us-central1 --display-name=x "
         f"--worker-pool-spec=machine-type=n1-standard-4,{pools}"), [])
     assert not outcome.ok
-    assert format_text(outcome.diagnostics) == f"gcloud command line: error: $: {message}"
+    assert format_text(outcome.diagnostics) == \
+        f"gcloud command line: error: $: {message} [gcloud-refuses]"

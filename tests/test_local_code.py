@@ -409,7 +409,8 @@ def test_a_bad_staging_bucket_is_refused(repo):
                                                           ""))
     assert errors(compile_spec(options=Options(staging_bucket="no/such"))) == [
         "specs/job.yaml:4:1: error: $.spec.stagingBucket: --staging-bucket / "
-        "trainspec:stagingBucket 'no/such' is not a bucket name (gs://BUCKET or BUCKET)"]
+        "trainspec:stagingBucket 'no/such' is not a bucket name (gs://BUCKET or BUCKET) "
+        "[staging-bucket-name]"]
 
 
 def test_the_cli_exits_1_with_located_errors_and_writes_nothing(repo, tmp_path):

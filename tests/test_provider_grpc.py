@@ -389,7 +389,8 @@ def test_check_compiles_for_the_resource_platform(world, tmp_path):
         f.write("  env: {MODE: fast}\n")
     _, failures = engine.check(u, {}, news)
     assert failures == [("specFile", f"{spec}:17:8: error: $.spec.env: ai-platform has no "
-                         "environment variables (env is vertex only; pass settings as args)")]
+                         "environment variables (env is vertex only; pass settings as args) "
+                         "[vertex-only]")]
 
 
 def test_a_new_run_replaces_the_job_with_the_same_request_and_keeps_the_old_record(world,

@@ -14,32 +14,40 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .. import fields
+from ..roles import BY_NAME, CHIEF, ROLES
 from . import gcloud
 from .sources import ML, Source
 
-# flag dest → trainingInput field (scalar flags of `ai-platform jobs submit training`).
+
+def _dest(flag: str) -> str:
+    return flag[2:].replace("-", "_")
+
+
+# The flags of simple fields (the gcloud column of compiler/fields.py): flag dest → row.
+ROW_FLAGS = {p: {_dest(f): row for f, row in fields.flags(p).items() if row.scope == fields.JOB}
+             for p in (fields.VERTEX, fields.ML)}
+# The roles gcloud ai-platform has flags for (--PREFIX-machine-type…): evaluators come from
+# --config only.
+FLAG_ROLES = tuple(r for r in ROLES if r.gcloud)
+# flag dest → trainingInput field (other scalar flags of `ai-platform jobs submit training`).
 ML_SCALARS = {
-    "job_dir": "jobDir", "module_name": "pythonModule", "runtime_version": "runtimeVersion",
-    "python_version": "pythonVersion", "master_machine_type": "masterType",
-    "worker_machine_type": "workerType", "parameter_server_machine_type": "parameterServerType",
-    "service_account": "serviceAccount", "network": "network",
+    "module_name": "pythonModule", "runtime_version": "runtimeVersion",
+    "python_version": "pythonVersion",
+    **{f"{_dest('--' + r.gcloud)}_machine_type": r.ml_type for r in FLAG_ROLES},
 }
-ML_COUNTS = {"worker_count": "workerCount", "parameter_server_count": "parameterServerCount"}
-# gcloud has no evaluator flags: evaluators come from --config only.
-ML_ROLES = {"master": "masterConfig", "worker": "workerConfig",
-            "parameter_server": "parameterServerConfig"}
+ML_COUNTS = {f"{_dest('--' + r.gcloud)}_count": r.ml_count for r in FLAG_ROLES if r.ml_count}
+ML_ROLES = {_dest("--" + r.gcloud): r.ml_config for r in FLAG_ROLES}
 VERTEX_ONLY = ("display_name", "worker_pool_spec", "python_package_uris", "command",
-               "enable_dashboard_access", "persistent_resource_id")
+               *(k for k in ROW_FLAGS[fields.VERTEX] if k not in ROW_FLAGS[fields.ML]))
 # `gcloud ai hp-tuning-jobs create` flag → HyperparameterTuningJob field.
 TUNING_FLAGS = {"max_trial_count": "maxTrialCount", "parallel_trial_count": "parallelTrialCount",
                 "algorithm": "studySpec.algorithm"}
 ALGORITHM_FLAG = {"algorithm-unspecified": "ALGORITHM_UNSPECIFIED", "grid-search": "GRID_SEARCH",
                   "random-search": "RANDOM_SEARCH"}
-BOTH = ("service_account", "network")  # flags of both gcloud commands
-ML_ONLY = ("module_name", "packages", "package_path", "staging_bucket", "runtime_version",
-           "python_version",
-           "job_dir", "scale_tier", "use_chief_in_tf_config", "tpu_tf_version",
-           *(k for k in ML_SCALARS if k not in BOTH), *ML_COUNTS,
+ML_ONLY = ("packages", "package_path", "staging_bucket", "scale_tier", "tpu_tf_version",
+           *(k for k in ROW_FLAGS[fields.ML] if k not in ROW_FLAGS[fields.VERTEX]),
+           *ML_SCALARS, *ML_COUNTS,
            *(f"{r}_{k}" for r in ML_ROLES for k in ("accelerator", "image_uri")))
 
 
@@ -63,12 +71,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                  "--tpu-tf-version"):
         m.add_argument(flag)
     m.add_argument("--use-chief-in-tf-config", metavar="true|false")
-    for role in ("master", "worker", "parameter-server"):
-        m.add_argument(f"--{role}-machine-type")
-        m.add_argument(f"--{role}-accelerator", metavar="count=N,type=TYPE")
-        m.add_argument(f"--{role}-image-uri")
-        if role != "master":
-            m.add_argument(f"--{role}-count", type=int)
+    for role in FLAG_ROLES:
+        m.add_argument(f"--{role.gcloud}-machine-type")
+        m.add_argument(f"--{role.gcloud}-accelerator", metavar="count=N,type=TYPE")
+        m.add_argument(f"--{role.gcloud}-image-uri")
+        if role.ml_count:
+            m.add_argument(f"--{role.gcloud}-count", type=int)
     v = p.add_argument_group("gcloud ai custom-jobs create")
     v.add_argument("--display-name")
     v.add_argument("--worker-pool-spec", action="append", metavar="machine-type=M,...",
@@ -99,19 +107,19 @@ def merge(src: Source, ns: argparse.Namespace) -> None:
     for name in wrong:
         this = "an AI Platform" if src.api == ML else "a Vertex AI"
         src.collector.error("$", f"--{name.replace('_', '-')} is a flag of the other API's gcloud "
-                            f"command; this config is {this} one")
+                            f"command; this config is {this} one", code="gcloud-flag-api")
     tuning = sorted(k for k in TUNING_FLAGS if getattr(ns, k, None) is not None)
     if tuning and src.kind != "vertex-hpt":
         wrong += tuning
         src.collector.error("$", f"--{tuning[0].replace('_', '-')} is a flag of gcloud ai "
                             "hp-tuning-jobs create; this config is not a tuning job",
-                            "a tuning job config has studySpec and trialJobSpec")
+                            "a tuning job config has studySpec and trialJobSpec", code="gcloud-flag-api")
     if wrong:
         return
     try:
         values = _values(ns)
     except gcloud.GcloudError as e:
-        src.collector.error("$", str(e))
+        src.collector.error("$", str(e), code="gcloud-refuses")
         return
     (_merge_ml if src.api == ML else _merge_vertex)(src, ns, values)
     if tuning:
@@ -153,7 +161,7 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
             gcloud.check_package_path(v["package_path"], v.get("staging_bucket") or
                                       v.get("job_dir"))
         except gcloud.GcloudError as e:
-            src.collector.error("$", str(e))
+            src.collector.error("$", str(e), code="gcloud-refuses")
             return
     if v.get("package_path"):
         src.local_source = gcloud.package_source(v["package_path"])
@@ -177,18 +185,15 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
     setters.append(("packageUris", packages if packages or not from_gcloud else None, "packages"))
     if from_gcloud and not packages:
         tin.pop("packageUris", None)
-    setters.append(("useChiefInTfConfig", v.get("use_chief_in_tf_config"),
-                    "use_chief_in_tf_config"))
-    web = v.get("enable_web_access")
-    setters.append(("enableWebAccess", bool(web) if from_gcloud else web or None,
-                    "enable_web_access"))
     setters.append(("args", v.get("args"), "args"))
     for key, value, dest in setters:
         if value is not None:
             tin[key] = value
-            src.note(f"{at}.{key}", "gcloud sends enableWebAccess false without "
-                     "--enable-web-access" if key == "enableWebAccess" and not value
-                     else _from(dest))
+            src.note(f"{at}.{key}", _from(dest))
+    web = v.get("enable_web_access")
+    _set_rows(src, fields.ML, {**v, "enable_web_access": bool(web) if from_gcloud else web or None},
+              {} if web else {"enable_web_access": "gcloud sends enableWebAccess false without "
+                                                   "--enable-web-access"})
     for role, config in ML_ROLES.items():
         accel, image = v.get(f"{role}_accelerator"), v.get(f"{role}_image_uri")
         if accel:
@@ -199,18 +204,17 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
             tin.setdefault(config, {})["imageUri"] = image
             src.note(f"{at}.{config}.imageUri", _from(f"{role}_image_uri"))
     if v.get("tpu_tf_version"):
-        tin.setdefault("workerConfig", {})["tpuTfVersion"] = v["tpu_tf_version"]
-        src.note(f"{at}.workerConfig.tpuTfVersion", _from("tpu_tf_version"))
-    if v.get("kms_key"):
-        tin["encryptionConfig"] = {"kmsKeyName": v["kms_key"]}
-        src.note(f"{at}.encryptionConfig", _from("kms_key"))
-    master = tin.get("masterConfig")
+        # gcloud puts --tpu-tf-version on the workers (the TPU pool of a cloud_tpu job).
+        config = BY_NAME["worker"].ml_config
+        tin.setdefault(config, {})["tpuTfVersion"] = v["tpu_tf_version"]
+        src.note(f"{at}.{config}.tpuTfVersion", _from("tpu_tf_version"))
+    master = tin.get(CHIEF.ml_config)
     if from_gcloud and not tin.get("packageUris") and not src.local_source and not (
             isinstance(master, dict) and master.get("imageUri")):
         src.collector.error("$", "a job without a custom container needs packages: gcloud "
                             "refuses it (\"Non-custom jobs must have packages\")",
                             "pass --packages gs://BUCKET/trainer-0.1.tar.gz, or "
-                            "--master-image-uri")
+                            "--master-image-uri", code="gcloud-refuses")
 
 
 def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
@@ -220,15 +224,10 @@ def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> Non
     if v.get("display_name") is not None:
         req["displayName"] = v["display_name"]
         src.note("$.displayName", _from("display_name"))
-    for dest, key in (("network", "network"), ("service_account", "serviceAccount")):
-        if v.get(dest) is not None:
-            spec[key] = v[dest]
-            src.note(f"$.jobSpec.{key}", _from(dest))
-    for dest, key in (("enable_web_access", "enableWebAccess"),
-                      ("enable_dashboard_access", "enableDashboardAccess")):
-        if v.get(dest):
-            spec[key] = True
-            src.note(f"$.jobSpec.{key}", _from(dest))
+    # Switches: gcloud sends true when given, nothing otherwise.
+    _set_rows(src, fields.VERTEX, {k: (True if v.get(k) else None)
+                                   if ROW_FLAGS[fields.VERTEX][k].codec is fields.BOOL
+                                   else v.get(k) for k in ROW_FLAGS[fields.VERTEX]})
     inv = getattr(ns, "gcloud", None)
     if not v.get("worker_pool_spec") and inv is not None and not inv.tuning:
         # custom-jobs only: hp-tuning-jobs create passes its config's pools on unchecked.
@@ -254,7 +253,8 @@ def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> Non
                                        "no image is built")
     elif v.get("python_package_uris"):
         src.collector.warning("$", "--python-package-uris applies only to pools given with "
-                              "--worker-pool-spec: gcloud ignores it with --config pools")
+                              "--worker-pool-spec: gcloud ignores it with --config pools",
+                              code="gcloud-ignored-flag")
     for dest, task_key, kinds in (("args", "args", ("containerSpec", "pythonPackageSpec")),
                                   ("command", "command", ("containerSpec",))):
         value = v.get(dest)
@@ -265,12 +265,18 @@ def _merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> Non
                 if isinstance(pool, dict) and isinstance(pool.get(kind), dict):
                     pool[kind][task_key] = list(value)
                     src.note(f"$.jobSpec.workerPoolSpecs[{i}].{kind}.{task_key}", _from(dest))
-    if v.get("persistent_resource_id"):
-        spec["persistentResourceId"] = v["persistent_resource_id"]
-        src.note("$.jobSpec.persistentResourceId", _from("persistent_resource_id"))
-    if v.get("kms_key"):
-        req["encryptionSpec"] = {"kmsKeyName": v["kms_key"]}
-        src.note("$.encryptionSpec", _from("kms_key"))
+
+
+def _set_rows(src: Source, platform: str, values: dict[str, Any],
+              notes: dict[str, str] | None = None) -> None:
+    """Each simple field's flag given replaces the file's field (its row's request path)."""
+    for dest, row in ROW_FLAGS[platform].items():
+        value = values.get(dest)
+        if value is not None and value != "":
+            at = row.target(platform)
+            assert isinstance(at, str)
+            fields.put(src.request, at, value)
+            src.note("$." + fields.origin(row, at)[0], (notes or {}).get(dest) or _from(dest))
 
 
 def _merge_tuning(src: Source, ns: argparse.Namespace, given: list[str]) -> None:
@@ -300,7 +306,7 @@ def _check_config_pools(src: Source, pools: Any) -> None:
                                 "containerSpec and pythonPackageSpec in every pool of --config",
                                 "an empty pool {} is accepted in a REST body, not by gcloud "
                                 "--config; pass the pools with --worker-pool-spec (an empty "
-                                "value skips a pool) or drop it")
+                                "value skips a pool) or drop it", code="gcloud-refuses")
             return
 
 

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import suggest
+from ..roles import ROLES
 
 VERTEX_COMMAND = ("ai", "custom-jobs", "create")
 TUNING_COMMAND = ("ai", "hp-tuning-jobs", "create")
@@ -59,11 +60,11 @@ ALGORITHMS = ("algorithm-unspecified", "grid-search", "random-search")
 ML_VALUE = frozenset({"--package-path", "--packages", "--module-name", "--region", "--config",
                       "--staging-bucket", "--job-dir", "--scale-tier", "--runtime-version",
                       "--python-version", "--service-account", "--labels", *_KMS,
-                      "--master-machine-type", "--master-accelerator", "--master-image-uri",
-                      "--parameter-server-machine-type", "--parameter-server-count",
-                      "--parameter-server-accelerator", "--parameter-server-image-uri",
-                      "--worker-machine-type", "--worker-count", "--worker-accelerator",
-                      "--worker-image-uri", "--use-chief-in-tf-config"})
+                      "--use-chief-in-tf-config",
+                      # --PREFIX-machine-type… per role (compiler/roles.py; no evaluator flags)
+                      *(f"--{r.gcloud}-{k}" for r in ROLES if r.gcloud
+                        for k in ("machine-type", "accelerator", "image-uri")),
+                      *(f"--{r.gcloud}-count" for r in ROLES if r.gcloud and r.ml_count)})
 ML_VALUE_PRE_GA = frozenset({"--network", "--tpu-tf-version"})
 ML_BOOL = frozenset({"--enable-web-access", "--async", "--stream-logs"})
 REPEATABLE = frozenset({"--worker-pool-spec", "--args", "--command", "--labels",

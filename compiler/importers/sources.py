@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import source
+from .. import fields, source
 from ..diagnostics import Collector, Diagnostic
 from ..tuning import PARENT_VALUES, RANGED, VALUE_SPECS
 
@@ -24,19 +24,11 @@ _USER_KEYS = frozenset({"labels", "environment_variables"})
 # Client-side SDK arguments that are not part of the request.
 _CLIENT_ONLY = frozenset({"sync", "create_request_timeout", "project", "location", "staging_bucket",
                           "credentials", "model_serving_container_image_uri"})
-_SECONDS = frozenset({"timeout", "max_wait_duration"})
-# SDK run()/submit() keyword → CustomJobSpec field (after camelCase), or scheduling.<field>.
-_RUN_KWARGS = {
-    "service_account": "serviceAccount", "network": "network",
-    "reserved_ip_ranges": "reservedIpRanges",
-    "enable_web_access": "enableWebAccess", "enable_dashboard_access": "enableDashboardAccess",
-    "tensorboard": "tensorboard", "persistent_resource_id": "persistentResourceId",
-    "psc_interface_config": "pscInterfaceConfig",
-    "timeout": "scheduling.timeout",
-    "restart_job_on_worker_restart": "scheduling.restartJobOnWorkerRestart",
-    "disable_retries": "scheduling.disableRetries", "scheduling_strategy": "scheduling.strategy",
-    "max_wait_duration": "scheduling.maxWaitDuration",
-}
+# SDK run()/submit() keyword → CustomJobSpec field (after camelCase), or scheduling.<field>:
+# the SDK column of compiler/fields.py. Durations may be given as seconds.
+_RUN_KWARGS = {kwarg: path.removeprefix("jobSpec.")
+               for kwarg, path in fields.sdk_kwargs().items() if path.startswith("jobSpec.")}
+_SECONDS = frozenset(r.sdk for r in fields.JOB_ROWS if r.sdk and r.codec.name == "duration")
 # CustomContainerTrainingJob.run() keywords that shape the worker pools.
 _POOL_KWARGS = frozenset({"args", "replica_count", "machine_type", "accelerator_type",
                           "accelerator_count", "boot_disk_type", "boot_disk_size_gb",

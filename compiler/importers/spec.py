@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..diagnostics import Collector
+from ..roles import BY_NAME
 from ..source import child
 
 # Key order of the written spec: the schema's order, so every import reads the same way.
@@ -28,11 +31,20 @@ POOL_ORDER = ["replicas", "machineType", "accelerator", "disk", "tpuTopology", "
               "gpuPartitionSize", "nfsMounts", "lustreMounts", "tpuTfVersion", "container",
               "python", "env"]
 _POOL_RANK = {k: i for i, k in enumerate(POOL_ORDER)}
-_ROLES = ("chief", "worker", "parameterServer", "evaluator")
 # Mappings whose key order is the user's (labels, env, tuning metrics and parameters) or the
 # API's (hyperparameters), or as compiler.tuning.to_spec wrote it (earlyStopping).
 _KEEP_ORDER = ("labels", "env", "hyperparameters", "pscInterfaceConfig", "metrics", "parameters",
                "earlyStopping")
+
+
+def unknown_fields(c: Collector, value: dict, known: Collection[str], at: str, what: str,
+                   hint: str | None = None) -> None:
+    """An error for each key of the request mapping `value` (a `what`, at `at`) that the
+    importer does not read."""
+    for key in value:
+        if key not in known:
+            c.error(f"{at}.{key}", f"unknown {what} field {key!r}",
+                    hint if hint and "_" in str(key) else None, code="import-unknown-field")
 
 
 def as_int(value: Any) -> Any:
@@ -107,6 +119,6 @@ def _ordered(value: Any, key: str) -> Any:
         return [_ordered(v, "") for v in value]
     if not isinstance(value, dict) or key in _KEEP_ORDER:
         return value
-    rank = _POOL_RANK if key in _ROLES else _RANK
+    rank = _POOL_RANK if key in BY_NAME else _RANK
     items = sorted(value.items(), key=lambda kv: rank.get(kv[0], len(rank)))
     return {k: _ordered(v, k) for k, v in items}

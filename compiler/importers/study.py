@@ -1,6 +1,6 @@
 """The search of a tuning job → `spec.tuning`: a Vertex HyperparameterTuningJob's studySpec and
 trial counts (the inverse of targets/vertex.py `study_spec`), or an ml v1 HyperparameterSpec
-(the inverse of targets/aiplatform.py `hyperparameters`). Both go through the tuning model and
+(the inverse of targets/ml.py `hyperparameters`). Both go through the tuning model and
 `compiler.tuning.to_spec`, the one writer of spec.tuning.
 """
 

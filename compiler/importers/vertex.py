@@ -4,34 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import fields
 from ..catalog import accelerators
+from ..roles import BY_NAME, BY_POOL, CHIEF
 from .sources import Source
-from .spec import Draft, as_int, is_zero_accel, set_disk
+from .spec import Draft, as_int, is_zero_accel, set_disk, unknown_fields
 
-ROLES = ("chief", "worker", "parameterServer", "evaluator")  # pools 0..3
-JOB_KNOWN = {"displayName", "labels", "jobSpec", "encryptionSpec"}
+# Request fields that code reads (the simple ones are fields.ROWS, read back by the table).
+JOB_KNOWN = {"displayName", "labels", "jobSpec"} | fields.known(fields.VERTEX, "")
+# displayName becomes metadata.name, or spec.vertex.displayName when it is no valid name
+# (decompile._name).
+BY_CODE = frozenset({"displayName"})
 OUTPUT_ONLY = {"name", "state", "createTime", "startTime", "endTime", "updateTime", "error",
                "webAccessUris", "satisfiesPzs", "satisfiesPzi"}
-# CustomJobSpec field → spec path (simple copies).
-SPEC_FIELDS = {
-    "serviceAccount": "spec.serviceAccount", "network": "spec.network",
-    "enableWebAccess": "spec.enableWebAccess",
-    "reservedIpRanges": "spec.vertex.reservedIpRanges",
-    "pscInterfaceConfig": "spec.vertex.pscInterfaceConfig",
-    "enableDashboardAccess": "spec.vertex.enableDashboardAccess",
-    "tensorboard": "spec.vertex.tensorboard", "experiment": "spec.vertex.experiment",
-    "experimentRun": "spec.vertex.experimentRun",
-    "persistentResourceId": "spec.vertex.persistentResourceId",
-    "protectedArtifactLocationId": "spec.vertex.protectedArtifactLocationId",
-    "models": "spec.vertex.models",
-}
-SCHEDULING = {"timeout": "timeout", "restartJobOnWorkerRestart": "restartOnWorkerRestart",
-              "strategy": "strategy", "disableRetries": "disableRetries",
-              "maxWaitDuration": "maxWait"}
-POOL_KNOWN = {"machineSpec", "replicaCount", "diskSpec", "containerSpec", "pythonPackageSpec",
-              "nfsMounts", "lustreMounts"}
-MACHINE_KNOWN = {"machineType", "acceleratorType", "acceleratorCount", "tpuTopology",
-                 "reservationAffinity", "gpuPartitionSize"}
+SPEC_KNOWN = {"workerPoolSpecs"} | fields.known(fields.VERTEX, "jobSpec")
+SCHEDULING = fields.known(fields.VERTEX, "jobSpec.scheduling")
+POOL_KNOWN = {"machineSpec", "replicaCount", "diskSpec", "containerSpec", "pythonPackageSpec"} \
+    | fields.known(fields.VERTEX, "", fields.POOL_ROWS)
+MACHINE_KNOWN = {"machineType", "acceleratorType", "acceleratorCount"} \
+    | fields.known(fields.VERTEX, "machineSpec", fields.POOL_ROWS)
 TASKS = {"containerSpec": ("container", {"imageUri": "image", "command": "command",
                                          "args": "args"}),
          "pythonPackageSpec": ("python", {"executorImageUri": "executorImage",
@@ -39,8 +30,6 @@ TASKS = {"containerSpec": ("container", {"imageUri": "image", "command": "comman
                                           "args": "args"})}
 # Scheduling.strategy values the API marks enumDeprecated, and their current names ([DD-AIP]).
 DEPRECATED_STRATEGIES = {"ON_DEMAND": "STANDARD", "LOW_COST": "SPOT"}
-AFFINITY = {"ANY_RESERVATION": "ANY", "SPECIFIC_RESERVATION": "SPECIFIC",
-            "NO_RESERVATION": "NONE"}
 
 
 def to_spec(src: Source, d: Draft) -> None:
@@ -50,70 +39,55 @@ def to_spec(src: Source, d: Draft) -> None:
         if key in OUTPUT_ONLY:
             d.comment("spec", f"output-only field {key!r} of the source not imported")
         elif key not in JOB_KNOWN:
-            c.error(f"$.{key}", f"unknown CustomJob field {key!r}")
+            c.error(f"$.{key}", f"unknown CustomJob field {key!r}", code="import-unknown-field")
     d.labels(job.get("labels"), "$.labels")
-    enc = job.get("encryptionSpec")
-    if isinstance(enc, dict) and "kmsKeyName" in enc:
-        d.set("spec.encryptionKey", enc["kmsKeyName"], src.notes.get("$.encryptionSpec"))
     spec = job.get("jobSpec")
     if not isinstance(spec, dict):
-        c.error("$.jobSpec", "jobSpec must be a mapping (a CustomJobSpec)")
+        c.error("$.jobSpec", "jobSpec must be a mapping (a CustomJobSpec)", code="import-shape")
         return
-    for key, value in spec.items():
-        at = f"$.jobSpec.{key}"
-        if key in SPEC_FIELDS:
-            if value not in (None, [], {}):
-                d.set(SPEC_FIELDS[key], value, src.notes.get(at))
-        elif key == "baseOutputDirectory":
-            if isinstance(value, dict) and "outputUriPrefix" in value:
-                d.set("spec.outputDir", value["outputUriPrefix"], src.notes.get(at))
-        elif key == "scheduling":
-            _scheduling(src, value, d)
-        elif key != "workerPoolSpecs":
-            c.error(at, f"unknown CustomJobSpec field {key!r}")
+    unknown_fields(c, spec, SPEC_KNOWN, "$.jobSpec", "CustomJobSpec")
+    _scheduling(src, spec.get("scheduling", {}))
+    for row, value, at in fields.read(job, fields.VERTEX):
+        if at in BY_CODE or (row is fields.STRATEGY and value == "STRATEGY_UNSPECIFIED"):
+            continue
+        if row is fields.STRATEGY and value in DEPRECATED_STRATEGIES:
+            d.set(f"spec.{row.spec}", DEPRECATED_STRATEGIES[value],
+                  [f"{value} is the deprecated name of {DEPRECATED_STRATEGIES[value]} (the API "
+                   "takes both; trainspec writes the current one)"])
+        else:
+            d.set(f"spec.{row.spec}", value, src.notes.get("$." + fields.origin(row, at)[0]))
     pools = spec.get("workerPoolSpecs")
     if not isinstance(pools, list) or not pools:
         c.error("$.jobSpec.workerPoolSpecs", "workerPoolSpecs must be a non-empty list of pools",
-                "a single mapping is accepted only in a gcloud --config file")
+                "a single mapping is accepted only in a gcloud --config file", code="import-shape")
         return
-    if len(pools) > len(ROLES):
-        c.error("$.jobSpec.workerPoolSpecs", f"{len(pools)} worker pools: Vertex takes at most 4")
+    if len(pools) > len(BY_POOL):
+        c.error("$.jobSpec.workerPoolSpecs", f"{len(pools)} worker pools: Vertex takes at most 4",
+                code="import-pool-count")
         return
     _pools(src, pools, d)
 
 
-def _scheduling(src: Source, value: Any, d: Draft) -> None:
+def _scheduling(src: Source, value: Any) -> None:
     if not isinstance(value, dict):
-        src.collector.error("$.jobSpec.scheduling", "scheduling must be a mapping")
+        src.collector.error("$.jobSpec.scheduling", "scheduling must be a mapping", code="import-shape")
         return
-    for key, v in value.items():
-        if key not in SCHEDULING:
-            src.collector.error(f"$.jobSpec.scheduling.{key}", f"unknown Scheduling field {key!r}")
-        elif key == "strategy" and v == "STRATEGY_UNSPECIFIED":
-            continue
-        elif key == "strategy" and v in DEPRECATED_STRATEGIES:
-            d.set("spec.scheduling.strategy", DEPRECATED_STRATEGIES[v],
-                  [f"{v} is the deprecated name of {DEPRECATED_STRATEGIES[v]} (the API "
-                   "takes both; trainspec writes the current one)"])
-        else:
-            d.set(f"spec.scheduling.{SCHEDULING[key]}", v)
+    unknown_fields(src.collector, value, SCHEDULING, "$.jobSpec.scheduling", "Scheduling")
 
 
 def _pools(src: Source, pools: list, d: Draft) -> None:
     c = src.collector
     present: dict[str, dict] = {}
     for i, pool in enumerate(pools):
-        at, role = f"$.jobSpec.workerPoolSpecs[{i}]", ROLES[i]
+        at, role = f"$.jobSpec.workerPoolSpecs[{i}]", BY_POOL[i].name
         if not isinstance(pool, dict):
-            c.error(at, "a worker pool must be a mapping")
+            c.error(at, "a worker pool must be a mapping", code="import-shape")
             continue
         if not pool:
             if i == 0:
-                c.error(at, "pool 0 (the chief) is empty")
+                c.error(at, "pool 0 (the chief) is empty", code="import-empty-chief")
             continue
-        for key in pool:
-            if key not in POOL_KNOWN:
-                c.error(f"{at}.{key}", f"unknown WorkerPoolSpec field {key!r}")
+        unknown_fields(c, pool, POOL_KNOWN, at, "WorkerPoolSpec")
         present[role] = pool
         _machine(src, role, pool, at, d)
     _tasks(src, present, d)
@@ -122,15 +96,13 @@ def _pools(src: Source, pools: list, d: Draft) -> None:
 def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
     p = f"spec.pools.{role}"
     count = as_int(pool.get("replicaCount"))
-    if role != "chief" or count not in (1, None):
+    if role != CHIEF.name or count not in (1, None):
         d.set(f"{p}.replicas", count)
     elif count is None:
         d.comment(p, "no replicaCount in the source: trainspec sends 1 for the chief")
     m = pool.get("machineSpec")
     m = m if isinstance(m, dict) else {}
-    for key in m:
-        if key not in MACHINE_KNOWN:
-            src.collector.error(f"{at}.machineSpec.{key}", f"unknown MachineSpec field {key!r}")
+    unknown_fields(src.collector, m, MACHINE_KNOWN, f"{at}.machineSpec", "MachineSpec")
     if "machineType" in m:
         d.set(f"{p}.machineType", m["machineType"])
     kind, n = m.get("acceleratorType"), m.get("acceleratorCount")
@@ -146,21 +118,9 @@ def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
             d.set(f"{p}.accelerator.count", as_int(n))
     elif kind not in (None, "") or n is not None:
         d.comment(p, "accelerator type unspecified / count 0 in the source: no accelerator")
-    for key, spec_key in (("tpuTopology", "tpuTopology"), ("gpuPartitionSize", "gpuPartitionSize")):
-        if key in m:
-            d.set(f"{p}.{spec_key}", m[key])
-    aff = m.get("reservationAffinity")
-    if isinstance(aff, dict):
-        kind = aff.get("reservationAffinityType")
-        res: dict = {"affinity": AFFINITY.get(kind, kind)}
-        for key in ("key", "values"):
-            if key in aff:
-                res[key] = aff[key]
-        d.set(f"{p}.reservation", res)
     set_disk(d, p, pool.get("diskSpec"))
-    for key in ("nfsMounts", "lustreMounts"):
-        if pool.get(key):
-            d.set(f"{p}.{key}", pool[key])
+    for row, value, _ in fields.read(pool, fields.VERTEX, fields.POOL_ROWS):
+        d.set(f"{p}.{row.spec}", value)
     if not d.has(p):
         d.set(p, {})
 
@@ -172,18 +132,17 @@ def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
     for role, pool in present.items():
         kinds = [k for k in TASKS if isinstance(pool.get(k), dict)]
         if len(kinds) != 1:
-            src.collector.error(f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}]",
-                                "a pool needs exactly one of containerSpec and pythonPackageSpec")
+            src.collector.error(f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}]",
+                                "a pool needs exactly one of containerSpec and pythonPackageSpec",
+                                code="import-task-kind")
             return
         tasks[role] = (kinds[0], pool[kinds[0]])
     kinds = {k for k, _ in tasks.values()}
     shared = len(kinds) == 1
     for role, (kind, task) in tasks.items():
-        at = f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}].{kind}"
-        for key in task:
-            if key not in TASKS[kind][1] and key != "env":
-                message = f"unknown {kind[0].upper()}{kind[1:]} field {key!r}"
-                src.collector.error(f"{at}.{key}", message)
+        at = f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}].{kind}"
+        unknown_fields(src.collector, task, {*TASKS[kind][1], "env"}, at,
+                       f"{kind[0].upper()}{kind[1:]}")
     for kind in kinds:
         name, fields = TASKS[kind]
         for key, spec_key in fields.items():
@@ -217,18 +176,18 @@ def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
 
 def _env(src: Source, role: str, kind: str, task: dict) -> dict:
     out: dict = {}
-    at = f"$.jobSpec.workerPoolSpecs[{ROLES.index(role)}].{kind}.env"
+    at = f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}].{kind}.env"
     raw = task.get("env") or []
     if not isinstance(raw, list):
-        src.collector.error(at, "env must be a list of {name, value}")
+        src.collector.error(at, "env must be a list of {name, value}", code="import-shape")
         return out
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or "name" not in item or set(item) - {"name", "value"}:
             src.collector.error(f"{at}[{i}]", "an env entry must be {name, value}",
-                                "secret references (valueFrom) have no trainspec key")
+                                "secret references (valueFrom) have no trainspec key", code="import-shape")
             continue
         if item["name"] in out:
-            src.collector.error(f"{at}[{i}]", f"env {item['name']!r} is set twice")
+            src.collector.error(f"{at}[{i}]", f"env {item['name']!r} is set twice", code="import-env-twice")
         out[item["name"]] = item.get("value", "")
     return out
 

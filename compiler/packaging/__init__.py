@@ -105,7 +105,7 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
         replaced[id(task)] = dataclasses.replace(task, packages=(upload.uri, *task.packages))
     if job.python is not None and id(job.python) in replaced:
         job.python = replaced[id(job.python)]
-    for pool in job.pools.values():
+    for pool in [*job.pools.values(), *filter(None, [job.spec_chief])]:
         if id(pool.task) in replaced:
             pool.task = replaced[id(pool.task)]
     return list(uploads.values())

@@ -11,7 +11,7 @@ from .. import plan
 from ..cloud.jobs import ML_TERMINAL, failure, ml_console_url
 from ..cloud.rest import ApiError, Client
 from ..model import IDENTITY_LABEL
-from ..targets import aiplatform as aiplatform_target
+from ..targets import ml as ml_target
 from .bodies import describe, locate, restore_ints
 from .polling import ignore_precondition, wait
 from .provider import JobError, JobProvider, owner_labels
@@ -22,7 +22,7 @@ CREATE_ATTEMPTS = 3  # ml POSTs of one create (its jobId makes a second POST saf
 class TrainingJobProvider(JobProvider):
     """A legacy AI Platform Training job (ml v1 projects.jobs); it can never be deleted."""
 
-    platform, api, schema = "ai-platform", aiplatform_target.API, aiplatform_target.SCHEMA
+    platform, api, schema = "ai-platform", ml_target.API, ml_target.SCHEMA
 
     def _console(self, name: str, project: str) -> str:
         return ml_console_url(name, project)

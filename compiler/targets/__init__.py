@@ -1,4 +1,14 @@
-"""One lowering module per API: `check(job, collector, today)` then `lower(job)`."""
+"""One lowering module per API. Each lists its passes as data: RESOLVE (the defaults the API
+needs, each with a note; the only place defaults are chosen) then CHECK (pure: what the API
+refuses), both run by `prepare`; then `lower(job)`, a pure mapping to the request body."""
+
+from __future__ import annotations
+
+import datetime
+from types import ModuleType
+
+from ..diagnostics import Collector
+from ..model import Job
 
 # (platform, spec kind) → (discovery document, schema of the create request body).
 BODIES = {
@@ -18,3 +28,11 @@ def body_schema(platform: str, kind: str = "TrainingJob") -> tuple[str, str]:
 def compact(d: dict) -> dict:
     """Drop unset values: absent, empty lists and empty mappings are never sent."""
     return {k: v for k, v in d.items() if v is not None and v != [] and v != {}}
+
+
+def prepare(target: ModuleType, job: Job, c: Collector, today: datetime.date) -> None:
+    """Run `target`'s passes over `job`: resolve, then check."""
+    for resolve in target.RESOLVE:
+        resolve(job)
+    for check in target.CHECK:
+        check(job, c, today)

@@ -1,32 +1,21 @@
 """Lower the neutral model to a Vertex AI CustomJob request body (aiplatform v1), or for a
 tuning job a HyperparameterTuningJob whose trialJobSpec is that CustomJob's jobSpec.
 
-`check` resolves defaults (machine types, implied accelerators, executor images) and reports
-what Vertex would refuse; `lower` is then a pure mapping to the request body.
+The passes before lowering are data: RESOLVE (defaults, each noted) then CHECK (pure), in
+targets/vertex_resolve.py and vertex_check.py; `lower` is then a pure mapping to the request body.
 Field reference: aiplatform.v1 discovery document, GoogleCloudAiplatformV1CustomJob and
 GoogleCloudAiplatformV1HyperparameterTuningJob.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import datetime
-from decimal import Decimal
-
-import yaml
-
-from .. import tuning_rules
-from ..catalog import accelerators, documented, images, machines, regions
-from ..diagnostics import Collector
-from ..durations import human, to_google
+from .. import fields
 from ..model import Container, Job, Pool, PythonPackage
-from ..rules import Problem
-from ..schemas import did_you_mean
+from ..roles import ROLES
 from ..tuning import (
     ALGORITHMS,
     CONVEX_INT64,
     DEFAULT_STOPPING_RULE,
-    DISCRETE_GAP,
     GOALS,
     KIND,
     MEASUREMENTS,
@@ -37,289 +26,20 @@ from ..tuning import (
     VALUE_SPECS,
     Parameter,
     Tuning,
-    to_spec,
 )
-from . import compact
+from . import compact, vertex_check, vertex_resolve
+from .vertex_check import FLEX_START_GPUS as FLEX_START_GPUS  # the testing kit's import
 
 # The create requests' discovery document and schemas (aiplatform v1 customJobs.create,
 # hyperparameterTuningJobs.create).
 API, SCHEMA = "aiplatform", "GoogleCloudAiplatformV1CustomJob"
 TUNING_SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
-POOL_INDEX = {"chief": 0, "worker": 1, "parameterServer": 2, "evaluator": 3}
-SEVEN_DAYS = Decimal(7 * 86400)
-# [DWS] GPUs that Dynamic Workload Scheduler (FLEX_START) can provision.
-FLEX_START_GPUS = frozenset({"NVIDIA_L4", "NVIDIA_TESLA_A100", "NVIDIA_A100_80GB", "NVIDIA_H100_80GB",
-                             "NVIDIA_H100_MEGA_80GB", "NVIDIA_H200_141GB", "NVIDIA_B200"})
-RESERVATION_KEY = "compute.googleapis.com/reservation-name"
-# spec.scheduling keys Vertex has no field for, and spec.aiPlatform keys with no equivalent.
-_NOT_ON_VERTEX = {
-    "hyperparameters": "hyperparameter tuning is a separate Vertex resource "
-                       "(HyperparameterTuningJob)",
-    "useChiefInTfConfig": "Vertex has no such field (pool 0's TF_CONFIG role is set by the "
-                          "service)",
-}
 
-
-def check(job: Job, c: Collector, today: datetime.date) -> None:
-    """Apply Vertex defaults to `job` (recording notes) and report what Vertex refuses."""
-    _check_ai_platform_keys(job, c)
-    if job.vertex.get("tensorboard") and not job.service_account:
-        c.warning("$.spec.vertex.tensorboard", "Vertex TensorBoard needs a serviceAccount that "
-                  "can write to it", "set spec.serviceAccount")
-    if job.scheduling.priority is not None:
-        c.error("$.spec.scheduling.priority", "Vertex has no job priority (ai-platform only)")
-    if job.region and job.region not in regions.VERTEX_TRAINING_REGIONS \
-            and not job.extension.has_region(job.region):
-        hint = did_you_mean(job.region, sorted(regions.VERTEX_TRAINING_REGIONS))
-        c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint)
-    if not job.pools:
-        job.pools["chief"] = job.implicit_pool("$.spec")
-        job.note("$.spec.pools.chief", "one replica (no pools given)")
-    for pool in job.pools.values():
-        _resolve_machine(job, pool, c)
-        _check_pool(job, pool, c, today)
-        _check_documented(job, pool, c)
-    _check_scheduling(job, c)
-    psc = job.vertex.get("pscInterfaceConfig")
-    peers = psc.get("dnsPeeringConfigs") if isinstance(psc, dict) else None
-    for i, peer in enumerate(peers if isinstance(peers, list) else ()):
-        if isinstance(peer, dict):
-            c.report(f"$.spec.vertex.pscInterfaceConfig.dnsPeeringConfigs[{i}].domain",
-                     documented.check_dns_domain(peer.get("domain")))
-    if job.kind == KIND and job.tuning is not None:
-        _check_tuning(job, job.tuning, c)
-
-
-def _write_instead(t: Tuning | None, c: Collector) -> str | None:
-    """The spec.tuning that says what an aiPlatform.hyperparameters block says, as one line;
-    while the block itself has errors, only where to move it (its values are not all known)."""
-    if t is None:
-        return None
-    if any(d.is_error and d.path.startswith(f"{t.path}.") for d in c.items):
-        return "write kind: HyperparameterTuningJob and move the search to spec.tuning " \
-            "(docs/migration.md, hyperparameter tuning jobs)"
-    text = yaml.safe_dump(to_spec(t), default_flow_style=True, sort_keys=False, width=10**6,
-                          allow_unicode=True).strip()
-    return f"write kind: HyperparameterTuningJob and, instead of aiPlatform.hyperparameters, " \
-        f"spec.tuning: {text}"
-
-
-def _check_tuning(job: Job, t: Tuning, c: Collector) -> None:
-    """The search of a HyperparameterTuningJob: shared rules, then Vertex's own ([DD-AIP])."""
-    tuning_rules.check(t, c)
-    tuning_rules.inexpressible(t, "vertex", c)
-    for setting in ("max_trials", "parallel_trials"):
-        key, _, field = SETTINGS[setting]
-        if getattr(t, setting) is None:
-            c.error(t.path, f"missing required key {key!r}", f"Vertex requires {field}")
-    # "Must not contain whitespaces" (StudySpec.MetricSpec.metricId, ParameterSpec.parameterId).
-    named = [("metric", m.id, m.path) for m in t.metrics] + \
-        [("parameter", p.id, p.path) for p in t.all_parameters()]
-    for what, name, path in named:
-        if name and any(ch.isspace() for ch in name):
-            c.error(path, f"{what} id {name!r} contains whitespace, which Vertex refuses",
-                    "rename it here and in the trainer" + (
-                        ", which reports it with hypertune" if what == "metric" else ""),
-                    key=True)
-    for p in t.all_parameters():
-        sendable = p.kind == "discrete" and not any(
-            tuning_rules.number_problem(v, p.kind) for v in p.values)
-        gaps = [b - a for a, b in zip(p.values, p.values[1:])] if sendable else []
-        if any(0 < gap < DISCRETE_GAP for gap in gaps):
-            c.error(f"{p.path}.discrete", "on vertex, discrete values must be at least 1e-10 "
-                    "apart")
-    if t.early_stopping and t.stopping is None:
-        c.warning(t.at("early_stopping"), f"earlyStopping: true is sent as the {DEFAULT_STOPPING_RULE}"
-                  f" rule ({STOPPING_RULES[DEFAULT_STOPPING_RULE]}): Vertex asks for a rule, and AI "
-                  "Platform's switch documents none", "to choose, write earlyStopping: "
-                  "{decayCurve: {}}, {median: {}} or {convex: {...}}")
-        job.note(t.at("early_stopping"), f"{DEFAULT_STOPPING_RULE} rule for earlyStopping: true")
-
-
-def _check_ai_platform_keys(job: Job, c: Collector) -> None:
-    for key, why in _NOT_ON_VERTEX.items():
-        if key == "hyperparameters" and job.kind == KIND:
-            continue  # a tuning job's search is spec.tuning: refused as such by normalize
-        if key in job.ai_platform:
-            hint = _write_instead(job.tuning, c) if key == "hyperparameters" else None
-            c.error(f"$.spec.aiPlatform.{key}", f"cannot be expressed on vertex: {why}", hint)
-    tier = job.ai_platform.get("scaleTier")
-    if tier in (None, "CUSTOM"):
-        return
-    if job.pools:
-        c.error("$.spec.aiPlatform.scaleTier", f"scaleTier {tier} with pools: pools mean CUSTOM")
-        return
-    mapped = machines.SCALE_TIER_TO_VERTEX.get(tier)
-    if not mapped:
-        c.error("$.spec.aiPlatform.scaleTier", f"scale tier {tier} cannot be expressed on vertex: "
-                "its machines are not documented", "write spec.pools explicitly")
-        return
-    machine, accel, count, note = mapped
-    job.pools["chief"] = job.implicit_pool("$.spec.aiPlatform.scaleTier", machine_type=machine,
-                                           accelerator_type=accel,
-                                           accelerator_count=count if accel else None)
-    job.note("$.spec.pools.chief", f"scale tier {tier} → {machine}: {note}")
-
-
-def _resolve_machine(job: Job, pool: Pool, c: Collector) -> None:
-    p = f"$.spec.pools.{pool.role}"
-    legacy = machines.LEGACY_TO_VERTEX.get(pool.machine_type or "")
-    if legacy:
-        machine, accel, count, note = legacy
-        job.note(f"{p}.machineType", f"AI Platform {pool.machine_type!r} → {machine}: {note}")
-        pool.machine_type = machine
-        if accel and not pool.accelerator_type:
-            pool.accelerator_type, pool.accelerator_count = accel, count
-    if pool.machine_type is None:
-        if pool.accelerator_type:
-            pick = machines.smallest_vertex_machine(pool.accelerator_type,
-                                                    pool.accelerator_count or 1)
-            if pick is None:
-                c.error(f"{p}.accelerator", f"no training machine takes {pool.accelerator_count} × "
-                        f"{pool.accelerator_type}")
-                return
-            pool.machine_type = pick
-            job.note(f"{p}.machineType", f"{pick}, the smallest machine that takes "
-                     f"{pool.accelerator_count} × {pool.accelerator_type}")
-            if machines.omits_accelerator(pick):
-                # TPU v5e/v6e/7x VMs are requested by machine and topology, no accelerator.
-                chips = pool.accelerator_count
-                pool.accelerator_type = pool.accelerator_count = None
-                if not pool.tpu_topology:
-                    pool.tpu_topology = machines.default_tpu_topology(pick, chips)
-                    job.note(f"{p}.tpuTopology", f"{pool.tpu_topology} for {chips} chip(s)")
-        else:
-            pool.machine_type = machines.DEFAULT_VERTEX_MACHINE
-            job.note(f"{p}.machineType", f"{pool.machine_type} (default for a CPU pool)")
-    if pool.accelerator_type is None and not pool.tpu_topology:
-        implied = machines.implied_accelerator(pool.machine_type)
-        if implied:
-            pool.accelerator_type, pool.accelerator_count = implied
-            job.note(f"{p}.accelerator", f"{implied[1]} × {implied[0]}, fixed by "
-                     f"{pool.machine_type}")
-
-
-def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
-    p = f"$.spec.pools.{pool.role}"
-    # No machine means nothing fits the accelerator: already reported by _resolve_machine.
-    # A machine or accelerator of the repo config's extension has no catalog row to check.
-    if pool.machine_type and not job.extension.unchecked(
-            pool.machine_type, pool.accelerator_type, job.region):
-        c.report(p, machines.check_vertex(pool.machine_type, pool.accelerator_type,
-                                          pool.accelerator_count, pool.tpu_topology))
-    if pool.tpu_tf_version:
-        c.error(f"{p}.tpuTfVersion", "cannot be expressed on vertex (ai-platform only)")
-    if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_VERTEX:
-        c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not a Vertex boot disk type")
-    if pool.gpu_partition_size and not pool.accelerator_type:
-        c.error(f"{p}.gpuPartitionSize", "a GPU partition needs an accelerator")
-    if job.region in regions.VERTEX_TRAINING_REGIONS and \
-            pool.accelerator_type not in accelerators.RETIRED:
-        _check_region(job, pool, c)
-    tpu = _is_tpu(pool)
-    if tpu and (len(job.pools) > 1 or pool.replicas != 1):
-        c.error(f"{p}", "a TPU job has exactly one pool with one replica")
-    if isinstance(pool.task, PythonPackage):
-        _executor(job, pool, c, today)
-
-
-def _check_documented(job: Job, pool: Pool, c: Collector) -> None:
-    """The rules of catalog/documented.py for one pool: errors where the fact is verified,
-    warnings otherwise (each rule says which)."""
-    p = f"$.spec.pools.{pool.role}"
-    persistent = bool(job.vertex.get("persistentResourceId"))
-    affinity = (pool.reservation or {}).get("affinity")
-    if pool.gpu_partition_size:
-        c.report(f"{p}.gpuPartitionSize",
-                 documented.check_gpu_partition(pool.accelerator_type, pool.gpu_partition_size))
-    networked = bool(job.network or job.vertex.get("pscInterfaceConfig"))
-    for i, mount in enumerate(pool.nfs_mounts):
-        c.report(f"{p}.nfsMounts[{i}]", documented.check_nfs(mount, networked or i > 0))
-    c.report(f"{p}.reservation", documented.check_reservation(
-        affinity, job.scheduling.strategy, persistent))
-    c.report(f"{p}.machineType", documented.check_gb200(pool.accelerator_type, affinity,
-                                                         persistent))
-    c.report(f"{p}.disk.type", documented.check_disk(pool.machine_type, pool.disk_type))
-
-
-def _check_region(job: Job, pool: Pool, c: Collector) -> None:
-    p, region, machine = f"$.spec.pools.{pool.role}", job.region or "", pool.machine_type or ""
-    accel, count = pool.accelerator_type, pool.accelerator_count
-    if accel and not regions.vertex_accelerator_in_region(region, accel, count) \
-            and not job.extension.has_accelerator(accel, region):
-        where = ", ".join(regions.regions_with(accel, count)[:8]) or "no region"
-        what = f"{accel} Pod slices ({count} cores)" if accel in ("TPU_V2", "TPU_V3") and \
-            (count or 0) >= 32 else accel
-        c.error(f"{p}.accelerator.type", f"{what} are not available for training in {region}"
-                if what != accel else f"{accel} is not available for training in {region}",
-                f"available in: {where}")
-    elif not accel and not regions.vertex_machine_in_region(region, machine):
-        where = ", ".join(regions.regions_with_machine(machine)[:8]) or "no region"
-        c.error(f"{p}.machineType", f"{machine} is not available for training in {region}",
-                f"available in: {where}")
-
-
-def _is_tpu(pool: Pool) -> bool:
-    return bool(pool.tpu_topology) or bool(pool.accelerator_type and
-                                           accelerators.is_tpu(pool.accelerator_type))
-
-
-def _executor(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:
-    task = pool.task
-    assert isinstance(task, PythonPackage)
-    base = f"$.spec.pools.{pool.role}.python" if pool.overrides else "$.spec.python"
-    image = task.executor_image
-    if image and (task.runtime_version or task.python_version):
-        c.warning(f"{base}.runtimeVersion" if task.runtime_version else f"{base}.pythonVersion",
-                  "not sent on vertex, which runs python.executorImage instead "
-                  "(runtimeVersion/pythonVersion are ai-platform only)")
-    if not image:
-        if not task.runtime_version:
-            c.error(base, "missing required key 'executorImage' (a prebuilt training container)",
-                    "e.g. us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest")
-            return
-        gpu = bool(pool.accelerator_type and accelerators.is_gpu(pool.accelerator_type))
-        image, note = images.executor_for_runtime(task.runtime_version, gpu)
-        if not image:
-            c.error(f"{base}.runtimeVersion", f"no Vertex prebuilt container for runtime "
-                    f"{task.runtime_version}: {note}", "set python.executorImage")
-            return
-        pool.task = dataclasses.replace(task, executor_image=image)
-        job.note(f"{base}.executorImage", f"{image} for runtime {task.runtime_version}: {note}")
-    problem = images.executor_image_problem(image, today=today)
-    c.report(base, [problem] if problem else [])
-
-
-def _check_scheduling(job: Job, c: Collector) -> None:
-    s = job.scheduling
-    if s.max_wait is not None and s.strategy != "FLEX_START":
-        c.error("$.spec.scheduling.maxWait", "maxWait applies only with strategy FLEX_START on "
-                "vertex (Dynamic Workload Scheduler)")
-    pools = list(job.pools.values())
-    if s.strategy == "SPOT" and any(_is_tpu(p) and (p.accelerator_count or 0) >= 32 or
-                                    (p.accelerator_type == "TPU_V4_POD") for p in pools):
-        c.report("$.spec.scheduling.strategy", [
-            Problem("spot-tpu-pod", "", "Spot VMs are not available for TPU Pods")])
-    elif s.strategy == "SPOT":
-        for p in pools:
-            if documented.multi_host_tpu(p.machine_type, p.tpu_topology):
-                c.report("$.spec.scheduling.strategy", [Problem(
-                    "spot-multi-host-tpu", "", f"Spot VMs are not available for TPU Pods, and "
-                    f"{p.machine_type} with topology {p.tpu_topology} spans several VMs (a Pod "
-                    "slice)", "use strategy STANDARD, or a single-host topology")])
-    if s.strategy != "FLEX_START":
-        return
-    for pool in pools:
-        if pool.accelerator_type not in FLEX_START_GPUS:
-            c.error(f"$.spec.pools.{pool.role}", "FLEX_START needs an L4, A100, H100, H200 or "
-                    f"B200 GPU in every pool, not {pool.accelerator_type or 'none'}")
-    if s.timeout is not None and s.timeout > SEVEN_DAYS:
-        c.error("$.spec.scheduling.timeout", f"FLEX_START jobs run at most 7 days, not "
-                f"{human(s.timeout)}")
-    shapes = {(p.machine_type, p.accelerator_type, p.accelerator_count) for p in pools}
-    if len(shapes) > 1:
-        c.error("$.spec.pools", "FLEX_START needs the same machine, accelerator and count in "
-                "every pool")
+# The passes between normalize and lower, in order.
+RESOLVE = (vertex_resolve.resolve_chief, vertex_resolve.resolve_machines,
+           vertex_resolve.resolve_executors, vertex_resolve.resolve_stopping)
+CHECK = (vertex_check.check_job, vertex_check.check_pools, vertex_check.check_scheduling,
+         vertex_check.check_tuning)
 
 
 # -- lowering ------------------------------------------------------------------------------
@@ -392,50 +112,21 @@ def _custom_job(job: Job) -> tuple[dict, dict[str, str]]:
     """The CustomJob body and its origins (body path → spec JSON path)."""
     origins: dict[str, str] = {}
     pools = []
-    for role, index in POOL_INDEX.items():
-        if role in job.pools:
-            while len(pools) < index:
+    for role in ROLES:
+        if role.name in job.pools:
+            while len(pools) < role.pool:
                 pools.append({})
-            pools.append(_pool(job.pools[role], f"jobSpec.workerPoolSpecs[{index}]", origins))
-    spec: dict = {"workerPoolSpecs": pools}
-    s = job.scheduling
-    sched = compact({
-        "timeout": to_google(s.timeout) if s.timeout is not None else None,
-        "restartJobOnWorkerRestart": s.restart_on_worker_restart,
-        "strategy": s.strategy,
-        "disableRetries": s.disable_retries,
-        "maxWaitDuration": to_google(s.max_wait) if s.max_wait is not None else None,
-    })
-    if sched:
-        spec["scheduling"] = sched
-    v = job.vertex
-    spec.update(compact({
-        "serviceAccount": job.service_account,
-        "network": job.network,
-        "reservedIpRanges": list(v.get("reservedIpRanges") or ()) or None,
-        "pscInterfaceConfig": _psc(v.get("pscInterfaceConfig")),
-        "baseOutputDirectory": {"outputUriPrefix": job.output_dir} if job.output_dir else None,
-        "enableWebAccess": job.enable_web_access,
-        "enableDashboardAccess": v.get("enableDashboardAccess"),
-        "tensorboard": v.get("tensorboard"),
-        "experiment": v.get("experiment"),
-        "experimentRun": v.get("experimentRun"),
-        "persistentResourceId": v.get("persistentResourceId"),
-        "protectedArtifactLocationId": v.get("protectedArtifactLocationId"),
-        "models": list(v.get("models") or ()) or None,
-    }))
-    for key, spec_key in (("serviceAccount", "serviceAccount"), ("network", "network"),
-                          ("baseOutputDirectory", "outputDir"), ("scheduling", "scheduling")):
-        origins[f"jobSpec.{key}"] = f"$.spec.{spec_key}"
-    body: dict = {"displayName": v.get("displayName") or job.name}
-    origins["displayName"] = "$.spec.vertex.displayName" if v.get("displayName") else "$.metadata.name"
+            pools.append(_pool(job.pools[role.name], f"jobSpec.workerPoolSpecs[{role.pool}]",
+                               origins))
+    body: dict = {"displayName": job.name}
+    origins["displayName"] = "$.metadata.name"
     if job.labels:
         body["labels"] = dict(job.labels)
         origins["labels"] = "$.metadata.labels"
-    body["jobSpec"] = spec
-    if job.encryption_key:
-        body["encryptionSpec"] = {"kmsKeyName": job.encryption_key}
-        origins["encryptionSpec"] = "$.spec.encryptionKey"
+    body["jobSpec"] = {"workerPoolSpecs": pools}
+    for row, at in fields.lower(fields.VERTEX, job.get, body):
+        key, spec_path = fields.origin(row, at)
+        origins[key] = spec_path
     return body, origins
 
 
@@ -444,9 +135,6 @@ def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
         "machineType": pool.machine_type,
         "acceleratorType": pool.accelerator_type,
         "acceleratorCount": pool.accelerator_count if pool.accelerator_type else None,
-        "tpuTopology": pool.tpu_topology,
-        "reservationAffinity": _reservation(pool.reservation),
-        "gpuPartitionSize": pool.gpu_partition_size,
     })
     out: dict = {"machineSpec": machine, "replicaCount": str(pool.replicas)}
     disk = compact({"bootDiskType": pool.disk_type, "bootDiskSizeGb": pool.disk_size_gb})
@@ -461,10 +149,7 @@ def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
         out["pythonPackageSpec"] = compact({
             "executorImageUri": task.executor_image, "packageUris": list(task.packages),
             "pythonModule": task.module, "args": list(task.args), "env": env})
-    if pool.nfs_mounts:
-        out["nfsMounts"] = [dict(m) for m in pool.nfs_mounts]
-    if pool.lustre_mounts:
-        out["lustreMounts"] = [dict(m) for m in pool.lustre_mounts]
+    fields.lower(fields.VERTEX, lambda r: getattr(pool, r.attr), out, fields.POOL_ROWS)
     p = pool.path
     origins.update({at: p, f"{at}.machineSpec": p, f"{at}.machineSpec.machineType": f"{p}.machineType",
                     f"{at}.machineSpec.acceleratorType": f"{p}.accelerator.type",
@@ -473,24 +158,3 @@ def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
                     f"{at}.containerSpec": f"{p}.container" if pool.overrides else "$.spec.container",
                     f"{at}.pythonPackageSpec": f"{p}.python" if pool.overrides else "$.spec.python"})
     return out
-
-
-def _reservation(raw: dict | None) -> dict | None:
-    if not raw:
-        return None
-    affinity = raw.get("affinity")
-    # API enum: NO_RESERVATION, ANY_RESERVATION, SPECIFIC_RESERVATION.
-    out: dict = {"reservationAffinityType": "NO_RESERVATION" if affinity == "NONE"
-                 else f"{affinity}_RESERVATION"}
-    if affinity == "SPECIFIC":
-        out["key"] = raw.get("key") or RESERVATION_KEY
-        out["values"] = list(raw.get("values") or ())
-    return out
-
-
-def _psc(raw: dict | None) -> dict | None:
-    if not raw:
-        return None
-    return compact({"networkAttachment": raw.get("networkAttachment"),
-                     "dnsPeeringConfigs": [dict(d) for d in raw.get("dnsPeeringConfigs") or ()]})
-
