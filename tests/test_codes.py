@@ -1,5 +1,6 @@
-"""Rule codes (compiler/rules.py): every diagnostic has one, registered, with the severity its
-rule declares; every registered code is reachable; docs/rules.md is the registry's.
+"""Rule codes (compiler/rules.yaml, loaded by compiler/rules.py): every diagnostic has one,
+registered, with the severity its rule declares; every registered code is reachable;
+docs/rules.md is the registry's.
 
 The inputs are every golden case (both platforms), every spec under specs/, every
 tests/golden-import command and every corpus entry (imported as it is, then compiled for both
@@ -21,7 +22,7 @@ from unittest import mock
 
 import pytest
 
-from compiler import cli, decompile, pipeline, ruledoc
+from compiler import cli, decompile, pipeline, ruledoc, rules
 from compiler.diagnostics import Diagnostic
 from compiler.normalize import Options
 from compiler.rules import RULES
@@ -436,6 +437,54 @@ def test_the_registry_is_well_formed() -> None:
     for code, rule in RULES.items():
         assert code == rule.code and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", code), code
         assert rule.severity in ("error", "warning") and rule.summary and rule.source, code
+
+
+_ROW = "  - {code: a-b, severity: error, summary: s, source: trainspec}\n"
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("x:\n" + _ROW.replace("error", "fatal"),
+     "rules.yaml:2: section 'x': severity 'fatal' of a-b is neither 'error' nor 'warning'"),
+    ("x:\n" + _ROW.replace("a-b", "a_b"), "rules.yaml:2: section 'x': code 'a_b' is not "
+     "kebab-case (lower-case letters and digits, words joined by '-')"),
+    ("x:\n" + _ROW.replace(", source: trainspec", ""), "rules.yaml:2: section 'x': a rule is a "
+     "mapping with exactly the keys code, severity, summary and source, not keys code, "
+     "severity, summary"),
+    ("x:\n" + _ROW.replace("}", ", hint: h}"), "rules.yaml:2: section 'x': a rule is a mapping "
+     "with exactly the keys code, severity, summary and source, not keys code, severity, "
+     "summary, source, hint"),
+    ("x:\n  - a-b\n", "rules.yaml:2: section 'x': a rule is a mapping with exactly the keys "
+     "code, severity, summary and source, not 'a-b'"),
+    ("x:\n" + _ROW.replace("summary: s", "summary: ''"),
+     "rules.yaml:2: section 'x': summary is not a non-empty string: ''"),
+    ("x:\n" + _ROW.replace("summary: s", "summary: 3"),
+     "rules.yaml:2: section 'x': summary is not a non-empty string: 3"),
+    ("x:\n  - code: a-b\n    severity: error\n    severity: warning\n    summary: s\n"
+     "    source: trainspec\n", "rules.yaml:4: key 'severity' written twice in one mapping"),
+    ("x:\n" + _ROW + "y:\n" + _ROW, "rules.yaml: rule code 'a-b' declared twice (again in "
+     "section 'y')"),
+    ("x: []\n", "rules.yaml:1: section 'x' is not a non-empty list of rules"),
+    ("- " + _ROW.strip(" -"), "rules.yaml: the registry is a mapping of named sections, each a "
+     "list of rules"),
+    ("", "rules.yaml: the registry is a mapping of named sections, each a list of rules"),
+    ("x: [\n", "rules.yaml: not valid YAML: while parsing a flow node"),
+])
+def test_a_malformed_registry_file_is_refused_with_where_and_why(text: str, error: str) -> None:
+    with pytest.raises(rules.RegistryError) as info:
+        rules.table(rules.load(text))
+    assert str(info.value).startswith(error), str(info.value)
+
+
+def test_the_registry_file_is_packaged() -> None:
+    """An installed wheel has compiler/rules.yaml (pyproject.toml package-data)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert rules.FILE.name in data["tool"]["setuptools"]["package-data"]["compiler"]
+    assert rules.FILE.parent == ROOT / "compiler"
 
 
 def test_docs_rules_md_is_generated_from_the_registry() -> None:

@@ -154,7 +154,7 @@ def _check_pool(job: Job, pool: Pool, c: Collector) -> None:
         return
     if job.extension.unchecked(pool.machine_type, pool.accelerator_type, job.region):
         return  # the repo config's extension: no catalog row to check it against
-    # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings (compiler/rules.py).
+    # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings (compiler/rules.yaml).
     c.report(p, machines.check_ml(pool.machine_type, pool.accelerator_type,
                                   pool.accelerator_count))
     # A region of the repo config's extension has no row in the table to check against.
