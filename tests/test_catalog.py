@@ -610,14 +610,15 @@ def test_check_runtime_python(runtime, python, known, errors):
 
 
 def test_documented_rules_refuse_only_on_verified_facts():
-    """catalog/documented.py's rules (the registry's _DOCUMENTED section): an error cites a ✅
+    """catalog/documented.py's rules (the registry's `documented` section): an error cites a ✅
     fact; every other rule is a warning."""
     from compiler import rules
 
-    for rule in rules._DOCUMENTED:
+    documented = rules.SECTIONS["documented"]
+    for rule in documented:
         assert rule.severity in (rules.ERROR, rules.WARNING), rule.code
         assert (rule.severity == rules.ERROR) == ("✅" in rule.source), rule.code
-    assert {r.code for r in rules._DOCUMENTED if r.severity == rules.ERROR} == {
+    assert {r.code for r in documented if r.severity == rules.ERROR} == {
         "spot-tpu-pod", "nfs-server-ip", "gb200-reservation"}
 
 

@@ -1,5 +1,6 @@
-"""Rule codes (compiler/rules.py): every diagnostic has one, registered, with the severity its
-rule declares; every registered code is reachable; docs/rules.md is the registry's.
+"""Rule codes (compiler/rules.yaml, loaded by compiler/rules.py): every diagnostic has one,
+registered, with the severity its rule declares; every registered code is reachable;
+docs/rules.md is the registry's.
 
 The inputs are every golden case (both platforms), every spec under specs/, every
 tests/golden-import command and every corpus entry (imported as it is, then compiled for both
@@ -21,7 +22,7 @@ from unittest import mock
 
 import pytest
 
-from compiler import cli, decompile, pipeline, ruledoc
+from compiler import cli, decompile, pipeline, ruledoc, rules
 from compiler.diagnostics import Diagnostic
 from compiler.normalize import Options
 from compiler.rules import RULES
@@ -178,6 +179,30 @@ def _repo(tmp: Path, files: dict[str, str], python: str = "  python: {source: ..
         os.chdir(here)
 
 
+def _options(text: str, **options) -> list[Diagnostic]:
+    return pipeline.compile_text(text, "s.yaml", Options(**options), today=TODAY).diagnostics
+
+
+_POOL = {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
+         "containerSpec": {"imageUri": "gcr.io/p/t:1"}}
+
+
+def _custom_job(*pools: dict, flags: tuple[str, ...] = ()) -> list[Diagnostic]:
+    """A CustomJob REST body with `pools` as its workerPoolSpecs, imported with gcloud `flags`."""
+    body = json.dumps({"displayName": "j", "jobSpec": {"workerPoolSpecs": list(pools)}})
+    return list(decompile.decompile(body, "job.json", decompile.parse_flags(list(flags)))
+                .diagnostics)
+
+
+def _ml_job(**training_input) -> list[Diagnostic]:
+    """An ml v1 Job REST body with `training_input` (and a region) as its trainingInput."""
+    return _import(json.dumps({"jobId": "j", "trainingInput": {"region": "us-central1",
+                                                               **training_input}}))
+
+
+_TPU_V5E = "  pools:\n    chief: {machineType: ct5lp-hightpu-4t, tpuTopology: 2x2}\n"
+
+
 class _Config:
     """Pulumi stack config as `pulumi_program.job_options` reads it."""
 
@@ -307,6 +332,49 @@ TRIGGERS = {
     "source-special-file": _special_file,
     "source-unreadable": _unreadable_source,
     "repo-config": lambda tmp: (tmp / "trainspec.yaml").mkdir() or _repo(tmp, {}),
+    # normalize: a pool's task inherits from the spec's, so the schema cannot require these.
+    "missing-image": lambda tmp: _compile(SPEC + _python("gcr.io/p/t:1") + "  pools:\n    "
+                                          "chief: {container: {command: [t]}}\n", "s.yaml"),
+    "missing-package": lambda tmp: _compile(SPEC + CONTAINER + "  pools:\n    chief: {python: "
+                                            "{module: t}}\n", "s.yaml"),
+    "missing-module": lambda tmp: _compile(SPEC + CONTAINER + "  pools:\n    chief: {python: "
+                                           "{packages: [gs://b/t.tar.gz]}}\n", "s.yaml"),
+    "args-size": lambda tmp: _compile(SPEC + "  container: {image: gcr.io/p/t:1, args: [" +
+                                      "a" * 100_001 + "]}\n", "s.yaml"),
+    "env-count": lambda tmp: _compile(SPEC + CONTAINER + "  env: {" + ", ".join(
+        f"V{i}: x" for i in range(101)) + "}\n", "s.yaml"),
+    "label-count": lambda tmp: _compile(SPEC.replace("{name: job}", "{name: job, labels: {" +
+                                                     ", ".join(f"k{i}: v" for i in range(63)) +
+                                                     "}}") + CONTAINER, "s.yaml"),
+    # The schema's duration pattern takes an empty string; a negative number is no duration.
+    "duration-syntax": lambda tmp: _compile(SPEC + CONTAINER + "  scheduling: {timeout: -5}\n",
+                                            "s.yaml"),
+    "unused-staging-bucket": lambda tmp: _compile(SPEC + CONTAINER + "  stagingBucket: "
+                                                  "gs://acme-staging\n", "s.yaml"),
+    "option-ignored": lambda tmp: _options(SPEC + CONTAINER, region="europe-west4"),
+    # targets: a TPU VM machine given a topology and no accelerator is checked by machine.
+    "region-machine": lambda tmp: _compile(SPEC.replace("us-central1", "asia-east1") + CONTAINER
+                                           + _TPU_V5E, "s.yaml"),
+    "vertex-ignores-runtime": lambda tmp: _compile(SPEC + _python(
+        "us-docker.pkg.dev/vertex-ai/training/ray-cpu.2-47.py311:latest").replace(
+        "module: t", "module: t, runtimeVersion: '2.11'"), "s.yaml"),
+    "job-id": lambda tmp: _compile(SPEC.replace("{name: job}", "{name: " + "j" * 126 +
+                                                ", run: 2}") + CONTAINER, "s.yaml", "ai-platform"),
+    # importers
+    "import-pool-count": lambda tmp: _custom_job(*[_POOL] * 5),
+    "import-empty-chief": lambda tmp: _custom_job({}, _POOL),
+    "import-task-kind": lambda tmp: _custom_job({"machineSpec": _POOL["machineSpec"]}),
+    "import-env-twice": lambda tmp: _custom_job({**_POOL, "containerSpec": {
+        "imageUri": "gcr.io/p/t:1", "env": [{"name": "A", "value": "1"}, {"name": "A"}]}}),
+    "import-trial-job-only": lambda tmp: _custom_job(_POOL, flags=("--trial-job-only",)),
+    "gcloud-flag-api": lambda tmp: _custom_job(_POOL, flags=("--scale-tier", "basic")),
+    "import-runtime-container": lambda tmp: _ml_job(masterConfig={"imageUri": "gcr.io/p/t:1"},
+                                                    runtimeVersion="2.11"),
+    "import-args": lambda tmp: _ml_job(scaleTier="CUSTOM", masterType="n1-standard-4",
+                                       masterConfig={"imageUri": "gcr.io/p/t:1",
+                                                     "containerArgs": ["a"]}, args=["b"]),
+    "import-own-flags": lambda tmp: decompile.import_gcloud(
+        ["gcloud", "ai", "custom-jobs", "create"], ["--project", "p"]).diagnostics,
 }
 
 # Registered rules no test input reaches, each with why.
@@ -369,6 +437,54 @@ def test_the_registry_is_well_formed() -> None:
     for code, rule in RULES.items():
         assert code == rule.code and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", code), code
         assert rule.severity in ("error", "warning") and rule.summary and rule.source, code
+
+
+_ROW = "  - {code: a-b, severity: error, summary: s, source: trainspec}\n"
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("x:\n" + _ROW.replace("error", "fatal"),
+     "rules.yaml:2: section 'x': severity 'fatal' of a-b is neither 'error' nor 'warning'"),
+    ("x:\n" + _ROW.replace("a-b", "a_b"), "rules.yaml:2: section 'x': code 'a_b' is not "
+     "kebab-case (lower-case letters and digits, words joined by '-')"),
+    ("x:\n" + _ROW.replace(", source: trainspec", ""), "rules.yaml:2: section 'x': a rule is a "
+     "mapping with exactly the keys code, severity, summary and source, not keys code, "
+     "severity, summary"),
+    ("x:\n" + _ROW.replace("}", ", hint: h}"), "rules.yaml:2: section 'x': a rule is a mapping "
+     "with exactly the keys code, severity, summary and source, not keys code, severity, "
+     "summary, source, hint"),
+    ("x:\n  - a-b\n", "rules.yaml:2: section 'x': a rule is a mapping with exactly the keys "
+     "code, severity, summary and source, not 'a-b'"),
+    ("x:\n" + _ROW.replace("summary: s", "summary: ''"),
+     "rules.yaml:2: section 'x': summary is not a non-empty string: ''"),
+    ("x:\n" + _ROW.replace("summary: s", "summary: 3"),
+     "rules.yaml:2: section 'x': summary is not a non-empty string: 3"),
+    ("x:\n  - code: a-b\n    severity: error\n    severity: warning\n    summary: s\n"
+     "    source: trainspec\n", "rules.yaml:4: key 'severity' written twice in one mapping"),
+    ("x:\n" + _ROW + "y:\n" + _ROW, "rules.yaml: rule code 'a-b' declared twice (again in "
+     "section 'y')"),
+    ("x: []\n", "rules.yaml:1: section 'x' is not a non-empty list of rules"),
+    ("- " + _ROW.strip(" -"), "rules.yaml: the registry is a mapping of named sections, each a "
+     "list of rules"),
+    ("", "rules.yaml: the registry is a mapping of named sections, each a list of rules"),
+    ("x: [\n", "rules.yaml: not valid YAML: while parsing a flow node"),
+])
+def test_a_malformed_registry_file_is_refused_with_where_and_why(text: str, error: str) -> None:
+    with pytest.raises(rules.RegistryError) as info:
+        rules.table(rules.load(text))
+    assert str(info.value).startswith(error), str(info.value)
+
+
+def test_the_registry_file_is_packaged() -> None:
+    """An installed wheel has compiler/rules.yaml (pyproject.toml package-data)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert rules.FILE.name in data["tool"]["setuptools"]["package-data"]["compiler"]
+    assert rules.FILE.parent == ROOT / "compiler"
 
 
 def test_docs_rules_md_is_generated_from_the_registry() -> None:

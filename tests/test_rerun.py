@@ -83,6 +83,13 @@ def test_an_ai_platform_run_that_makes_the_job_id_too_long_is_located():
         "is not a valid AI Platform jobId"]
 
 
+@pytest.mark.parametrize("name", ["", "  name: 9job\n"])
+def test_a_missing_or_refused_name_is_the_schemas_error_alone_on_ai_platform(name):
+    """The jobId is the name's: no second error about the jobId of a name already refused."""
+    r = compiled(spec(LEGACY, "2").replace("  name: census-job\n", name))
+    assert [d.code for d in r.errors] == ["value-format" if name else "required-key"]
+
+
 def test_two_specs_whose_runs_make_one_job_id_clash():
     a = compiled(spec(LEGACY, "2"))
     b = pipeline.compile_text(spec(LEGACY).replace("census-job", "census-job-run-2"), "t.yaml")

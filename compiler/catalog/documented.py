@@ -1,6 +1,6 @@
 """Rules Google documents for Vertex AI custom training beyond machine × accelerator × region.
 
-Each rule's code, severity and source are in the registry (compiler/rules.py, `_DOCUMENTED`),
+Each rule's code, severity and source are in the registry (compiler/rules.yaml, section `documented`),
 with the status the fact has in the project's facts reference
 (`shared/reference/gcp-training-facts.md`): only a fact verified (✅) from a current primary
 source refuses a spec (error); a fact verified only partly, from a secondary or older source,

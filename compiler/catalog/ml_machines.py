@@ -97,7 +97,7 @@ def is_ml_legacy_name(machine: str) -> bool:
 
 
 # Problems resting on a fact verified from a current primary source are errors; the legacy
-# machine and GPU tables (facts §B.5, ◐/❌) give warnings, never refusals (rules.py says which).
+# machine and GPU tables (facts §B.5, ◐/❌) give warnings, never refusals (rules.yaml says which).
 def _check_legacy(machine: str, accel: str | None, count: int | None) -> list[Problem]:
     if accel is None:
         return []

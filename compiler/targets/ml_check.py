@@ -36,10 +36,11 @@ def check_job(job: Job, c: Collector, today: datetime.date) -> None:
     """What the ml v1 API refuses of the job as a whole: its jobId, region, env, the fields it
     has no place for, the scale tier."""
     del today  # runtime versions are checked against the table, not the date
-    if not JOB_ID.match(job_id(job.name)):
-        c.error("$.metadata.name", f"{job_id(job.name)!r} is not a valid AI Platform jobId",
-                "letters, digits and '_', starting with a letter, at most 128", code="job-id")
-    elif job.run is not None and not JOB_ID.match(job_id(job.name, job.run)):
+    # metadata.name's schema pattern is JOB_ID with '-' (sent as '_'): a name whose jobId is
+    # invalid is missing or refused by the schema, which reports it. Only a run's suffix can
+    # make the jobId of a valid name too long.
+    if job.run is not None and JOB_ID.match(job_id(job.name)) and \
+            not JOB_ID.match(job_id(job.name, job.run)):
         c.error("$.metadata.run", f"the jobId of this run, {job_id(job.name, job.run)!r}, is "
                 "not a valid AI Platform jobId", "at most 128 characters in all: shorten "
                 "metadata.name or metadata.run", code="job-id")
@@ -153,7 +154,7 @@ def _check_pool(job: Job, pool: Pool, c: Collector) -> None:
         return
     if job.extension.unchecked(pool.machine_type, pool.accelerator_type, job.region):
         return  # the repo config's extension: no catalog row to check it against
-    # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings (compiler/rules.py).
+    # The legacy machine and GPU tables are ◐/❌ (facts §B.5): warnings (compiler/rules.yaml).
     c.report(p, machines.check_ml(pool.machine_type, pool.accelerator_type,
                                   pool.accelerator_count))
     # A region of the repo config's extension has no row in the table to check against.
