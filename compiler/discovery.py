@@ -31,10 +31,10 @@ _INT_RANGES = {
     "int64": (-(2**63), 2**63 - 1),
     "uint64": (0, 2**64 - 1),
 }
-_DECIMAL = re.compile(r"^-?\d+$")
+_DECIMAL = re.compile(r"^-?\d+\Z")
 # google-duration: seconds with at most nanosecond precision and an "s" suffix (proto3 JSON).
-_DURATION = re.compile(r"^-?\d+(\.\d{1,9})?s$")
-_DATETIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$")
+_DURATION = re.compile(r"^-?\d+(\.\d{1,9})?s\Z")
+_DATETIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)\Z")
 _SPECIAL_FLOATS = ("NaN", "Infinity", "-Infinity")
 _SEGMENT = re.compile(r'\["(?:[^"\\]|\\.)*"\]|\[\d+\]|\.|[^.\[]+')
 

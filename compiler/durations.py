@@ -10,7 +10,7 @@ _UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 MAX_SECONDS = Decimal(315_576_000_000)
 RESOLUTION = Decimal("0.000000001")
 _PART = re.compile(r"(\d+(?:\.\d+)?)([dhms])")
-_COMPOUND = re.compile(r"^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m)?(?:\d+(?:\.\d+)?s)?$")
+_COMPOUND = re.compile(r"^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m)?(?:\d+(?:\.\d+)?s)?\Z")
 
 
 def problem(seconds: Decimal) -> str | None:

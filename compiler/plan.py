@@ -24,7 +24,7 @@ RERUN = "replace: re-run requested: a new job is submitted, the previous run can
 CODE_CHANGED = ("replace: trainer code changed: pulumi up uploads the new package and submits a new "
                 "job, the old one cancelled")
 # An archive trainspec built from python.source (compiler/packaging): named by its content.
-_BUILT_PACKAGE = re.compile(r"^gs://[^/]+/trainspec/packages/[^/]+-[0-9a-f]{16}\.tar\.gz$")
+_BUILT_PACKAGE = re.compile(r"^gs://[^/]+/trainspec/packages/[^/]+-[0-9a-f]{16}\.tar\.gz\Z")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ TEMPLATES = Path(__file__).resolve().parent / "_templates"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # a source checkout has pyproject here
 EXAMPLE = "specs/example.yaml"
 SCHEMA = "schemas/v1/trainspec.schema.json"
-_PROJECT_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")  # Pulumi project names
+_PROJECT_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # Pulumi project names
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

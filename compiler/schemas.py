@@ -55,8 +55,34 @@ def _is_integer(_checker: Any, value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+@functools.cache
+def _ecma(pattern: str) -> re.Pattern:
+    """A JSON Schema pattern as ECMA-262 reads it: `$` is the end of the text. Python's `$`
+    also matches before a final newline, so `name: "job\\n"` would pass `^[a-z]+$` and be sent
+    with its newline."""
+    out, in_class, escaped = [], False, False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        elif ch == "$" and not in_class:
+            ch = r"\Z"
+        out.append(ch)
+    return re.compile("".join(out))
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:
+    if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
 _Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
+    jsonschema.Draft202012Validator, validators={"pattern": _pattern},
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
 
 

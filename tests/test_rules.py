@@ -182,3 +182,25 @@ def test_a_secret_overridden_in_every_pool_is_not_required() -> None:
     result = pipeline.compile_text(text, "s.yaml", today=TODAY)
     assert result.ok and result.job.secrets == []
     assert "<secret:" not in json.dumps(result.body)
+
+
+@pytest.mark.parametrize("meta,body,where", [
+    ('metadata: {name: "job\\n"}', "", "$.metadata.name"),
+    ("metadata: {name: job}", '  serviceAccount: "trainer@p.iam.gserviceaccount.com\\n"\n',
+     "$.spec.serviceAccount"),
+    ("metadata: {name: job}", '  pools: {chief: {tpuTopology: "2x2\\n"}}\n',
+     "$.spec.pools.chief.tpuTopology"),
+])
+def test_a_trailing_newline_is_not_part_of_a_valid_value(meta: str, body: str,
+                                                         where: str) -> None:
+    """JSON Schema patterns are ECMA-262: `$` ends the text. Python's `$` also matches before
+    a final newline, which let `name: "job\\n"` through, to be sent with its newline."""
+    text = spec(body + "  container: {image: gcr.io/p/t:1}\n", meta)
+    found = errors(text, "vertex")
+    assert any(f"error: {where}: " in line and line.endswith("[value-format]") for line in found), found
+
+
+def test_an_ml_job_id_with_a_trailing_newline_is_refused() -> None:
+    from compiler.targets import ml_check
+
+    assert ml_check.JOB_ID.match("job") and not ml_check.JOB_ID.match("job\n")

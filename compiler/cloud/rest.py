@@ -30,7 +30,7 @@ MAX_PAGES = 1000  # a server that keeps returning tokens must not loop us foreve
 CUSTOM_JOBS, TUNING_JOBS = "customJobs", "hyperparameterTuningJobs"  # Vertex job collections
 _VERTEX_NAME = re.compile(r"^projects/[^/]+/locations/([^/]+)/"
                           r"(?:customJobs|hyperparameterTuningJobs)/[^/]+$")
-_ML_NAME = re.compile(r"^projects/[^/]+/jobs/[^/]+$")
+_ML_NAME = re.compile(r"^projects/[^/]+/jobs/[^/]+\Z")
 
 
 class Client(Transport):

@@ -98,10 +98,10 @@ VERTEX_REGIONS = frozenset({
     "me-central2", "me-west1", "northamerica-northeast1", "northamerica-northeast2",
     "southamerica-east1", "southamerica-west1", "us-central1", "us-east1", "us-east4",
     "us-east5", "us-south1", "us-west1", "us-west2", "us-west3", "us-west4"})
-_JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")  # [MMJ] job naming rules
-_SERVICE_ACCOUNT = re.compile(r"^(.+@.+\..+|[0-9]+)$")  # iam_util.GetIamAccountFormatValidator
-_LABEL_KEY = re.compile(r"^[a-z\u00c0-\uffff][a-z0-9_\-\u00c0-\uffff]{0,62}$")
-_LABEL_VALUE = re.compile(r"^[a-z0-9_\-\u00c0-\uffff]{0,63}$")
+_JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}\Z")  # [MMJ] job naming rules
+_SERVICE_ACCOUNT = re.compile(r"^(.+@.+\..+|[0-9]+)\Z")  # iam_util.GetIamAccountFormatValidator
+_LABEL_KEY = re.compile(r"^[a-z\u00c0-\uffff][a-z0-9_\-\u00c0-\uffff]{0,62}\Z")
+_LABEL_VALUE = re.compile(r"^[a-z0-9_\-\u00c0-\uffff]{0,63}\Z")
 
 
 class GcloudError(ValueError):

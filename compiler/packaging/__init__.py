@@ -27,7 +27,7 @@ __all__ = ["Upload", "resolve", "bucket_name", "cache_dir", "Files", "GitFiles",
 BUCKET_HINT = ("set spec.stagingBucket, pass --staging-bucket, or `pulumi config set "
                "trainspec:stagingBucket gs://BUCKET`")
 # Cloud Storage bucket names: 3-63 characters (up to 222 with dots), lower case, digits, -_.
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]\Z")
 
 
 @dataclass(frozen=True)

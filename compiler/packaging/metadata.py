@@ -20,8 +20,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10 (pyproject: tomli 
 
 # PEP 508 names; versions as PEP 440 writes them (checked loosely: they name a Cloud Storage
 # object and an archive folder, so no '/', space or control character may pass).
-_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")
-_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+!_-]{0,63}$")
+_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])\Z")
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+!_-]{0,63}\Z")
 MAX_METADATA_FILE = 1024 * 1024
 
 

@@ -21,7 +21,7 @@ from . import archive, collect, metadata
 from .tree import DIR, LINK, Repo, TreeError
 
 OBJECT_PREFIX = "trainspec/packages"
-_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 METADATA_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 MIB = 1024 * 1024
 _SECRET_HINT = "add it to .gitignore, or allow it in trainspec.yaml packaging.allowSecretFiles"

@@ -41,7 +41,7 @@ exit status:
   2  changes: at least one spec is created, replaced, updated or deleted
  64  usage error (an unknown flag, a missing BASE): a usage message on stderr, nothing on
      stdout; never 2, so a CI step cannot mistake it for a plan"""
-_STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+_STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")
 
 
 def review(repo: Path, base: str, head: str | None, specs: str = "specs",

@@ -21,7 +21,7 @@ from ..schemas import did_you_mean
 from .ml_resolve import legacy_names
 
 MIN_MAX_WAIT = Decimal(1800)  # [DD-ML] Scheduling.maxWaitTime: "minimum 1800s"
-JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")  # [MMJ] naming rules
+JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}\Z")  # [MMJ] naming rules
 RUN_SUFFIX = "_run_"
 
 
