@@ -201,42 +201,45 @@ def _strict_flag(p: argparse.ArgumentParser) -> None:
                    help="report every warning as an error (after the repo config's severity)")
 
 
+def _jobs_flag(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--jobs", type=int, default=0,
+                   help=f"worker processes{what} (default: one per core for large trees)")
+
+
+def _validate_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="spec files or folders; - reads one spec from standard input")
+    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+                   help="text (default), json, sarif (SARIF 2.1.0 for GitHub code scanning) or "
+                   "github (workflow-command annotations)")
+    _jobs_flag(p, "")
+
+
+def _compile_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="FILE|DIR", help="a spec, a folder (with --out), or - for "
+                   "standard input")
+    p.add_argument("--out", metavar="OUTDIR", help="write one JSON per spec under OUTDIR")
+    p.add_argument("--check", action="store_true",
+                   help="with --out: fail if OUTDIR differs from what would be written")
+    _jobs_flag(p, " for a tree")
+
+
+def _explain_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="FILE", help="a spec, or - for standard input")
+
+
 def parser() -> argparse.ArgumentParser:
     top = _Parser(prog="trainspec", description="Validate, compile and apply "
                                   "training-job specs for Vertex AI and AI Platform Training.")
     top.add_argument("--version", action="version", version=f"trainspec {VERSION}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("validate", help="check specs; report every problem as file:line:col")
-    p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="spec files or folders; - reads one spec from standard input")
-    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
-                   help="text (default), json, sarif (SARIF 2.1.0 for GitHub code scanning) or "
-                   "github (workflow-command annotations)")
-    p.add_argument("--jobs", type=int, default=0,
-                   help="worker processes (default: one per core for large trees)")
-    _platform_flags(p)
-    _strict_flag(p)
-    p.set_defaults(run=cmd_validate)
-
-    p = sub.add_parser("compile", help="print the API request body of a spec (or --out a tree)")
-    p.add_argument("path", metavar="FILE|DIR", help="a spec, a folder (with --out), or - for "
-                   "standard input")
-    p.add_argument("--out", metavar="OUTDIR", help="write one JSON per spec under OUTDIR")
-    p.add_argument("--check", action="store_true",
-                   help="with --out: fail if OUTDIR differs from what would be written")
-    p.add_argument("--jobs", type=int, default=0,
-                   help="worker processes for a tree (default: one per core for large trees)")
-    _platform_flags(p)
-    _strict_flag(p)
-    p.set_defaults(run=cmd_compile)
-
-    p = sub.add_parser("explain", help="summarise a spec: pools, machines, defaults applied")
-    p.add_argument("path", metavar="FILE", help="a spec, or - for standard input")
-    _platform_flags(p)
-    _strict_flag(p)
-    p.set_defaults(run=cmd_explain)
-
+    _command(sub, "validate", _validate_arguments, cmd_validate, platform=True, strict=True,
+             help="check specs; report every problem as file:line:col")
+    _command(sub, "compile", _compile_arguments, cmd_compile, platform=True, strict=True,
+             help="print the API request body of a spec (or --out a tree)")
+    _command(sub, "explain", _explain_arguments, cmd_explain, platform=True, strict=True,
+             help="summarise a spec: pools, machines, defaults applied")
     _command(sub, "diff", review.add_arguments, review.cmd_diff, platform=True, strict=True,
              help="what applying HEAD's specs does, compared with BASE",
              description=review.DESCRIPTION, epilog=review.EXIT_CODES,

@@ -64,7 +64,8 @@ def test_compile_is_deterministic_and_keeps_order(spec):
     env = spec["spec"].get("env")
     chief = (spec["spec"].get("pools") or {}).get("chief") or {}
     if env and spec["spec"].get("platform", "vertex") == "vertex" and "env" not in chief:
-        pool0 = first.body["jobSpec"]["workerPoolSpecs"][0]
+        job_spec = first.body.get("jobSpec") or first.body["trialJobSpec"]  # a tuning job's
+        pool0 = job_spec["workerPoolSpecs"][0]
         task = pool0.get("containerSpec") or pool0.get("pythonPackageSpec")
         assert [e["name"] for e in task["env"]] == list(env)
 

@@ -3,7 +3,10 @@
 A public module: a repository of specs can test its own specs and its own tooling with the
 same strategies trainspec tests itself with. Hypothesis is imported only when a strategy is
 built, so the assertions work without it. The kit's modules: assertions.py, shapes.py (the
-catalog as hardware shapes), draws.py + strategies.py + tuning.py (strategies), mutations.py.
+catalog as hardware shapes), rows.py (valid values of the field table's rows), draws.py +
+strategies.py + tuning.py (strategies), mutations.py. The simple job fields (compiler/fields.py)
+are drawn, refused on the other platform, put outside their enum and given broken durations
+from the table's rows, so a new row is generated and mutated without editing the kit.
 
 Strategies
     valid_specs(platform=None, kind=None)
@@ -14,6 +17,8 @@ Strategies
                                  spec.tuning the platform can express) or both
     tunings(platform)            spec.tuning dicts valid on that platform
     mutations(spec)              one targeted corruption of a valid spec (a `Mutation`)
+    every_mutation(spec)         the list of every targeted corruption of a valid spec (but
+                                 the text-level ones), each applied to a copy
     mutated_specs(platform=None) valid_specs().flatmap(mutations)
 
 Assertions
@@ -50,11 +55,11 @@ from .assertions import (
     to_yaml,
 )
 from .draws import PLATFORMS
-from .mutations import Mutation, mutated_specs, mutations, value_paths
+from .mutations import Mutation, every_mutation, mutated_specs, mutations, value_paths
 from .shapes import Shape, ml_shapes, vertex_shapes
 from .strategies import KINDS, valid_specs
 from .tuning import tunings
 
 __all__ = ["TODAY", "assert_compiles_conformant", "assert_refused_located", "check_repo",
-           "to_yaml", "PLATFORMS", "Mutation", "mutated_specs", "mutations", "value_paths",
+           "to_yaml", "PLATFORMS", "Mutation", "every_mutation", "mutated_specs", "mutations", "value_paths",
            "Shape", "ml_shapes", "vertex_shapes", "KINDS", "valid_specs", "tunings"]

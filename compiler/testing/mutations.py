@@ -8,9 +8,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fields, roles
+from . import rows
 from .assertions import to_yaml
 from .draws import _st
-from .strategies import valid_specs
+from .strategies import OTHER_ROLES, valid_specs
+
+# Pool names a spec may write by mistake: what AI Platform calls its replicas (master, ps).
+UNKNOWN_POOLS = tuple(sorted({r.ml_task for r in roles.ROLES} - set(roles.NAMES)))
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,7 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
 
     def put(path: list, value: Any) -> Any:
         def apply(d: dict) -> str:
-            _get(d, path[:-1])[path[-1]] = value
+            fields.put(d, ".".join(path), value)  # creating the mappings on the way
             return "$." + ".".join(map(str, path))
         return apply
 
@@ -80,10 +85,6 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
             ("bad label", put(["metadata", "labels"], {"Team": "vision"})),
             ("bad label", put(["metadata", "labels"], {"team": "Vision Group"})),
             ("bad label", put(["metadata", "labels"], {"trainspec-hash": "x"})),
-            ("bad duration", put(["spec", "scheduling"], {**(s.get("scheduling") or {}),
-                                                          "timeout": "2 hours"})),
-            ("bad duration", put(["spec", "scheduling"], {**(s.get("scheduling") or {}),
-                                                          "timeout": "-5m"})),
             ("removed required key", remove(["apiVersion"])),
             ("removed required key", remove(["kind"])),
             ("removed required key", remove(["metadata", "name"])),
@@ -116,7 +117,7 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
                 ("bad enum", put(base + ["disk"], {"type": "pd-fast", "sizeGb": 200})),
                 ("bad count", put(base + ["disk"], {"type": "pd-ssd", "sizeGb": 50})),
                 ("bad accelerator", put(base + ["accelerator"], {"type": "A1000", "count": 1}))]
-        if role == "chief":
+        if role == roles.CHIEF.name:
             out.append(("replicas on chief", put(base + ["replicas"], 2)))
         else:
             out.append(("bad count", put(base + ["replicas"], 0)))
@@ -128,34 +129,53 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
         if "accelerator" in pool:
             out.append(("bad count", put(base + ["accelerator", "count"], 0)))
     if pools:
-        out.append(("wrong type", put(["spec", "pools", "chief"], "n1-standard-4")))
-        out.append(("unknown pool", put(["spec", "pools", "master"], {"machineType": "n1-standard-4"})))
+        chief = roles.CHIEF.name
+        out.append(("wrong type", put(["spec", "pools", chief], "n1-standard-4")))
+        out += [("unknown pool", put(["spec", "pools", name], {"machineType": "n1-standard-4"}))
+                for name in UNKNOWN_POOLS]
         if len(pools) == 1:
-            out.append(("removed chief", put(["spec", "pools"],
-                                             {"worker": {"replicas": 2, **pools["chief"]}})))
+            out.append(("removed chief", put(["spec", "pools"], {
+                OTHER_ROLES[0]: {"replicas": 2, **pools[chief]}})))
+    out += _row_candidates(spec, put)
     out += _tuning_candidates(spec, put, remove)
     if platform == "ai-platform":
         out += [("vertex-only on ai-platform", put(["spec", "env"], {"A": "1"})),
-                ("vertex-only on ai-platform", put(["spec", "scheduling"],
-                                                   {**(s.get("scheduling") or {}),
-                                                    "strategy": "SPOT"})),
-                ("bad duration", put(["spec", "scheduling"], {**(s.get("scheduling") or {}),
-                                                              "maxWait": "10m"})),
-                ("vertex-only on ai-platform", put(["spec", "vertex"], {"displayName": "x"}))]
+                # a well-formed maxWait under ai-platform's 30m minimum
+                ("bad duration", put(["spec", "scheduling", "maxWait"], "10m"))]
         if "python" in s:
             # An unknown runtime only warns (the runtime list is not verified); a Python version
             # the runtime lacks is refused ([DD-ML] pythonVersion).
             out.append(("bad runtime", put(["spec", "python"], {
                 **s["python"], "runtimeVersion": "2.11", "pythonVersion": "2.7"})))
     else:
-        out += [("bad enum", put(["spec", "scheduling"], {**(s.get("scheduling") or {}),
-                                                          "strategy": "CHEAP"})),
-                ("ai-platform-only on vertex", put(["spec", "scheduling"],
-                                                   {**(s.get("scheduling") or {}),
-                                                    "priority": 5})),
-                ("bad env name", put(["spec", "env"], {"1BAD-NAME": "x"})),
+        out += [("bad env name", put(["spec", "env"], {"1BAD-NAME": "x"})),
                 ("bad secret", put(["spec", "env"], {"TOKEN": {"secret": "x", "value": "y"}})),
                 ("foreign secret", put(["spec", "env"], {"TOKEN": {"secret": "gcp:credentials"}}))]
+    return out
+
+
+def _row_candidates(spec: dict, put) -> list[tuple[str, Any]]:
+    """The corruptions the field table (compiler/fields.py) names: a valid value of every row
+    the platform refuses (a pool row on the chief), a value outside every enum row's values,
+    a broken duration in every duration row."""
+    s = spec["spec"]
+    platform = s.get("platform", fields.VERTEX)
+    other = fields.ML if platform == fields.VERTEX else fields.VERTEX
+    job = rows.context(s.get("region", "us-central1"), s.get("project", "acme"), "acme-runs",
+                       "run")
+    out: list[tuple[str, Any]] = []
+    for row in fields.ROWS:
+        if row.scope == fields.POOL and not _pools(spec):
+            continue
+        keys = ["spec", *row.spec.split(".")] if row.scope == fields.JOB else \
+            ["spec", "pools", roles.CHIEF.name, row.spec]
+        if isinstance(row.target(platform), fields.Refused):
+            out.append((f"{other}-only on {platform}", put(keys, rows.example(row, platform, job))))
+        if row.values:
+            out.append(("bad enum", put(keys, f"not-{row.values[0]}")))
+    for path in fields.DURATION_PATHS:
+        keys = path.removeprefix("$.").split(".")
+        out += [("bad duration", put(keys, "2 hours")), ("bad duration", put(keys, "-5m"))]
     return out
 
 
@@ -206,6 +226,17 @@ def _tuning_candidates(spec: dict, put, remove) -> list[tuple[str, Any]]:
     return out
 
 
+def every_mutation(spec: dict) -> list[Mutation]:
+    """Every targeted corruption of the valid `spec` that `mutations` draws from but the
+    text-level ones, each applied to a copy."""
+    return [_apply(spec, kind, apply) for kind, apply in _candidates(spec)]
+
+
+def _apply(spec: dict, kind: str, apply) -> Mutation:
+    data = copy.deepcopy(spec)
+    return Mutation(kind, apply(data), data)
+
+
 def mutations(spec: dict):
     """Strategy: one `Mutation` of the valid `spec` (which is not modified)."""
     st = _st()
@@ -222,10 +253,7 @@ def mutations(spec: dict):
         if draw(st.integers(0, 9)) == 9:  # hypothesis favours 0: keep text edits rare
             kind, edit = draw(st.sampled_from(text_level))
             return Mutation(kind, "$", None, edit(to_yaml(spec)))
-        kind, apply = draw(st.sampled_from(options))
-        data = copy.deepcopy(spec)
-        path = apply(data)
-        return Mutation(kind, path, data)
+        return _apply(spec, *draw(st.sampled_from(options)))
 
     return build()
 

@@ -4,34 +4,41 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import fields, roles
 from ..catalog import machines
+from . import rows
 from .draws import PLATFORMS, _args, _container, _duration, _env, _labels, _names, _st
 from .shapes import ML_RUNTIMES, PREBUILT, ml_shapes, vertex_shapes
 from .tuning import _hyperparameters, _tuning
 
+# Rows drawn only where the row they need is set, each a warning otherwise: TensorBoard needs a
+# serviceAccount that can write to it, reserved IP ranges are ranges of the network.
+NEEDS = {"vertex.tensorboard": fields.SERVICE_ACCOUNT.spec,
+         "vertex.reservedIpRanges": fields.NETWORK.spec}
+OTHER_ROLES = tuple(r.name for r in roles.ROLES if r is not roles.CHIEF)
 
-def _job_fields(draw, spec: dict, projects: list[str], bucket: str, odds: int) -> None:
-    """Where and as whom the job runs, each field or not: project, serviceAccount (of the first
-    project), network, outputDir (in `bucket`); encryptionKey and enableWebAccess one time in
-    `odds` (2: a coin flip)."""
+
+def _job_fields(draw, spec: dict, platform: str, job: dict[str, str],
+                chosen: dict[str, Any]) -> None:
+    """Every simple job field `platform` accepts (the rows of compiler/fields.py), each or not.
+    `chosen` (by spec path) holds the values the logic here drew (None: unset); every other
+    row gets a valid value of its own (compiler/testing/rows.py), a row of NEEDS only after
+    the row it needs."""
     st = _st()
-
-    def maybe(one_in: int = 2) -> bool:
-        return draw(st.booleans()) if one_in == 2 else draw(st.integers(0, one_in - 1)) == 0
-
-    if maybe():
-        spec["project"] = draw(st.sampled_from(projects))
-    if maybe():
-        spec["serviceAccount"] = f"trainer@{projects[0]}.iam.gserviceaccount.com"
-    if maybe():
-        spec["network"] = "projects/123456789012/global/networks/ml-vpc"
-    if maybe():
-        spec["outputDir"] = f"gs://{bucket}/" + draw(_names())
-    if maybe(odds):
-        region = spec["region"]
-        spec["encryptionKey"] = f"projects/acme/locations/{region}/keyRings/ml/cryptoKeys/k1"
-    if maybe(odds):
-        spec["enableWebAccess"] = draw(st.booleans())
+    written: set[str] = set()
+    for row in fields.JOB_ROWS:
+        if not rows.accepts(row, platform):
+            continue
+        need = NEEDS.get(row.spec)
+        if row.spec in chosen:
+            value = chosen[row.spec]
+        elif (need is None or need in written) and draw(st.booleans()):
+            value = rows.draw_value(draw, row, platform, job)
+        else:
+            continue
+        if value is not None:
+            fields.put(spec, row.spec, value)
+            written.add(row.spec)
 
 
 def _vertex_spec(draw) -> dict:
@@ -40,7 +47,7 @@ def _vertex_spec(draw) -> dict:
     region = draw(st.sampled_from(sorted(table)))
     shapes = table[region]
     chief_shape = draw(st.sampled_from(shapes))
-    strategy = draw(st.sampled_from([None, "STANDARD", "SPOT", "FLEX_START"]))
+    strategy = draw(st.sampled_from([None, *fields.STRATEGY.values]))
     flex = [s for s in shapes if s.flex]
     if strategy == "FLEX_START":
         if not flex:
@@ -50,7 +57,9 @@ def _vertex_spec(draw) -> dict:
     spec: dict[str, Any] = {"region": region}
     if draw(st.booleans()):
         spec["platform"] = "vertex"
-    _job_fields(draw, spec, ["acme-ml-prod", "acme-ml-dev", "my-project-123"], "acme-runs", 2)
+    projects = ["acme-ml-prod", "acme-ml-dev", "my-project-123"]
+    if draw(st.booleans()):
+        spec["project"] = draw(st.sampled_from(projects))
     python = draw(st.booleans())
     if python:
         spec["python"] = {"packages": [f"gs://acme-artifacts/{draw(_names())}-0.1.tar.gz"],
@@ -61,9 +70,9 @@ def _vertex_spec(draw) -> dict:
         spec["container"] = _container(draw, True)
     if draw(st.booleans()):
         spec["env"] = _env(draw)
-    pools: dict[str, Any] = {"chief": chief_shape.pool()}
+    pools: dict[str, Any] = {roles.CHIEF.name: chief_shape.pool()}
     if not chief_shape.tpu:
-        for role in ("worker", "parameterServer", "evaluator"):
+        for role in OTHER_ROLES:
             if draw(st.integers(0, 2)) == 0:
                 continue
             shape = chief_shape if strategy == "FLEX_START" else draw(
@@ -85,34 +94,15 @@ def _vertex_spec(draw) -> dict:
                                                    "reservations/r1"]}]))
         if draw(st.integers(0, 5)) == 0:
             pool["nfsMounts"] = [{"server": "10.0.0.2", "path": "/share", "mountPoint": "data"}]
-    lone_cpu = len(pools) == 1 and set(pools["chief"]) == {"machineType"} and \
+    lone_cpu = len(pools) == 1 and set(pools[roles.CHIEF.name]) == {"machineType"} and \
         not chief_shape.accel and not chief_shape.topology
     if not (lone_cpu and draw(st.integers(0, 3)) == 0):  # no pools: one default CPU replica
         spec["pools"] = pools
-    sched: dict[str, Any] = {}
-    if strategy:
-        sched["strategy"] = strategy
-    if strategy == "FLEX_START" and draw(st.booleans()):
-        sched["maxWait"] = _duration(draw, 86400)
-    if draw(st.booleans()):
-        sched["timeout"] = _duration(draw)
-    if draw(st.booleans()):
-        sched["restartOnWorkerRestart"] = draw(st.booleans())
-    if draw(st.booleans()):
-        sched["disableRetries"] = draw(st.booleans())
-    if sched:
-        spec["scheduling"] = sched
-    vertex: dict[str, Any] = {}
-    if draw(st.integers(0, 3)) == 0:
-        vertex["displayName"] = draw(st.text("abc XYZ-_0123", min_size=1, max_size=30))
-    if draw(st.integers(0, 3)) == 0:
-        vertex["enableDashboardAccess"] = draw(st.booleans())
-    if draw(st.integers(0, 4)) == 0 and "serviceAccount" in spec:
-        vertex["tensorboard"] = f"projects/acme/locations/{region}/tensorboards/123"
-    if draw(st.integers(0, 4)) == 0 and "network" in spec:
-        vertex["reservedIpRanges"] = ["training-range"]
-    if vertex:
-        spec["vertex"] = vertex
+    max_wait = _duration(draw, 86400) if strategy == "FLEX_START" and draw(st.booleans()) \
+        else None  # maxWait only with FLEX_START on vertex
+    job = rows.context(region, projects[0], "acme-runs", draw(_names()))
+    _job_fields(draw, spec, "vertex", job, {fields.STRATEGY.spec: strategy,
+                                            fields.MAX_WAIT.spec: max_wait})
     return spec
 
 
@@ -123,7 +113,9 @@ def _ml_spec(draw) -> dict:
     use_legacy = draw(st.integers(0, 3)) == 0
     shapes = legacy if use_legacy else ce
     spec: dict[str, Any] = {"platform": "ai-platform", "region": region}
-    _job_fields(draw, spec, ["acme-ml-legacy", "my-project-123"], "acme-legacy-runs", 4)
+    projects = ["acme-ml-legacy", "my-project-123"]
+    if draw(st.booleans()):
+        spec["project"] = draw(st.sampled_from(projects))
     python = draw(st.booleans())
     if python:
         runtime, py = draw(st.sampled_from(ML_RUNTIMES))
@@ -139,9 +131,9 @@ def _ml_spec(draw) -> dict:
     ai: dict[str, Any] = {}
     if tier == "pools":
         chief = draw(st.sampled_from(shapes))
-        pools: dict[str, Any] = {"chief": chief.pool()}
+        pools: dict[str, Any] = {roles.CHIEF.name: chief.pool()}
         if not chief.tpu:
-            for role in ("worker", "parameterServer", "evaluator"):
+            for role in OTHER_ROLES:
                 if draw(st.integers(0, 2)) == 0:
                     continue
                 shape = draw(st.sampled_from([s for s in shapes if not s.tpu]))
@@ -158,23 +150,15 @@ def _ml_spec(draw) -> dict:
             ai["scaleTier"] = "CUSTOM"
     elif tier is not None:
         ai["scaleTier"] = tier
-    sched: dict[str, Any] = {}
-    if draw(st.booleans()):
-        sched["timeout"] = _duration(draw)
-    if draw(st.booleans()):
-        sched["maxWait"] = draw(st.sampled_from(["30m", "1h", 1800, "2h30m", "1d"]))
-    if draw(st.booleans()):
-        sched["priority"] = draw(st.integers(0, 1000))
-    if draw(st.integers(0, 3)) == 0:
-        sched["strategy"] = "STANDARD"
-    if sched:
-        spec["scheduling"] = sched
-    if draw(st.booleans()):
-        ai["useChiefInTfConfig"] = draw(st.booleans())
     if draw(st.integers(0, 2)) == 0:
         ai["hyperparameters"] = _hyperparameters(draw)
     if ai:
         spec["aiPlatform"] = ai
+    # maxWait is at least 30m on ai-platform ([DD-ML] Scheduling.maxWaitTime).
+    max_wait = draw(st.sampled_from(["30m", "1h", 1800, "2h30m", "1d"])) \
+        if draw(st.booleans()) else None
+    job = rows.context(region, projects[0], "acme-legacy-runs", draw(_names()))
+    _job_fields(draw, spec, "ai-platform", job, {fields.MAX_WAIT.spec: max_wait})
     return spec
 
 
