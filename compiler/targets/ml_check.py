@@ -146,7 +146,7 @@ def _check_pool(job: Job, pool: Pool, c: Collector) -> None:
     if pool.accelerator_type and pool.accelerator_type not in accelerators.ML_TYPES \
             and not job.extension.has_accelerator(pool.accelerator_type):
         c.error(f"{p}.accelerator.type", f"{pool.accelerator_type} is not available on ai-platform",
-                code="ml-accelerator")
+                code="accelerator-type")
         return
     if pool.machine_type is None:  # resolve found no machine for the accelerator
         c.error(f"{p}.accelerator", f"no AI Platform machine takes {pool.accelerator_count} × "
