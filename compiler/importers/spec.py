@@ -7,30 +7,35 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Collector
-from ..roles import BY_NAME
+from ..schemas import schema
 from ..source import child
 
-# Key order of the written spec: the schema's order, so every import reads the same way.
-ORDER = ["apiVersion", "kind", "metadata", "name", "labels", "description", "spec", "platform",
-         "project", "region", "serviceAccount", "network", "outputDir", "stagingBucket", "encryptionKey",
-         "enableWebAccess", "container", "python", "env", "pools", "chief", "worker",
-         "parameterServer", "evaluator", "replicas", "machineType", "accelerator", "type",
-         "count", "disk", "sizeGb", "tpuTopology", "reservation", "affinity", "key", "values",
-         "gpuPartitionSize", "nfsMounts", "lustreMounts", "tpuTfVersion", "image", "command",
-         "source", "packages", "module", "args", "executorImage", "runtimeVersion", "pythonVersion",
-         "scheduling", "timeout", "maxWait", "restartOnWorkerRestart", "strategy",
-         "disableRetries", "priority", "vertex", "displayName", "tensorboard",
-         "persistentResourceId", "enableDashboardAccess", "reservedIpRanges", "experiment",
-         "experimentRun", "pscInterfaceConfig", "protectedArtifactLocationId", "models",
-         "aiPlatform", "scaleTier", "useChiefInTfConfig", "hyperparameters", "tuning",
-         "metrics", "parameters", "algorithm", "maxTrials", "parallelTrials", "maxFailedTrials",
-         "earlyStopping", "measurement", "resumeFrom"]
-_RANK = {k: i for i, k in enumerate(ORDER)}
-# Inside a pool: what it runs on first, then what it runs.
-POOL_ORDER = ["replicas", "machineType", "accelerator", "disk", "tpuTopology", "reservation",
-              "gpuPartitionSize", "nfsMounts", "lustreMounts", "tpuTfVersion", "container",
-              "python", "env"]
-_POOL_RANK = {k: i for i, k in enumerate(POOL_ORDER)}
+
+def _key_orders(node: Any, defs: dict, name: str, orders: dict[str, dict[str, int]]) -> None:
+    """For each object of the published schema, by the key that holds it ("" for the document),
+    its keys ranked in the order the schema declares them."""
+    if isinstance(node, list):
+        for item in node:
+            _key_orders(item, defs, name, orders)
+        return
+    if not isinstance(node, dict):
+        return
+    ref = node.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        _key_orders(defs[ref[len("#/$defs/"):]], defs, name, orders)
+    props = node.get("properties", {})
+    if props and name not in orders:
+        orders[name] = {key: i for i, key in enumerate(props)}
+    for key, value in props.items():
+        _key_orders(value, defs, key, orders)
+    for key in ("allOf", "anyOf", "oneOf", "items", "additionalProperties", "then", "else"):
+        _key_orders(node.get(key), defs, name, orders)
+
+
+# Key order of the written spec: each object's keys in the schema's order, so every import
+# reads the same way and a key the schema gains takes its place without an edit here.
+_ORDERS: dict[str, dict[str, int]] = {}
+_key_orders(schema(), schema().get("$defs", {}), "", _ORDERS)
 # Mappings whose key order is the user's (labels, env, tuning metrics and parameters) or the
 # API's (hyperparameters), or as compiler.tuning.to_spec wrote it (earlyStopping).
 _KEEP_ORDER = ("labels", "env", "hyperparameters", "pscInterfaceConfig", "metrics", "parameters",
@@ -116,9 +121,9 @@ def _json_path(dotted: str) -> str:
 
 def _ordered(value: Any, key: str) -> Any:
     if isinstance(value, list):
-        return [_ordered(v, "") for v in value]
+        return [_ordered(v, key) for v in value]  # each item: the list's item schema
     if not isinstance(value, dict) or key in _KEEP_ORDER:
         return value
-    rank = _POOL_RANK if key in BY_NAME else _RANK
+    rank = _ORDERS.get(key, {})
     items = sorted(value.items(), key=lambda kv: rank.get(kv[0], len(rank)))
     return {k: _ordered(v, k) for k, v in items}
