@@ -4,7 +4,7 @@
 create` flags land in the CustomJob; `gcloud ai hp-tuning-jobs create` flags land in the
 HyperparameterTuningJob (its trialJobSpec takes the CustomJob ones: --service-account,
 --network, --enable-web-access, as gcloud's --log-http bodies show). Names, value syntax
-(`gcloud.arg_list`, `gcloud.arg_dict`) and the merge order are gcloud's own
+(`gcloud_values.arg_list`, `gcloud_values.arg_dict`) and the merge order are gcloud's own
 (`ConstructCustomJobSpec`, `BuildTrainingJob`); values come either from `import FILE --flag ...`
 (text) or from a parsed gcloud command line (`gcloud.parse`).
 """
@@ -16,7 +16,8 @@ from typing import Any
 
 from .. import fields
 from ..roles import BY_NAME, CHIEF, ROLES
-from . import gcloud
+from .gcloud_checks import check_package_path, check_pools, package_source, script_module
+from .gcloud_values import GcloudError, set_flag
 from .sources import ML, Source
 
 
@@ -118,7 +119,7 @@ def merge(src: Source, ns: argparse.Namespace) -> None:
         return
     try:
         values = _values(ns)
-    except gcloud.GcloudError as e:
+    except GcloudError as e:
         src.collector.error("$", str(e), code="gcloud-refuses")
         return
     (_merge_ml if src.api == ML else _merge_vertex)(src, ns, values)
@@ -133,19 +134,19 @@ def merge(src: Source, ns: argparse.Namespace) -> None:
 def _values(ns: argparse.Namespace) -> dict[str, Any]:
     """Every flag value as gcloud holds it after parsing: text from `import FILE` is parsed
     here with gcloud's syntax and checks; a parsed gcloud command line is already."""
-    inv = gcloud.Invocation("", "ga")
+    parsed: dict[str, object] = {}
     out = {k: v for k, v in vars(ns).items() if v is not None}
     for dest in _PARSED:
         value = out.get(dest)
         flag = "--" + dest.replace("_", "-")
         if isinstance(value, str):
-            gcloud.set_flag(inv, flag, value)
-            out[dest] = inv.values[flag]
+            set_flag(parsed, flag, value)
+            out[dest] = parsed[flag]
         elif dest == "worker_pool_spec" and value and isinstance(value[0], str):
             for text in value:
-                gcloud.set_flag(inv, flag, text)
-            out[dest] = inv.values[flag]
-            gcloud.check_pools(out[dest])
+                set_flag(parsed, flag, text)
+            out[dest] = parsed[flag]
+            check_pools(out[dest])
     return out
 
 
@@ -158,13 +159,12 @@ def _merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
     from_gcloud = getattr(ns, "gcloud", None) is not None
     if v.get("package_path") and not from_gcloud:  # a command line was checked by gcloud.parse
         try:
-            gcloud.check_package_path(v["package_path"], v.get("staging_bucket") or
-                                      v.get("job_dir"))
-        except gcloud.GcloudError as e:
+            check_package_path(v["package_path"], v.get("staging_bucket") or v.get("job_dir"))
+        except GcloudError as e:
             src.collector.error("$", str(e), code="gcloud-refuses")
             return
     if v.get("package_path"):
-        src.local_source = gcloud.package_source(v["package_path"])
+        src.local_source = package_source(v["package_path"])
         src.local_notes = [f"from --package-path {v['package_path']}: gcloud builds an sdist of "
                            "the package's parent folder (its setup.py, or one gcloud writes); "
                            "trainspec builds it from the folder's pyproject.toml or setup.py",
@@ -322,7 +322,7 @@ def _pool(spec: dict, uris: list[str], local: dict | None = None) -> dict:
     if not spec:
         return {}
     if local is not None:
-        module = local.get("python-module") or gcloud.script_module(local["script"])
+        module = local.get("python-module") or script_module(local["script"])
         machine: dict = {"machineType": spec.get("machine-type")}
         if spec.get("accelerator-type"):
             machine["acceleratorType"] = spec["accelerator-type"]
