@@ -14,6 +14,7 @@ from .catalog import accelerators, machines
 from .config.extension import NONE as NO_EXTENSION
 from .config.extension import Extension
 from .diagnostics import Collector
+from .jsonpath import child
 from .model import (
     KINDS,
     MANAGED_LABELS,
@@ -28,7 +29,7 @@ from .model import (
 )
 from .packaging import bucket_name
 from .roles import CHIEF, ROLES
-from .source import Document, child
+from .source import Document
 from .tuning import KIND as TUNING_KIND
 
 # Total of command + args per replica. No limit is documented (facts §D.1, ❌): a warning.

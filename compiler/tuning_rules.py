@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 from .diagnostics import Collector
-from .source import child
+from .jsonpath import child
 from .tuning import (
     ALGORITHMS,
     CONDITIONAL_PARENTS,
@@ -41,6 +41,7 @@ from .tuning import (
     Parameter,
     Tuning,
 )
+from .yaml_numbers import INT64
 
 # message → (rule code, message in spec.tuning words, message in aiPlatform.hyperparameters
 # words)
@@ -284,7 +285,7 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
     if p.kind in RANGED:
         lo, hi = p.low, p.high
         # A number JSON cannot carry (beyond int64, not finite) is refused where it is written
-        # (compiler/source.py); the rules below only read numbers that can be sent.
+        # (compiler/yaml_numbers.py); the rules below only read numbers that can be sent.
         bad = [v for v in (lo, hi) if v is not None and number_problem(v, p.kind)]
         if lo is not None and hi is not None and not bad:
             if lo > hi:
@@ -320,12 +321,9 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
             _check_parameter(t, q, c)
 
 
-INT64 = (-(2**63), 2**63 - 1)  # [DD-AIP] IntegerValueSpec bounds and parentIntValues: int64
-
-
 def number_problem(value: int | float, kind: str | None) -> str | None:
     """Why a number cannot be sent: not finite, beyond a double, or (integers) beyond int64.
-    compiler/source.py reports each such number where it is written; the rules skip them."""
+    compiler/yaml_numbers.py reports each such number where it is written; the rules skip them."""
     if isinstance(value, float):
         return None if math.isfinite(value) else "not a finite number"
     if kind == "integer" and not INT64[0] <= value <= INT64[1]:
@@ -350,7 +348,7 @@ def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
         return "parent-type", {**fields, "what": "a whole number" if p.kind == "integer"
                                else "a number"}
     if number_problem(value, p.kind):
-        return None  # refused where it is written (compiler/source.py)
+        return None  # refused where it is written (compiler/yaml_numbers.py)
     if p.kind == "integer":
         if p.low is not None and p.high is not None and not p.low <= value <= p.high:
             return "parent-domain", {**fields, "domain": f"{p.low} to {p.high}"}

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Collector
+from ..jsonpath import child
 from ..roles import BY_NAME
-from ..source import child
 
 # Key order of the written spec: the schema's order, so every import reads the same way.
 ORDER = ["apiVersion", "kind", "metadata", "name", "labels", "description", "spec", "platform",
