@@ -20,6 +20,7 @@ from typing import Any
 
 from .diagnostics import Collector
 from .jsonpath import child
+from .reads import as_dict, as_int
 from .tuning import (
     ALGORITHMS,
     CONDITIONAL_PARENTS,
@@ -90,10 +91,6 @@ def _error(c: Collector, path: str, said: tuple[str, str]) -> None:
     c.error(path, message, code=code)
 
 
-def _d(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def _n(value: Any) -> int | float | None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     return value if ok else None
@@ -108,22 +105,18 @@ def _whole(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 # -- decoding ---------------------------------------------------------------------------------
 
 def from_spec(raw: dict, c: Collector) -> Tuning:
     """The model of `spec.tuning` (schema-checked data, read defensively)."""
     t = Tuning("spec", SPEC_PATH)
     t.metrics = tuple(Metric(k, _key(v, GOALS), child(f"{SPEC_PATH}.metrics", k))
-                      for k, v in _d(raw.get("metrics")).items())
+                      for k, v in as_dict(raw.get("metrics")).items())
     t.parameters = tuple(_spec_parameter(k, v, child(f"{SPEC_PATH}.parameters", k), c)
-                         for k, v in _d(raw.get("parameters")).items() if isinstance(v, dict))
+                         for k, v in as_dict(raw.get("parameters")).items() if isinstance(v, dict))
     t.algorithm = _key(raw.get("algorithm"), ALGORITHMS)
     for setting in ("max_trials", "parallel_trials", "max_failed_trials"):
-        setattr(t, setting, _count(raw.get(SETTINGS[setting][0])))
+        setattr(t, setting, as_int(raw.get(SETTINGS[setting][0])))
     stopping = raw.get("earlyStopping")
     if isinstance(stopping, bool):
         t.early_stopping = stopping
@@ -164,7 +157,7 @@ def _spec_parameter(pid: str, raw: dict, path: str, c: Collector) -> Parameter:
         when = tuple(v for v in cond["when"] if isinstance(v, str) or _n(v) is not None) \
             if isinstance(cond.get("when"), list) else ()
         children = tuple(_spec_parameter(k, v, child(f"{at}.parameters", k), c)
-                         for k, v in _d(cond.get("parameters")).items() if isinstance(v, dict))
+                         for k, v in as_dict(cond.get("parameters")).items() if isinstance(v, dict))
         conditions.append(Condition(when, at, children))
     scale = _key(raw.get("scale"), SCALES)
     return Parameter(pid, kind, path, low, high, values, scale, tuple(conditions))
@@ -193,7 +186,7 @@ def from_ml(raw: dict, c: Collector, path: str = ML_PATH) -> Tuning:
     t.parameters = tuple(out)
     t.algorithm = _ML_ALGORITHM.get(_key(raw.get("algorithm"), _ML_ALGORITHM))
     for setting in ("max_trials", "parallel_trials", "max_failed_trials"):
-        setattr(t, setting, _count(raw.get(SETTINGS[setting][1])))
+        setattr(t, setting, as_int(raw.get(SETTINGS[setting][1])))
     stopping = raw.get("enableTrialEarlyStopping")
     t.early_stopping = stopping if isinstance(stopping, bool) else None
     resume = raw.get("resumePreviousJobId")
