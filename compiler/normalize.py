@@ -230,4 +230,3 @@ class Normalizer:
 def normalize(doc: Document, c: Collector, options: Options = Options()) -> Job:
     """The neutral model of `doc`; problems go to `c`."""
     return Normalizer(doc, c, options).job()
-

@@ -44,4 +44,3 @@ def _label_text(text: str, is_key: bool) -> bool:
 def _lower_letter(ch: str) -> bool:
     # GCP allows international characters; upper-case letters are refused.
     return ch.islower() or (ch.isalpha() and not ch.isascii() and not ch.isupper())
-

@@ -81,4 +81,3 @@ def reservation(n: Normalizer, raw: dict | None, path: str) -> None:
     if affinity in ("ANY", "NONE") and (values or "key" in raw):
         n.c.error(path, f"key and values apply only to SPECIFIC, not {affinity}",
                   code="reservation-keys")
-

@@ -116,4 +116,3 @@ def task_rules(n: Normalizer, pool: Pool) -> None:
                   "pass long inputs in a file, e.g. on gs://", code="args-size")
     if len(pool.env) > MAX_ENV:
         c.error(path, f"{len(pool.env)} environment variables: at most {MAX_ENV}", code="env-count")
-

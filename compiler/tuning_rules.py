@@ -188,7 +188,7 @@ def check(t: Tuning, c: Collector) -> None:
         doubles = [p.id for p in t.all_parameters() if p.kind == "double"]
         if doubles:
             error(c, t.at("algorithm"), say(t, "grid-double", ids=", ".join(map(repr, doubles)),
-                                              verb="is" if len(doubles) == 1 else "are"))
+                                            verb="is" if len(doubles) == 1 else "are"))
     trials, parallel = t.max_trials, t.parallel_trials
     if trials is not None and parallel is not None and parallel > trials:
         code, message = say(t, "parallel", parallel=parallel, trials=trials)

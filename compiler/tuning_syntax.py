@@ -63,4 +63,3 @@ def where(t: Tuning, p: Parameter, part: str) -> str:
                 "scale": f"{p.path}.scale", "id": p.path}[part]
     return {"range": p.path, "values": f"{p.path}.discreteValues",
             "scale": f"{p.path}.scaleType", "id": f"{p.path}.parameterName"}[part]
-

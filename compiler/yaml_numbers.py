@@ -52,6 +52,7 @@ class Reading:
         return (f"YAML 1.1 reads {text} as the base-60 number {value}",
                 f"write {value} if you meant {value}, or quote it for text")
 
+
 def reading(text: str, value: Any) -> Reading | None:
     """How an int/float scalar's YAML 1.1 value differs from its look, if it does."""
     if isinstance(value, float):

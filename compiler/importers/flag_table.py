@@ -43,10 +43,8 @@ ML_ONLY = ("packages", "package_path", "staging_bucket", "scale_tier", "tpu_tf_v
            *(f"{r}_{k}" for r in ML_ROLES for k in ("accelerator", "image_uri")))
 
 
-
-
 def set_rows(src: Source, platform: str, values: dict[str, Any],
-              notes: dict[str, str] | None = None) -> None:
+             notes: dict[str, str] | None = None) -> None:
     """Each simple field's flag given replaces the file's field (its row's request path)."""
     for dest, row in ROW_FLAGS[platform].items():
         value = values.get(dest)
@@ -55,7 +53,6 @@ def set_rows(src: Source, platform: str, values: dict[str, Any],
             assert isinstance(at, str)
             fields.put(src.request, at, value)
             src.note("$." + fields.origin(row, at)[0], (notes or {}).get(dest) or noted(dest))
-
 
 
 def noted(dest: str) -> str:

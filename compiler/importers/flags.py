@@ -133,5 +133,3 @@ def _merge_tuning(src: Source, ns: argparse.Namespace, given: list[str]) -> None
             study[field] = value
         src.note(f"$.{field}", noted(dest))
     src.study = study
-
-

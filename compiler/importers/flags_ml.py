@@ -56,8 +56,8 @@ def merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
             src.note(f"{at}.{key}", noted(dest))
     web = v.get("enable_web_access")
     set_rows(src, fields.ML, {**v, "enable_web_access": bool(web) if from_gcloud else web or None},
-              {} if web else {"enable_web_access": "gcloud sends enableWebAccess false without "
-                                                   "--enable-web-access"})
+             {} if web else {"enable_web_access": "gcloud sends enableWebAccess false without "
+                                                  "--enable-web-access"})
     for role, config in ML_ROLES.items():
         accel, image = v.get(f"{role}_accelerator"), v.get(f"{role}_image_uri")
         if accel:
@@ -81,8 +81,6 @@ def merge_ml(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None:
                             "--master-image-uri", code="gcloud-refuses")
 
 
-
 def _bucket_of(uri: Any) -> str | None:
     return "gs://" + uri[5:].split("/")[0] if isinstance(uri, str) and uri.startswith("gs://") \
         else None
-

@@ -22,8 +22,8 @@ def merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None
         src.note("$.displayName", noted("display_name"))
     # Switches: gcloud sends true when given, nothing otherwise.
     set_rows(src, fields.VERTEX, {k: (True if v.get(k) else None)
-                                   if ROW_FLAGS[fields.VERTEX][k].codec is fields.BOOL
-                                   else v.get(k) for k in ROW_FLAGS[fields.VERTEX]})
+                                  if ROW_FLAGS[fields.VERTEX][k].codec is fields.BOOL
+                                  else v.get(k) for k in ROW_FLAGS[fields.VERTEX]})
     inv = getattr(ns, "gcloud", None)
     if not v.get("worker_pool_spec") and inv is not None and not inv.tuning:
         # custom-jobs only: hp-tuning-jobs create passes its config's pools on unchecked.
@@ -63,7 +63,6 @@ def merge_vertex(src: Source, ns: argparse.Namespace, v: dict[str, Any]) -> None
                     src.note(f"$.jobSpec.workerPoolSpecs[{i}].{kind}.{task_key}", noted(dest))
 
 
-
 def _check_config_pools(src: Source, pools: Any) -> None:
     """_ValidateWorkerPoolSpecsFromConfig: every --config pool, even an empty one, runs exactly
     one of a container (imageUri) or a Python package (executorImageUri or pythonModule)."""
@@ -100,7 +99,6 @@ def _pool(spec: dict, uris: list[str], local: dict | None = None) -> dict:
             ("executorImageUri", spec.get("executor-image-uri")), ("packageUris", list(uris)),
             ("pythonModule", spec.get("python-module"))) if val not in (None, [])}
     return pool
-
 
 
 def _machine(spec: dict) -> dict:

@@ -183,4 +183,3 @@ def namespace(inv: Invocation, base: argparse.Namespace) -> argparse.Namespace:
     ns.project = ns.project or inv.project
     ns.gcloud = inv
     return ns
-

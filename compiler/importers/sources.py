@@ -175,4 +175,3 @@ def _hpt(data: dict, c: Collector) -> Source:
                                                         "encryptionSpec")}
     src = Source(kind, VERTEX, request, c, study=study)
     return src
-
