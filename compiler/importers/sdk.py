@@ -83,7 +83,7 @@ def read(src: Source, data: dict) -> Source:
     return src
 
 
-def _sdk_request(src: Source, data: dict) -> Source:
+def _sdk_request(src: Source, data: dict) -> None:
     if "ai_platform_training_args" in data:  # TFX Trainer custom_config wrapper
         inner = data["ai_platform_training_args"]
         data = dict(inner) if isinstance(inner, dict) else {}
@@ -101,7 +101,7 @@ def _sdk_request(src: Source, data: dict) -> Source:
             "display_name": data.get("display_name"), "labels": data.get("labels"),
             "encryption_spec": data.get("encryption_spec")}).items() if v is not None}
         src.request["jobSpec"] = camelize(spec)
-        return src
+        return
     ctor = dict(data.get("constructor_kwargs") or {})
     run = dict(data.get("run_kwargs") or data.get("submit_kwargs") or {})
     where = f"{base}.run_kwargs" if "run_kwargs" in data else f"{base}.submit_kwargs"
@@ -122,7 +122,6 @@ def _sdk_request(src: Source, data: dict) -> Source:
         _staging_output(src, spec, bucket, "aiplatform-custom-training" if "container_uri" in data
                         else "aiplatform-custom-job")
     src.request["jobSpec"] = spec
-    return src
 
 
 def _sdk_study(src: Source, data: dict, base: str) -> dict:
