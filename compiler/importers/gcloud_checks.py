@@ -17,7 +17,7 @@ from .gcloud_values import GcloudError
 if TYPE_CHECKING:
     from .gcloud import Invocation
 
-_JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")  # [MMJ] job naming rules
+_JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}\Z")  # [MMJ] job naming rules
 
 
 def _kms(inv: Invocation) -> None:

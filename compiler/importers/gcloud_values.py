@@ -12,9 +12,9 @@ import re
 
 from .gcloud_tables import ALGORITHMS, ML_ACCELERATORS, POOL_KEYS, SCALE_TIERS
 
-_SERVICE_ACCOUNT = re.compile(r"^(.+@.+\..+|[0-9]+)$")  # iam_util.GetIamAccountFormatValidator
-_LABEL_KEY = re.compile(r"^[a-z\u00c0-\uffff][a-z0-9_\-\u00c0-\uffff]{0,62}$")
-_LABEL_VALUE = re.compile(r"^[a-z0-9_\-\u00c0-\uffff]{0,63}$")
+_SERVICE_ACCOUNT = re.compile(r"^(.+@.+\..+|[0-9]+)\Z")  # iam_util.GetIamAccountFormatValidator
+_LABEL_KEY = re.compile(r"^[a-z\u00c0-\uffff][a-z0-9_\-\u00c0-\uffff]{0,62}\Z")
+_LABEL_VALUE = re.compile(r"^[a-z0-9_\-\u00c0-\uffff]{0,63}\Z")
 
 
 class GcloudError(ValueError):
