@@ -1,7 +1,10 @@
 """Spec data → neutral model, with the platform-independent semantic rules.
 
-Runs on schema-checked data but never trusts it: every read is type-checked, so a spec with
-schema errors still gets its other problems reported (and never a traceback).
+Runs on schema-checked data but never trusts it: every read is type-checked (reads.py), so a
+spec with schema errors still gets its other problems reported (and never a traceback). Here:
+the top level (metadata, placement, tuning, the simple fields of compiler/fields.py,
+cross-field rules); pools in normalize_pools.py, tasks and env in normalize_tasks.py, labels in
+normalize_labels.py.
 """
 
 from __future__ import annotations
@@ -10,31 +13,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import durations, fields, tuning_rules
-from .catalog import accelerators, machines
+from . import normalize_tasks as tasks
 from .config.extension import NONE as NO_EXTENSION
 from .config.extension import Extension
 from .diagnostics import Collector
-from .model import (
-    KINDS,
-    MANAGED_LABELS,
-    MAX_LABELS,
-    PLATFORMS,
-    Container,
-    EnvVar,
-    Job,
-    Pool,
-    PythonPackage,
-    secret_config_key,
-)
+from .jsonpath import child
+from .model import KINDS, PLATFORMS, Job, Pool, PythonPackage
+from .normalize_labels import labels
+from .normalize_pools import pool
 from .packaging import bucket_name
+from .reads import as_dict, as_int, as_str
 from .roles import CHIEF, ROLES
-from .source import Document, child
+from .source import Document
 from .tuning import KIND as TUNING_KIND
 
-# Total of command + args per replica. No limit is documented (facts §D.1, ❌): a warning.
-MAX_ARGS_CHARS = 100_000
-MAX_PACKAGES = 100  # [DD-AIP] pythonPackageSpec.packageUris, [DD-ML] packageUris
-MAX_ENV = 100  # [DD-AIP] ContainerSpec.env
 DEFAULT_PROJECT_KEYS = ("project", "region")
 
 
@@ -55,14 +47,6 @@ class Options:
     extension: Extension = NO_EXTENSION
 
 
-def _d(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _s(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def _run(value: Any) -> str | None:
     """metadata.run as text (2 and "2" are the same run); other types the schema refused."""
     if isinstance(value, bool):
@@ -70,11 +54,10 @@ def _run(value: Any) -> str | None:
     return str(value) if isinstance(value, (int, str)) else None
 
 
-def _i(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 class Normalizer:
+    """One spec's normalization: the document, where problems go, and the caller's options;
+    the readers every part shares (text as written, integers not misread, simple fields)."""
+
     def __init__(self, doc: Document, c: Collector, options: Options):
         self.doc, self.c, self.options = doc, c, options
         self.as_text: set[str] = set()  # paths whose scalar is sent as the text written
@@ -96,7 +79,7 @@ class Normalizer:
     def integer(self, raw: dict, key: str, path: str) -> int | None:
         """An integer field; None if absent, not an integer, or misread (see numbers_as_written),
         so no rule reasons about a value the spec did not mean."""
-        return None if path in self.doc.suspect else _i(raw.get(key))
+        return None if path in self.doc.suspect else as_int(raw.get(key))
 
     def numbers_as_written(self) -> None:
         """Refuse numbers YAML read otherwise than they look (0600 is octal 384, 1:30 is 90)
@@ -109,34 +92,34 @@ class Normalizer:
 
     # -- top level -------------------------------------------------------------------------
     def job(self) -> Job:
-        data = _d(self.doc.data)
-        meta, spec = _d(data.get("metadata")), _d(data.get("spec"))
-        platform = self.options.platform or _s(spec.get("platform")) or "vertex"
+        data = as_dict(self.doc.data)
+        meta, spec = as_dict(data.get("metadata")), as_dict(data.get("spec"))
+        platform = self.options.platform or as_str(spec.get("platform")) or "vertex"
         if platform not in PLATFORMS:
             platform = "vertex"
         kind = data.get("kind") if data.get("kind") in KINDS else "TrainingJob"
-        job = Job(file=self.doc.file, name=_s(meta.get("name")) or "", platform=platform,
+        job = Job(file=self.doc.file, name=as_str(meta.get("name")) or "", platform=platform,
                   kind=kind, extension=self.options.extension)
-        job.description = _s(meta.get("description"))
+        job.description = as_str(meta.get("description"))
         job.run = _run(meta.get("run"))
-        job.labels = self.labels(_d(meta.get("labels")), "$.metadata.labels", platform)
+        job.labels = labels(self.c, as_dict(meta.get("labels")), "$.metadata.labels")
         for key in DEFAULT_PROJECT_KEYS:
             self.place(job, spec, key)
         self.staging_bucket(job, spec)
-        job.container, job.python = self.spec_task(spec)
-        job.env = self.env(_d(spec.get("env")), "$.spec.env", ())
+        job.container, job.python = tasks.spec_task(self, spec)
+        job.env = tasks.env(self, as_dict(spec.get("env")), "$.spec.env", ())
         job.settings = self.settings(spec)
-        job.vertex = _d(spec.get("vertex"))
-        job.ai_platform = _d(spec.get("aiPlatform"))
+        job.vertex = as_dict(spec.get("vertex"))
+        job.ai_platform = as_dict(spec.get("aiPlatform"))
         self.tuning(job, spec)
         for role in ROLES:
-            raw = _d(spec.get("pools")).get(role.name)
+            raw = as_dict(spec.get("pools")).get(role.name)
             if isinstance(raw, dict):
-                job.pools[role.name] = self.pool(job, role.name, raw, f"$.spec.pools.{role.name}")
+                job.pools[role.name] = pool(self, job, role.name, raw, f"$.spec.pools.{role.name}")
         if not job.pools:  # the chief runs the spec-level task (on a pool or a scale tier)
             job.spec_chief = Pool(role=CHIEF.name, path="$.spec", task=job.container or job.python,
                                   env=job.env)
-            self.task_rules(job.spec_chief)
+            tasks.task_rules(self, job.spec_chief)
         if job.pools and CHIEF.name not in job.pools:
             self.c.error("$.spec.pools", f"missing pool {CHIEF.name!r}: the primary replica "
                          f"(Vertex pool {CHIEF.pool} / AI Platform {CHIEF.ml_name}) is required "
@@ -166,7 +149,7 @@ class Normalizer:
             self.c.error("$.spec.aiPlatform.hyperparameters", "a HyperparameterTuningJob takes "
                          "its search in spec.tuning", "move it to spec.tuning", key=True, code="tuning-kind")
         if not isinstance(spec.get("tuning"), dict):
-            if "tuning" not in spec and isinstance(_d(self.doc.data).get("spec"), dict):
+            if "tuning" not in spec and isinstance(as_dict(self.doc.data).get("spec"), dict):
                 self.c.error("$.spec", "missing required key 'tuning'",
                              "a HyperparameterTuningJob searches spec.tuning: metrics, "
                              "parameters, maxTrials, parallelTrials", code="tuning-kind")
@@ -174,7 +157,7 @@ class Normalizer:
         job.tuning = tuning_rules.from_spec(spec["tuning"], self.c)
 
     def place(self, job: Job, spec: dict, key: str) -> None:
-        written, given = _s(spec.get(key)), getattr(self.options, key)
+        written, given = as_str(spec.get(key)), getattr(self.options, key)
         if written and given and written != given:
             self.c.warning(f"$.spec.{key}", f"the spec sets {key} {written!r}; {given!r} from "
                            "the command line or stack config applies only to specs without one",
@@ -184,7 +167,7 @@ class Normalizer:
             job.note(f"$.spec.{key}", f"{given} (from --{key} / stack config)")
 
     def staging_bucket(self, job: Job, spec: dict) -> None:
-        written, given = _s(spec.get("stagingBucket")), self.options.staging_bucket
+        written, given = as_str(spec.get("stagingBucket")), self.options.staging_bucket
         if given and not bucket_name(given):
             self.c.error("$.spec.stagingBucket", f"--staging-bucket / trainspec:stagingBucket "
                          f"{given!r} is not a bucket name", "gs://BUCKET or BUCKET",
@@ -198,185 +181,6 @@ class Normalizer:
             job.note("$.spec.stagingBucket", f"gs://{job.staging_bucket} (from --staging-bucket "
                      "/ stack config)")
 
-    def labels(self, labels: dict, path: str, platform: str) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for key, value in labels.items():
-            p = child(path, key)
-            if not _label_text(key, True):
-                self.c.error(p, f"invalid label key {key!r}",
-                             "keys start with a lower-case letter and hold only lower-case "
-                             "letters, digits, '_' and '-', 1-63 characters", key=True, code="label-key")
-            elif key.startswith("trainspec-"):
-                self.c.error(p, f"label key {key!r} uses the prefix 'trainspec-', reserved for "
-                             "labels trainspec manages", key=True, code="label-prefix")
-            if isinstance(value, str):
-                if not _label_text(value, False):
-                    self.c.error(p, f"invalid label value {value!r}", "values hold only lower-case "
-                                 "letters, digits, '_' and '-', at most 63 characters", code="label-value")
-                out[key] = value
-        limit = MAX_LABELS - len(MANAGED_LABELS)
-        if len(labels) > limit:
-            self.c.error(path, f"{len(labels)} labels: at most {limit} allowed (the API allows "
-                         f"{MAX_LABELS}; trainspec adds {', '.join(MANAGED_LABELS)} when it "
-                         "submits the job)", code="label-count")
-        return out
-
-    # -- tasks and env ---------------------------------------------------------------------
-    def spec_task(self, spec: dict) -> tuple[Container | None, PythonPackage | None]:
-        container = self.container(spec.get("container"), "$.spec.container", None)
-        python = self.python(spec.get("python"), "$.spec.python", None)
-        if container and python:
-            self.c.error("$.spec", "give either container or python, not both",
-                         "a pool may switch kind with its own container/python", code="task-kind")
-        return container, python
-
-    def container(self, raw: Any, path: str, base: Container | None) -> Container | None:
-        if not isinstance(raw, dict):
-            return None
-        base = base or Container()
-        return Container(
-            image=_s(raw.get("image")) if "image" in raw else base.image,
-            command=self.strings(raw["command"], path + ".command") if "command" in raw else base.command,
-            args=self.strings(raw["args"], path + ".args") if "args" in raw else base.args,
-        )
-
-    def python(self, raw: Any, path: str, base: PythonPackage | None) -> PythonPackage | None:
-        if not isinstance(raw, dict):
-            return None
-        base = base or PythonPackage()
-        pick = lambda key, default: _s(raw.get(key)) if key in raw else default  # noqa: E731
-        packages = base.packages
-        if "packages" in raw:
-            packages = tuple(p for p in raw["packages"] if isinstance(p, str)) \
-                if isinstance(raw["packages"], list) else ()
-            if len(packages) > MAX_PACKAGES:
-                self.c.error(path + ".packages", f"{len(packages)} packages: at most {MAX_PACKAGES}",
-                             code="package-count")
-        return PythonPackage(
-            packages=packages,
-            module=pick("module", base.module),
-            args=self.strings(raw["args"], path + ".args") if "args" in raw else base.args,
-            executor_image=pick("executorImage", base.executor_image),
-            runtime_version=pick("runtimeVersion", base.runtime_version),
-            python_version=pick("pythonVersion", base.python_version),
-            source=pick("source", base.source),
-        )
-
-    def env(self, raw: dict, path: str, base: tuple[EnvVar, ...]) -> tuple[EnvVar, ...]:
-        merged = {e.name: e for e in base}
-        for name, value in raw.items():
-            p = child(path, name)
-            if isinstance(value, dict):
-                key = secret_config_key(_s(value.get("secret")) or "")
-                if key:
-                    merged[name] = EnvVar(name, secret=key)
-            elif isinstance(value, (str, int, float, bool)):
-                merged[name] = EnvVar(name, value=self.text(value, p))
-        return tuple(merged.values())
-
-    # -- pools -----------------------------------------------------------------------------
-    def pool(self, job: Job, role: str, raw: dict, path: str) -> Pool:
-        c = self.c
-        pool = Pool(role=role, path=path)
-        replicas = self.integer(raw, "replicas", path + ".replicas")
-        chief = role == CHIEF.name
-        if chief and replicas is not None and replicas != 1:
-            c.error(path + ".replicas", f"the chief pool runs exactly 1 replica, not {replicas}",
-                    f"it is Vertex pool {CHIEF.pool} / the AI Platform {CHIEF.ml_name}; put more "
-                    "replicas in 'worker'", code="chief-replicas")
-        pool.replicas = replicas if replicas is not None and not chief else 1
-        pool.machine_type = _s(raw.get("machineType"))
-        self.accelerator(pool, _d(raw.get("accelerator")), path + ".accelerator")
-        disk = _d(raw.get("disk"))
-        pool.disk_type = _s(disk.get("type"))
-        pool.disk_size_gb = self.integer(disk, "sizeGb", path + ".disk.sizeGb")
-        pool.task, pool.overrides = self.pool_task(job, raw, path)
-        pool.env = self.env(_d(raw.get("env")), path + ".env", job.env)
-        pool.env_overridden = "env" in raw
-        for row in fields.POOL_ROWS:
-            value = self.decode(row, raw, row.spec, f"{path}.{row.spec}")
-            if value is not None:
-                setattr(pool, row.attr, value)
-        self.reservation(pool.reservation, path + ".reservation")
-        if pool.gpu_partition_size and pool.accelerator_count not in (None, 1):
-            c.error(path + ".gpuPartitionSize", "a GPU partition needs accelerator count 1",
-                    code="gpu-partition-count")
-        self.task_rules(pool)
-        return pool
-
-    def accelerator(self, pool: Pool, raw: dict, path: str) -> None:
-        name = _s(raw.get("type"))
-        count = self.integer(raw, "count", path + ".count")
-        if name is None:
-            return
-        enum = accelerators.canonical(name) or (
-            name if self.options.extension.has_accelerator(name) else None)
-        if enum is None:
-            near = accelerators.suggestions(name)
-            self.c.error(path + ".type", f"unknown accelerator {name!r}",
-                         f"did you mean {near[0]!r}?" if near else
-                         "use the API enum (NVIDIA_TESLA_T4) or a short name (T4, A100, L4, TPU_V3)",
-                         code="unknown-accelerator")
-            return
-        pool.accelerator_type = enum
-        if count is None:
-            # A fixed-count machine (a2-highgpu-8g) implies its count; otherwise one device.
-            implied = machines.implied_accelerator(pool.machine_type) if pool.machine_type else None
-            count = implied[1] if implied and implied[0] == enum else 1
-        pool.accelerator_count = count
-
-    def reservation(self, raw: dict | None, path: str) -> None:
-        if not raw:
-            return
-        affinity = _s(raw.get("affinity"))
-        values = raw.get("values") if isinstance(raw.get("values"), list) else None
-        if affinity == "SPECIFIC" and not values:
-            self.c.error(path, "a SPECIFIC reservation needs values (the reservation name)",
-                         code="reservation-values")
-        if affinity in ("ANY", "NONE") and (values or "key" in raw):
-            self.c.error(path, f"key and values apply only to SPECIFIC, not {affinity}",
-                         code="reservation-keys")
-
-    def pool_task(self, job: Job, raw: dict, path: str):
-        pc, pp = raw.get("container"), raw.get("python")
-        if isinstance(pc, dict) and isinstance(pp, dict):
-            self.c.error(path, "a pool takes container or python, not both", code="task-kind")
-        if isinstance(pc, dict):
-            return self.container(pc, path + ".container", job.container), frozenset(pc)
-        if isinstance(pp, dict):
-            return self.python(pp, path + ".python", job.python), frozenset(pp)
-        return job.container or job.python, frozenset()
-
-    def task_rules(self, pool: Pool) -> None:
-        c, path, task = self.c, pool.path, pool.task
-        if task is None:
-            c.error(path, "nothing to run: no container or python package for this pool",
-                    "set spec.container or spec.python, or one in the pool", code="no-task")
-            return
-        kind = "container" if isinstance(task, Container) else "python"
-        base = f"{path}.{kind}" if pool.overrides else f"$.spec.{kind}"
-        if isinstance(task, Container):
-            if not task.image:
-                c.error(base, "missing required key 'image'", code="missing-image")
-            size = sum(map(len, task.command + task.args))
-        else:
-            if not task.packages and task.source is None:
-                c.error(base, "missing required key 'source' or 'packages'",
-                        "source: a folder with the trainer's pyproject.toml or setup.py; "
-                        "packages: gs:// archives", code="missing-package")
-            if task.source is not None and len(task.packages) >= MAX_PACKAGES:
-                c.error(base + ".packages", f"{len(task.packages)} packages and a source: at "
-                        f"most {MAX_PACKAGES} in all", code="package-count")
-            if not task.module:
-                c.error(base, "missing required key 'module'", code="missing-module")
-            size = sum(map(len, task.args))
-        if size > MAX_ARGS_CHARS:
-            c.warning(path, f"command and args total {size} characters: more than "
-                      f"{MAX_ARGS_CHARS} may be refused (no documented limit)",
-                      "pass long inputs in a file, e.g. on gs://", code="args-size")
-        if len(pool.env) > MAX_ENV:
-            c.error(path, f"{len(pool.env)} environment variables: at most {MAX_ENV}", code="env-count")
-
     # -- simple fields (compiler/fields.py) and cross-field rules -----------------------------
     def settings(self, spec: dict) -> dict[str, Any]:
         """The JOB rows written in `spec`, decoded: row attr → value."""
@@ -385,7 +189,7 @@ class Normalizer:
             *parents, key = row.spec.split(".")
             raw = spec
             for parent in parents:
-                raw = _d(raw.get(parent))
+                raw = as_dict(raw.get(parent))
             value = self.decode(row, raw, key, row.path)
             if value is not None:
                 out[row.attr] = value
@@ -423,20 +227,6 @@ class Normalizer:
                       "spec.network, which is not set", "set spec.network", code="reserved-ip-network")
 
 
-def _label_text(text: str, is_key: bool) -> bool:
-    if len(text) > 63 or (is_key and not text):
-        return False
-    if is_key and not _lower_letter(text[0]):
-        return False
-    return all(_lower_letter(ch) or ch.isdigit() or ch in "_-" for ch in text)
-
-
-def _lower_letter(ch: str) -> bool:
-    # GCP allows international characters; upper-case letters are refused.
-    return ch.islower() or (ch.isalpha() and not ch.isascii() and not ch.isupper())
-
-
 def normalize(doc: Document, c: Collector, options: Options = Options()) -> Job:
     """The neutral model of `doc`; problems go to `c`."""
     return Normalizer(doc, c, options).job()
-

@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 
 from .diagnostics import Collector
-from .source import child
+from .jsonpath import child
 from .suggest import did_you_mean
 
 # The published schemas live in the repository's top-level schemas/; compiler/_schemas is a

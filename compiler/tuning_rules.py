@@ -1,9 +1,8 @@
 """Decode a tuning search (`spec.tuning`, or the legacy `spec.aiPlatform.hyperparameters`) into
 the model of compiler/tuning.py, and check the rules both APIs share.
 
-Each rule's message is written once per syntax (MESSAGES, with its rule code from
-compiler/rules.py): a refusal names the keys the user wrote, `min`/`scale` in spec.tuning,
-`minValue`/`scaleType` in an aiPlatform block.
+Each rule's message is written once per syntax (tuning_syntax.py): a refusal names the keys
+the user wrote, `min`/`scale` in spec.tuning, `minValue`/`scaleType` in an aiPlatform block.
 Reads are type-checked: data that broke the schema is skipped here, never a traceback.
 Facts (all verified, facts B.7 and [DD-AIP] StudySpec): parameter ids unique; DOUBLE/INTEGER
 bounds inclusive, integers whole; log scales need a strictly positive feasible space; scale
@@ -19,7 +18,8 @@ import math
 from typing import Any
 
 from .diagnostics import Collector
-from .source import child
+from .jsonpath import child
+from .reads import as_dict, as_int
 from .tuning import (
     ALGORITHMS,
     CONDITIONAL_PARENTS,
@@ -41,56 +41,8 @@ from .tuning import (
     Parameter,
     Tuning,
 )
-
-# message → (rule code, message in spec.tuning words, message in aiPlatform.hyperparameters
-# words)
-MESSAGES = {
-    "duplicate-id": ("tuning-parameter-id", "duplicate parameter id {id!r} (also at {first})",
-                     "duplicate parameterName {id!r}"),
-    "range-order": ("tuning-range-order", "min {low} is greater than max {high}",
-                    "minValue {low} is greater than maxValue {high}"),
-    "whole-bounds": ("tuning-integer-bounds", "an integer parameter needs whole bounds",
-                     "an INTEGER parameter needs whole minValue and maxValue"),
-    "one-value": ("tuning-single-value", "a range of one value ({low}): the parameter is not "
-                  "searched; pass it as an argument instead",
-                  "minValue equals maxValue ({low}): the parameter is not searched; pass it as "
-                  "an argument instead"),
-    "log-range": ("tuning-log-scale", *("a log scale needs a strictly positive range",) * 2),
-    "log-values": ("tuning-log-scale", *("a log scale needs strictly positive values",) * 2),
-    "categorical-scale": ("tuning-categorical-scale",
-                          "scale does not apply to a categorical parameter",
-                          "scaleType does not apply to a CATEGORICAL parameter"),
-    "discrete-order": ("tuning-discrete-order", "discrete values must be strictly increasing",
-                       "discreteValues must be strictly increasing"),
-    "too-many-values": ("tuning-discrete-count", *("{n} values: at most 1000",) * 2),
-    "grid-double": ("tuning-grid", "grid search needs integer, discrete or categorical "
-                    "parameters only, and {ids} {verb} double",
-                    "GRID_SEARCH needs INTEGER, CATEGORICAL or DISCRETE parameters only"),
-    "parallel": ("tuning-parallel-trials",
-                 *("{parallel} parallel trials but only {trials} trials in all",) * 2),
-    "double-parent": ("tuning-conditional-parent", *("a double parameter cannot have "
-                      "conditional parameters: only integer, discrete and categorical ones "
-                      "can",) * 2),
-    "parent-type": ("tuning-condition-value",
-                    *("{value!r} is not {what}, a value of the {kind} parameter {id!r}",) * 2),
-    "parent-domain": ("tuning-condition-value",
-                      *("{value!r} is not one of the values of {id!r} ({domain})",) * 2),
-}
-
-
-def _say(t: Tuning, message: str, **kw: Any) -> tuple[str, str]:
-    """(rule code, message) in the words of `t`'s syntax."""
-    code, spec, ml = MESSAGES[message]
-    return code, (spec if t.syntax == "spec" else ml).format(**kw)
-
-
-def _error(c: Collector, path: str, said: tuple[str, str]) -> None:
-    code, message = said
-    c.error(path, message, code=code)
-
-
-def _d(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
+from .tuning_syntax import error, say, where
+from .yaml_numbers import INT64
 
 
 def _n(value: Any) -> int | float | None:
@@ -107,22 +59,18 @@ def _whole(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 # -- decoding ---------------------------------------------------------------------------------
 
 def from_spec(raw: dict, c: Collector) -> Tuning:
     """The model of `spec.tuning` (schema-checked data, read defensively)."""
     t = Tuning("spec", SPEC_PATH)
     t.metrics = tuple(Metric(k, _key(v, GOALS), child(f"{SPEC_PATH}.metrics", k))
-                      for k, v in _d(raw.get("metrics")).items())
+                      for k, v in as_dict(raw.get("metrics")).items())
     t.parameters = tuple(_spec_parameter(k, v, child(f"{SPEC_PATH}.parameters", k), c)
-                         for k, v in _d(raw.get("parameters")).items() if isinstance(v, dict))
+                         for k, v in as_dict(raw.get("parameters")).items() if isinstance(v, dict))
     t.algorithm = _key(raw.get("algorithm"), ALGORITHMS)
     for setting in ("max_trials", "parallel_trials", "max_failed_trials"):
-        setattr(t, setting, _count(raw.get(SETTINGS[setting][0])))
+        setattr(t, setting, as_int(raw.get(SETTINGS[setting][0])))
     stopping = raw.get("earlyStopping")
     if isinstance(stopping, bool):
         t.early_stopping = stopping
@@ -163,7 +111,7 @@ def _spec_parameter(pid: str, raw: dict, path: str, c: Collector) -> Parameter:
         when = tuple(v for v in cond["when"] if isinstance(v, str) or _n(v) is not None) \
             if isinstance(cond.get("when"), list) else ()
         children = tuple(_spec_parameter(k, v, child(f"{at}.parameters", k), c)
-                         for k, v in _d(cond.get("parameters")).items() if isinstance(v, dict))
+                         for k, v in as_dict(cond.get("parameters")).items() if isinstance(v, dict))
         conditions.append(Condition(when, at, children))
     scale = _key(raw.get("scale"), SCALES)
     return Parameter(pid, kind, path, low, high, values, scale, tuple(conditions))
@@ -192,7 +140,7 @@ def from_ml(raw: dict, c: Collector, path: str = ML_PATH) -> Tuning:
     t.parameters = tuple(out)
     t.algorithm = _ML_ALGORITHM.get(_key(raw.get("algorithm"), _ML_ALGORITHM))
     for setting in ("max_trials", "parallel_trials", "max_failed_trials"):
-        setattr(t, setting, _count(raw.get(SETTINGS[setting][1])))
+        setattr(t, setting, as_int(raw.get(SETTINGS[setting][1])))
     stopping = raw.get("enableTrialEarlyStopping")
     t.early_stopping = stopping if isinstance(stopping, bool) else None
     resume = raw.get("resumePreviousJobId")
@@ -231,17 +179,6 @@ def _ml_parameter(p: dict, at: str, c: Collector) -> Parameter:
     return Parameter(name, kind, at, low, high, values, scale)
 
 
-# -- the rules both APIs share ------------------------------------------------------------------
-
-def where(t: Tuning, p: Parameter, part: str) -> str:
-    """The JSON path of a part of `p` ("range", "values", "scale", "id") in its syntax."""
-    if t.syntax == "spec":
-        return {"range": f"{p.path}.{p.kind}", "values": f"{p.path}.{p.kind}",
-                "scale": f"{p.path}.scale", "id": p.path}[part]
-    return {"range": p.path, "values": f"{p.path}.discreteValues",
-            "scale": f"{p.path}.scaleType", "id": f"{p.path}.parameterName"}[part]
-
-
 def check(t: Tuning, c: Collector) -> None:
     """Report what neither API accepts in `t`."""
     _check_ids(t, c)
@@ -250,11 +187,11 @@ def check(t: Tuning, c: Collector) -> None:
     if t.algorithm == "grid":
         doubles = [p.id for p in t.all_parameters() if p.kind == "double"]
         if doubles:
-            _error(c, t.at("algorithm"), _say(t, "grid-double", ids=", ".join(map(repr, doubles)),
-                                              verb="is" if len(doubles) == 1 else "are"))
+            error(c, t.at("algorithm"), say(t, "grid-double", ids=", ".join(map(repr, doubles)),
+                                            verb="is" if len(doubles) == 1 else "are"))
     trials, parallel = t.max_trials, t.parallel_trials
     if trials is not None and parallel is not None and parallel > trials:
-        code, message = _say(t, "parallel", parallel=parallel, trials=trials)
+        code, message = say(t, "parallel", parallel=parallel, trials=trials)
         c.warning(t.at("parallel_trials"), message, code=code)
 
 
@@ -266,7 +203,7 @@ def _check_ids(t: Tuning, c: Collector) -> None:
     def visit(p: Parameter, parent: str | None, when: tuple) -> None:
         for other_parent, other_when, first in seen.get(p.id, ()):
             if parent is None or other_parent != parent or set(when) & set(other_when):
-                code, message = _say(t, "duplicate-id", id=p.id, first=first)
+                code, message = say(t, "duplicate-id", id=p.id, first=first)
                 c.add(where(t, p, "id"), message, key=t.syntax == "spec", code=code)
                 break
         seen.setdefault(p.id, []).append((parent, when, p.path))
@@ -284,48 +221,45 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
     if p.kind in RANGED:
         lo, hi = p.low, p.high
         # A number JSON cannot carry (beyond int64, not finite) is refused where it is written
-        # (compiler/source.py); the rules below only read numbers that can be sent.
+        # (compiler/yaml_numbers.py); the rules below only read numbers that can be sent.
         bad = [v for v in (lo, hi) if v is not None and number_problem(v, p.kind)]
         if lo is not None and hi is not None and not bad:
             if lo > hi:
-                _error(c, where(t, p, "range"), _say(t, "range-order", low=lo, high=hi))
+                error(c, where(t, p, "range"), say(t, "range-order", low=lo, high=hi))
             elif p.kind == "integer" and not (float(lo).is_integer() and float(hi).is_integer()):
-                _error(c, where(t, p, "range"), _say(t, "whole-bounds"))
+                error(c, where(t, p, "range"), say(t, "whole-bounds"))
             elif lo == hi:
-                code, message = _say(t, "one-value", low=lo)
+                code, message = say(t, "one-value", low=lo)
                 c.warning(where(t, p, "range"), message, code=code)
         if log and lo is not None and lo <= 0:
-            _error(c, where(t, p, "scale"), _say(t, "log-range"))
+            error(c, where(t, p, "scale"), say(t, "log-range"))
     elif p.kind == "discrete":
         values = p.values
         bad = [v for v in values if number_problem(v, p.kind)]  # refused where written
         if not bad and any(b <= a for a, b in zip(values, values[1:])):
-            _error(c, where(t, p, "values"), _say(t, "discrete-order"))
+            error(c, where(t, p, "values"), say(t, "discrete-order"))
         elif not bad and len(values) > MAX_DISCRETE_VALUES:
-            _error(c, where(t, p, "values"), _say(t, "too-many-values", n=len(values)))
+            error(c, where(t, p, "values"), say(t, "too-many-values", n=len(values)))
         if log and any(v <= 0 for v in values):
-            _error(c, where(t, p, "scale"), _say(t, "log-values"))
+            error(c, where(t, p, "scale"), say(t, "log-values"))
     elif p.kind == "categorical" and p.scale is not None:
-        _error(c, where(t, p, "scale"), _say(t, "categorical-scale"))
+        error(c, where(t, p, "scale"), say(t, "categorical-scale"))
     for cond in p.conditions:
         if p.kind not in CONDITIONAL_PARENTS:
             if p.kind is not None:
-                _error(c, cond.path, _say(t, "double-parent"))
+                error(c, cond.path, say(t, "double-parent"))
             continue
         for i, value in enumerate(cond.values):
             problem = parent_value_problem(p, value)
             if problem:
-                _error(c, f"{cond.path}.when[{i}]", _say(t, problem[0], **problem[1]))
+                error(c, f"{cond.path}.when[{i}]", say(t, problem[0], **problem[1]))
         for q in cond.parameters:
             _check_parameter(t, q, c)
 
 
-INT64 = (-(2**63), 2**63 - 1)  # [DD-AIP] IntegerValueSpec bounds and parentIntValues: int64
-
-
 def number_problem(value: int | float, kind: str | None) -> str | None:
     """Why a number cannot be sent: not finite, beyond a double, or (integers) beyond int64.
-    compiler/source.py reports each such number where it is written; the rules skip them."""
+    compiler/yaml_numbers.py reports each such number where it is written; the rules skip them."""
     if isinstance(value, float):
         return None if math.isfinite(value) else "not a finite number"
     if kind == "integer" and not INT64[0] <= value <= INT64[1]:
@@ -350,7 +284,7 @@ def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
         return "parent-type", {**fields, "what": "a whole number" if p.kind == "integer"
                                else "a number"}
     if number_problem(value, p.kind):
-        return None  # refused where it is written (compiler/source.py)
+        return None  # refused where it is written (compiler/yaml_numbers.py)
     if p.kind == "integer":
         if p.low is not None and p.high is not None and not p.low <= value <= p.high:
             return "parent-domain", {**fields, "domain": f"{p.low} to {p.high}"}

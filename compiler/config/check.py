@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import durations, source
 from ..diagnostics import Collector, Diagnostic, Position
+from ..jsonpath import child
 from ..rules import RULES
 from ..schemas import SCHEMA_DIR, did_you_mean, problems_of, validator_for
 from . import pyproject
@@ -120,7 +121,7 @@ def _codes(values: Any, path: str, c: Collector, bad: set[str]) -> frozenset[str
 def _severity(values: Any, path: str, c: Collector, bad: set[str]) -> tuple[tuple[str, str], ...]:
     out = []
     for code, level in (values.items() if isinstance(values, dict) else ()):
-        at = source.child(path, code)
+        at = child(path, code)
         if at not in bad and (at + "#key") not in bad and _known(code, at, c, key=True):
             out.append((code, level))
     return tuple(out)

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ..diagnostics import Position
-from ..source import child
+from ..jsonpath import child
 
 if sys.version_info >= (3, 11):
     import tomllib

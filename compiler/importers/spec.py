@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Collector
+from ..jsonpath import child
 from ..schemas import schema
-from ..source import child
 
 
 def _key_orders(node: Any, defs: dict, name: str, orders: dict[str, dict[str, int]]) -> None:

@@ -1,0 +1,68 @@
+"""Numbers YAML 1.1 reads otherwise than most readers see them, or that JSON cannot carry.
+
+PyYAML resolves plain scalars by YAML 1.1: `0600` is the octal 384, `1:30` the base-60 90,
+`.inf` and `.nan` are floats, and integers have no bound. Each such number is recorded as a
+`Reading` where it is written (compiler/compose.py); callers refuse it wherever the number,
+not its text, would be used.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# The 64-bit integer range the APIs take ([DD-AIP] IntegerValueSpec bounds, parentIntValues;
+# int64 fields travel as JSON strings or numbers).
+INT64 = (-(2**63), 2**63 - 1)
+# YAML 1.2 / JSON numbers with an exponent that YAML 1.1 (PyYAML) reads as strings: 1e-05, 1E5.
+EXPONENT_NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
+_OCTAL = re.compile(r"^[-+]?0[0-7_]+$")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A number YAML read differently from how it looks, or JSON cannot carry."""
+
+    text: str  # as written
+    value: int | float  # as YAML 1.1 (PyYAML) read it
+    kind: str  # "octal" | "base-60" | "non-finite" | "int64"
+
+    def problem(self, duration: bool = False) -> tuple[str, str]:
+        """(message, hint) for refusing it; `duration` for fields that take 90s, 1h30m."""
+        text, value = self.text, self.value
+        if self.kind == "non-finite":
+            return (f"{text} is not a finite number: JSON has no infinity or NaN",
+                    "write a finite number")
+        if self.kind == "int64":
+            return (f"{text} is outside the 64-bit integer range the APIs take",
+                    f"at most {INT64[1]}")
+        if self.kind == "octal":
+            decimal = text.lstrip("+-").lstrip("0_") or "0"
+            sign = "-" if text.startswith("-") else ""
+            message = f"YAML 1.1 reads {text} as the octal number {value}: a leading 0 means base 8"
+            if duration:
+                return message, (f"write {sign}{decimal}s if you meant {sign}{decimal} seconds, "
+                                 f"or {value}s if you meant octal")
+            return message, (f"write {sign}{decimal} if you meant {sign}{decimal}, {value} if you "
+                             f"meant octal, or '{text}' for text")
+        if duration:
+            return (f"YAML 1.1 reads {text} as the base-60 number {value} (seconds)",
+                    "write the duration with units: 1m30s, 1h30m, or plain seconds (90)")
+        return (f"YAML 1.1 reads {text} as the base-60 number {value}",
+                f"write {value} if you meant {value}, or quote it for text")
+
+
+def reading(text: str, value: Any) -> Reading | None:
+    """How an int/float scalar's YAML 1.1 value differs from its look, if it does."""
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return Reading(text, value, "non-finite")
+        return Reading(text, value, "base-60") if ":" in text else None
+    if ":" in text:
+        return Reading(text, value, "base-60")
+    if _OCTAL.match(text) and int(text.replace("_", ""), 10) != value:
+        return Reading(text, value, "octal")
+    if not INT64[0] <= value <= INT64[1]:
+        return Reading(text, value, "int64")
+    return None
