@@ -1,4 +1,4 @@
-"""`trainspec rules`: the rule codes of compiler/rules.py, for a terminal or as docs/rules.md.
+"""`trainspec rules`: the rule codes of compiler/rules.yaml, for a terminal or as docs/rules.md.
 
 docs/rules.md is this module's output (`python -m compiler rules --markdown`); a test keeps
 the committed file equal to it, so the registry is the one place a rule is written.
@@ -24,11 +24,12 @@ def _cell(text: str) -> str:
 
 def markdown() -> str:
     """docs/rules.md: every rule, by code."""
-    rows = "\n".join(f"| `{r.code}` | {r.severity} | {_cell(r.summary)} | {_cell(r.source)} |"
+    rows = "\n".join(f"| `{r.code}` | {r.severity} | {'yes' if r.can_tune else 'no'} | "
+                     f"{_cell(r.summary)} | {_cell(r.source)} |"
                      for r in sorted(RULES.values(), key=lambda r: r.code))
     return f"""# Rule codes
 
-<!-- Generated from compiler/rules.py by `python -m compiler rules --markdown > docs/rules.md`;
+<!-- Generated from compiler/rules.yaml by `python -m compiler rules --markdown > docs/rules.md`;
 tests/test_codes.py keeps this file equal to it. -->
 
 Every diagnostic trainspec reports ends with the code of its rule in brackets, and
@@ -45,11 +46,19 @@ status: ✅ verified, ◐ partly verified, ❌ not verified), a field of an API'
 document (`aiplatform v1`, `ml v1`), a page of Google's documentation, or `trainspec` for the
 tool's own rules.
 
+"May be silenced" says whether a repo config's `ignore` or `severity: warning`, or an inline
+`# trainspec: ignore[CODE]`, may silence the rule ([config.md](config.md)). Every warning may
+be. An error may only where the request then still sends what the spec says, as written, and
+the API is the judge: a region, machine or accelerator trainspec's tables do not list, a
+documented rule, a policy guardrail. An error whose value would be dropped or changed if
+silenced (a platform refusal, a structural rule, what the schema refuses) never may: naming
+it is itself an error (`code-not-tunable`).
+
 `python -m compiler rules` lists the codes in a terminal, and `python -m compiler rules CODE`
 shows one with its source.
 
-| code | severity | what it checks | source |
-|---|---|---|---|
+| code | severity | may be silenced | what it checks | source |
+|---|---|---|---|---|
 {rows}
 """
 
@@ -61,7 +70,8 @@ def _listing() -> str:
 
 
 def _detail(rule: Rule) -> str:
-    return f"{rule.code} ({rule.severity})\n  {rule.summary}\n  source: {rule.source}\n"
+    tune = "may be silenced" if rule.can_tune else "may not be silenced"
+    return f"{rule.code} ({rule.severity}, {tune})\n  {rule.summary}\n  source: {rule.source}\n"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ import yaml
 ERROR, WARNING = "error", "warning"
 FILE = Path(__file__).with_name("rules.yaml")
 _KEYS = ("code", "severity", "summary", "source")
+_OPTIONAL = ("tunable",)
 _CODE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
@@ -30,6 +31,15 @@ class Rule:
     severity: str  # the default; a repo config's `severity:` may change it
     summary: str  # what the rule checks, one line (docs/rules.md)
     source: str  # where the fact comes from: facts §, discovery document, a URL, or "trainspec"
+    # An error a repo config or an inline comment may ignore or make a warning: only where the
+    # request then still says what the spec says (the value is sent as written, the API is the
+    # judge). Every other error would send a different job, or none, if silenced.
+    tunable: bool = False
+
+    @property
+    def can_tune(self) -> bool:
+        """Whether `ignore`, `severity: warning` and inline ignores may silence this rule."""
+        return self.severity == WARNING or self.tunable
 
 
 @dataclass(frozen=True)
@@ -68,10 +78,10 @@ class _Loader(_SAFE):
 
 
 def _rule(row: object, where: str) -> Rule:
-    if not isinstance(row, dict) or sorted(row) != sorted(_KEYS):
+    if not isinstance(row, dict) or not set(_KEYS) <= set(row) <= set(_KEYS + _OPTIONAL):
         got = f"keys {', '.join(map(str, row))}" if isinstance(row, dict) else repr(row)
         raise RegistryError(f"{where}: a rule is a mapping with exactly the keys code, "
-                            f"severity, summary and source, not {got}")
+                            f"severity, summary and source (and optionally tunable), not {got}")
     empty = [k for k in _KEYS if not isinstance(row[k], str) or not row[k].strip()]
     if empty:
         raise RegistryError(f"{where}: {empty[0]} is not a non-empty string: {row[empty[0]]!r}")
@@ -81,6 +91,9 @@ def _rule(row: object, where: str) -> Rule:
     if row["severity"] not in (ERROR, WARNING):
         raise RegistryError(f"{where}: severity {row['severity']!r} of {row['code']} is "
                             f"neither {ERROR!r} nor {WARNING!r}")
+    if "tunable" in row and (row["tunable"] is not True or row["severity"] != ERROR):
+        raise RegistryError(f"{where}: tunable is written only as `tunable: true`, on an error "
+                            f"rule (a warning can always be tuned), not on {row['code']}")
     return Rule(**row)
 
 

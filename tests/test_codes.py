@@ -448,13 +448,18 @@ _ROW = "  - {code: a-b, severity: error, summary: s, source: trainspec}\n"
     ("x:\n" + _ROW.replace("a-b", "a_b"), "rules.yaml:2: section 'x': code 'a_b' is not "
      "kebab-case (lower-case letters and digits, words joined by '-')"),
     ("x:\n" + _ROW.replace(", source: trainspec", ""), "rules.yaml:2: section 'x': a rule is a "
-     "mapping with exactly the keys code, severity, summary and source, not keys code, "
-     "severity, summary"),
+     "mapping with exactly the keys code, severity, summary and source (and optionally tunable), "
+     "not keys code, severity, summary"),
     ("x:\n" + _ROW.replace("}", ", hint: h}"), "rules.yaml:2: section 'x': a rule is a mapping "
-     "with exactly the keys code, severity, summary and source, not keys code, severity, "
-     "summary, source, hint"),
+     "with exactly the keys code, severity, summary and source (and optionally tunable), not "
+     "keys code, severity, summary, source, hint"),
     ("x:\n  - a-b\n", "rules.yaml:2: section 'x': a rule is a mapping with exactly the keys "
-     "code, severity, summary and source, not 'a-b'"),
+     "code, severity, summary and source (and optionally tunable), not 'a-b'"),
+    ("x:\n" + _ROW.replace("}", ", tunable: false}"), "rules.yaml:2: section 'x': tunable is "
+     "written only as `tunable: true`, on an error rule (a warning can always be tuned), not "
+     "on a-b"),
+    ("x:\n" + _ROW.replace("error", "warning").replace("}", ", tunable: true}"),
+     "rules.yaml:2: section 'x': tunable is written only as `tunable: true`, on an error rule"),
     ("x:\n" + _ROW.replace("summary: s", "summary: ''"),
      "rules.yaml:2: section 'x': summary is not a non-empty string: ''"),
     ("x:\n" + _ROW.replace("summary: s", "summary: 3"),
@@ -500,7 +505,7 @@ def test_rules_command_lists_and_explains_codes(capsys) -> None:
     assert listing[0].split()[:2] == ["accelerator-count", "error"]
     assert cli.main(["rules", "tpu-topology"]) == 0
     assert capsys.readouterr().out == (
-        "tpu-topology (error)\n  a tpuTopology the TPU VM machine allows, and only on TPU VM "
+        "tpu-topology (error, may be silenced)\n  a tpuTopology the TPU VM machine allows, and only on TPU VM "
         "machines\n  source: facts §A.7 ✅\n")
     assert cli.main(["rules", "tpu-topolgy"]) == 1
     assert capsys.readouterr().err == ("error: unknown rule code 'tpu-topolgy' (did you mean "

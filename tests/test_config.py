@@ -14,9 +14,11 @@ import jsonschema
 import pytest
 from files import write
 
-from compiler import cli
+from compiler import cli, durations, fields, source
+from compiler.catalog import accelerators
 from compiler.config import check, load
 from compiler.packaging.tree import GitFiles
+from compiler.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = """\
@@ -485,3 +487,84 @@ def test_what_leaves_a_spec_without_meaning_is_never_ignored():
     found = load.Found(Config(ignore=frozenset({"policy-label"}),
                               severity=(("policy-label", "warning"),)), "s.yaml")
     assert apply.apply([schema, rule], found, {}, "s.yaml", False, fixed=[schema]) == [schema]
+
+
+# -- what may be silenced (compiler/rules.yaml `tunable`) -----------------------------------------
+
+ML_SPEC = SPEC.replace("  region: us-central1\n", "  platform: ai-platform\n  region: us-central1\n"
+                       "  scheduling: {timeout: 1h, disableRetries: true}\n")
+
+
+@pytest.mark.parametrize("config,expected", [
+    ("ignore: [vertex-only]\n", "trainspec.yaml:1:10: error: $.ignore[0]: vertex-only cannot be "
+     "ignored: silencing it would send a different job than the spec says, or none (fix what it "
+     "reports; docs/rules.md says which rules may be ignored) [code-not-tunable]"),
+    ("severity: {chief-replicas: warning}\n", "trainspec.yaml:1:12: error: $.severity."
+     "chief-replicas: chief-replicas cannot be made a warning: silencing it would send a "
+     "different job than the spec says, or none (fix what it reports; docs/rules.md says which "
+     "rules may be ignored) [code-not-tunable]"),
+    ("ignore: [unknown-code, polcy-label]\n", "trainspec.yaml:1:10: error: $.ignore[0]: "
+     "unknown-code cannot be ignored"),
+    ("severity: {unknown-key: warning}\n", "trainspec.yaml:1:12: error: $.severity.unknown-key: "
+     "unknown-key cannot be made a warning"),
+])
+def test_a_rule_that_would_change_the_job_cannot_be_silenced(repo, config, expected):
+    """An error whose value lowering drops or changes (a platform refusal, a structural rule)
+    is never ignored nor softened: the config naming it is an error, and the spec's own error
+    still stands, so nothing different from the spec is ever sent."""
+    write(repo, {"trainspec.yaml": config, "specs/train.yaml": ML_SPEC})
+    code, out, err = run("compile", "specs/train.yaml")
+    assert code == 1 and out == ""
+    assert any(line.startswith(expected) for line in lines(err)), err
+    assert "$.spec.scheduling.disableRetries: cannot be expressed on ai-platform" in err
+
+
+def test_an_inline_ignore_of_a_rule_that_would_change_the_job_is_refused(repo):
+    write(repo, {"specs/train.yaml": ML_SPEC.replace(
+        "disableRetries: true}\n", "disableRetries: true}  # trainspec: ignore[vertex-only]\n")})
+    code, out, err = run("compile", "specs/train.yaml")
+    assert code == 1 and out == ""
+    assert "vertex-only cannot be ignored" in err and "[code-not-tunable]" in err
+    assert ": error: $.spec.scheduling.disableRetries: cannot be expressed on ai-platform" in err
+
+
+def _golden_cases():
+    golden = ROOT / "tests" / "golden"
+    for diagnostics in sorted(golden.glob("*/*.diagnostics")):
+        platform = diagnostics.stem
+        codes = set(re.findall(r": error: .*\[([a-z0-9-]+)\]$", diagnostics.read_text(), re.M))
+        if codes and all(RULES[c].can_tune for c in codes):
+            yield pytest.param(diagnostics.parent, platform, sorted(codes),
+                               id=f"{diagnostics.parent.name}-{platform}")
+
+
+
+
+@pytest.mark.parametrize("case,platform,codes", list(_golden_cases()))
+def test_a_silenced_error_sends_the_spec_as_written(repo, case, platform, codes):
+    """Every golden case whose errors are all tunable compiles once they are ignored, and each
+    value an error was about is in the request as the spec wrote it."""
+    spec = (case / "spec.yaml").read_text()
+    write(repo, {"specs/train.yaml": spec, "trainspec.yaml": f"ignore: [{', '.join(codes)}]\n"})
+    code, out, err = run("compile", "specs/train.yaml", "--platform", platform)
+    assert code == 0, err
+    body = json.dumps(json.loads(out))
+    doc, _ = source.parse(spec.encode(), "spec.yaml")
+    expected = [line for line in (case / f"{platform}.diagnostics").read_text().splitlines()
+                if ": error: " in line]
+    for line in expected:
+        path = line.split(": error: ", 1)[1].split(": ", 1)[0]
+        value: object = doc.data
+        for part in re.findall(r"[^.\[\]]+", path.removeprefix("$")):
+            value = value[int(part)] if isinstance(value, list) else (
+                value.get(part) if isinstance(value, dict) else None)
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            continue  # the error is about an object (a pool): its scalars are checked above
+        # As written means as the spec means it: a duration in the API's form, a short
+        # accelerator name as the API's enum.
+        sent = {json.dumps(value), str(value)}
+        if path in fields.DURATION_PATHS:
+            sent.add(json.dumps(durations.to_google(durations.parse(value))))
+        if path.endswith(".accelerator.type"):
+            sent.add(json.dumps(accelerators.canonical(str(value)) or value))
+        assert any(s in body for s in sent), (path, value)

@@ -13,11 +13,12 @@ from typing import Any
 from ..diagnostics import ERROR, WARNING, Diagnostic, Position
 from ..rules import RULES
 from ..schemas import did_you_mean
-from .check import CODE as CONFIG_CODE
 from .inline import Ignores
 from .load import Found
 
-UNKNOWN = "unknown-code"
+UNKNOWN, NOT_TUNABLE = "unknown-code", "code-not-tunable"
+# Why a rule that is not tunable cannot be ignored or made a warning.
+UNTUNABLE = "silencing it would send a different job than the spec says, or none"
 
 
 @functools.lru_cache(maxsize=256)
@@ -52,22 +53,27 @@ def inline_problems(ignores: Ignores, file: str) -> list[Diagnostic]:
                     else "`# trainspec: ignore[]` names no rule code", file=file,
                     position=Position(line, column), code=UNKNOWN,
                     hint=did_you_mean(code, RULES) or "docs/rules.md lists the codes"))
+            elif not RULES[code].can_tune:
+                found.append(Diagnostic(
+                    "$", f"{code} cannot be ignored: {UNTUNABLE}", file=file,
+                    position=Position(line, column), code=NOT_TUNABLE,
+                    hint="fix what it reports; docs/rules.md says which rules may be ignored"))
     return found
 
 
 def apply(diagnostics: list[Diagnostic], found: Found, ignores: Ignores, file: str,
           strict: bool, fixed: Collection[Diagnostic] = ()) -> list[Diagnostic]:
     """`diagnostics` of spec `file` as the repo config, inline ignores and --strict make them.
-    Never ignored nor softened: the config's own problems (repo-config), and `fixed`, the
-    problems that leave a spec without a meaning to send (unreadable YAML, an unknown
-    apiVersion, what the schema refuses): ignoring those would send something the spec does
-    not say, or nothing at all."""
+    Never ignored nor softened: `fixed` (the problems that leave a spec without a meaning to
+    send: unreadable YAML, an unknown apiVersion, what the schema refuses) and every error
+    whose rule is not tunable (compiler/rules.yaml): ignoring those would send something the
+    spec does not say, or nothing at all. The config refuses to name them (check.py)."""
     ignore, severity = settings(found)
     silenced = {(line, code) for line, marks in ignores.items() for code, _ in marks}
     hard = set(fixed)
     out = []
     for d in [*diagnostics, *found.problems, *inline_problems(ignores, file)]:
-        if d.code and d.code != CONFIG_CODE and d not in hard:
+        if d.code and d not in hard and (d.severity == WARNING or RULES[d.code].can_tune):
             if d.code in ignore:
                 continue
             if d.file == file and d.position is not None \

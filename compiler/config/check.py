@@ -77,7 +77,8 @@ def _reworded(d: Diagnostic) -> Diagnostic:
 
 
 def _coded(d: Diagnostic) -> Diagnostic:
-    return dataclasses.replace(d, code=d.code if d.code == "unknown-code" else CODE)
+    return dataclasses.replace(d, code=d.code if d.code in ("unknown-code", "code-not-tunable")
+                               else CODE)
 
 
 @functools.cache
@@ -113,7 +114,8 @@ def _at(data: Any, path: str) -> Any:
 def _codes(values: Any, path: str, c: Collector, bad: set[str]) -> frozenset[str]:
     out = set()
     for i, code in enumerate(values if isinstance(values, list) else []):
-        if isinstance(code, str) and f"{path}[{i}]" not in bad and _known(code, f"{path}[{i}]", c):
+        if isinstance(code, str) and f"{path}[{i}]" not in bad and _known(code, f"{path}[{i}]", c) \
+                and _tunable(code, f"{path}[{i}]", c, "ignored"):
             out.add(code)
     return frozenset(out)
 
@@ -122,7 +124,8 @@ def _severity(values: Any, path: str, c: Collector, bad: set[str]) -> tuple[tupl
     out = []
     for code, level in (values.items() if isinstance(values, dict) else ()):
         at = child(path, code)
-        if at not in bad and (at + "#key") not in bad and _known(code, at, c, key=True):
+        if at not in bad and (at + "#key") not in bad and _known(code, at, c, key=True) and (
+                level != "warning" or _tunable(code, at, c, "made a warning", key=True)):
             out.append((code, level))
     return tuple(out)
 
@@ -138,6 +141,15 @@ def _known(code: str, path: str, c: Collector, key: bool = False) -> bool:
     suggest = len(c.items) < MAX_SUGGESTIONS
     c.error(path, f"unknown rule code {code!r}", (did_you_mean(code, RULES) if suggest else None)
             or "docs/rules.md lists the codes", key=key, code="unknown-code")
+    return False
+
+
+def _tunable(code: str, path: str, c: Collector, what: str, key: bool = False) -> bool:
+    if RULES[code].can_tune:
+        return True
+    c.error(path, f"{code} cannot be {what}: silencing it would send a different job than the "
+            "spec says, or none", "fix what it reports; docs/rules.md says which rules may be "
+            "ignored", key=key, code="code-not-tunable")
     return False
 
 
