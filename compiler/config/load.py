@@ -1,9 +1,12 @@
 """Find and read a spec's repo config: every problem a located error, never a traceback.
 
 From the spec's folder up to the repository's root (the folder holding `.git`, else the
-filesystem root; nothing above it is read), the first folder with a `trainspec.yaml` or a
-pyproject.toml with `[tool.trainspec]` holds the config; both in one folder is an error. A
-spec at a git revision (`diff BASE`) reads the config at that revision.
+filesystem root; nothing above it is read), each folder with a `trainspec.yaml` or a
+pyproject.toml with `[tool.trainspec]` holds a config; both in one folder is an error. The
+nearest config is the spec's config (ignore, severity, overrides, extensions, packaging);
+the `policy` of every one of them applies, so that a nested config can add guardrails but
+never drop the root's (compiler/policy.py combines them). A spec at a git revision
+(`diff BASE`) reads the configs at that revision.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from .. import source
 from ..diagnostics import Diagnostic, Position
 from ..packaging.tree import FILE, Files, GitFiles, GitRepo
 from .check import CODE, parse_pyproject, parse_yaml
-from .model import NONE, Config
+from .model import NONE, Config, Policy
 
 FILE_NAME = "trainspec.yaml"
 PYPROJECT = "pyproject.toml"
@@ -30,11 +33,24 @@ PYPROJECT = "pyproject.toml"
 @dataclass(frozen=True)
 class Found:
     """A spec's config, the spec's path relative to the config's folder (posix; what
-    `overrides` paths match), and the config's problems."""
+    `overrides` paths match), the problems of every config found, and the policy of each
+    config found with the file that sets it, the repository's root first."""
 
     config: Config = NONE
     spec: str = ""
     problems: tuple[Diagnostic, ...] = ()
+    policies: tuple[tuple[Policy, str], ...] = ()
+
+
+def _found(layers: list[Found]) -> Found:
+    """The nearest config (`layers[0]`, one Found per folder with a config, nearest first)
+    with the problems and policies of all of them."""
+    if not layers:
+        return Found()
+    return dataclasses.replace(
+        layers[0], problems=tuple(d for layer in layers for d in layer.problems),
+        policies=tuple((layer.config.policy, layer.config.file) for layer in reversed(layers)
+                       if layer.config.file))
 
 
 def find(spec_file: str, files: Files | None = None) -> Found:
@@ -49,6 +65,7 @@ def find(spec_file: str, files: Files | None = None) -> Found:
         return Found()
     else:
         start = os.path.dirname(os.path.join(base, spec_file))
+    layers = []
     for folder in folders_up(start):
         yaml_path, toml_path = os.path.join(folder, FILE_NAME), os.path.join(folder, PYPROJECT)
         has_yaml = os.path.lexists(yaml_path)
@@ -58,12 +75,13 @@ def find(spec_file: str, files: Files | None = None) -> Found:
                 os.path.relpath(os.path.join(base, spec_file), folder).replace(os.sep, "/")
             shown = source.shown(os.path.relpath(yaml_path, base))
             if has_yaml and toml is not None:
-                return Found(NONE, spec, (_both(shown, toml[0].file),))
-            config, problems = _fs_yaml(yaml_path, base) if has_yaml else toml
-            return Found(dataclasses.replace(config, folder=folder), spec, problems)
+                layers.append(Found(NONE, spec, (_both(shown, toml[0].file),)))
+            else:
+                config, problems = _fs_yaml(yaml_path, base) if has_yaml else toml
+                layers.append(Found(dataclasses.replace(config, folder=folder), spec, problems))
         if os.path.lexists(os.path.join(folder, ".git")):
             break
-    return Found()
+    return _found(layers)
 
 
 def folders_up(folder: str) -> Iterator[str]:
@@ -135,6 +153,7 @@ def _find_git(spec_file: str, files: GitFiles) -> Found:
     if folder.startswith(".."):
         return Found()
     repo, cache = files.whole, _GIT_CACHE.setdefault(files.whole, {})
+    layers = []
     while True:
         yaml_path, toml_path = posixpath.join(folder, FILE_NAME), posixpath.join(folder, PYPROJECT)
         has_yaml = repo.entry(yaml_path) is not None
@@ -143,12 +162,13 @@ def _find_git(spec_file: str, files: GitFiles) -> Found:
         if has_yaml or toml is not None:
             spec = posixpath.relpath(spec_file, folder or ".")
             if has_yaml and toml is not None:
-                return Found(NONE, spec, (_both(repo.shown(yaml_path), toml[0].file),))
-            config, problems = _git_read(repo, yaml_path, cache, parse_yaml) if has_yaml \
-                else toml  # type: ignore[misc]
-            return Found(dataclasses.replace(config, folder=folder), spec, problems)
+                layers.append(Found(NONE, spec, (_both(repo.shown(yaml_path), toml[0].file),)))
+            else:
+                config, problems = _git_read(repo, yaml_path, cache, parse_yaml) if has_yaml \
+                    else toml  # type: ignore[misc]
+                layers.append(Found(dataclasses.replace(config, folder=folder), spec, problems))
         if not folder:
-            return Found()
+            return _found(layers)
         folder = posixpath.dirname(folder)
 
 

@@ -1,0 +1,116 @@
+"""Nested repo configs (docs/config.md "Where it is"): the policy of every config from the
+repository's root to the spec's folder applies, everything else is the nearest config's."""
+
+from __future__ import annotations
+
+import pytest
+from files import write
+from test_config import LABEL_ERROR, LABEL_POLICY, SPEC, lines, repo, run
+
+__all__ = ["repo"]  # the fixture, shared with test_config.py
+
+SUB = "specs/sub/train.yaml"
+
+
+def sub_error(line: str) -> str:
+    return line.replace("specs/train.yaml", SUB)
+
+
+def test_an_empty_nested_config_keeps_the_roots_policy(repo):
+    write(repo, {"trainspec.yaml": LABEL_POLICY, "specs/sub/trainspec.yaml": "", SUB: SPEC})
+    code, _, err = run("validate", SUB)
+    assert code == 1 and lines(err) == [sub_error(LABEL_ERROR)]
+
+
+def test_a_nested_config_adds_rules_and_each_error_names_its_file(repo):
+    write(repo, {"trainspec.yaml": LABEL_POLICY,
+                 "specs/sub/trainspec.yaml": "policy:\n  requiredLabels: [owner]\n", SUB: SPEC})
+    code, _, err = run("validate", SUB)
+    assert code == 1 and lines(err) == [
+        sub_error(LABEL_ERROR),
+        f"{SUB}:5:11: error: $.metadata.labels: label 'owner' is required (policy.requiredLabels"
+        " in specs/sub/trainspec.yaml) (add it under metadata.labels) [policy-label]"]
+
+
+@pytest.mark.parametrize("root, nested, expected", [
+    # The lists allowed intersect: the nested config cannot widen the root's.
+    ("allowedRegions: [europe-west4]", "allowedRegions: [us-central1, europe-west4]",
+     "error: $.spec.region: region 'us-central1' is not allowed (policy.allowedRegions in "
+     "trainspec.yaml) (allowed: europe-west4) [policy-region]"),
+    ("allowedRegions: [us-central1, europe-west4]", "allowedRegions: [europe-west4]",
+     "error: $.spec.region: region 'us-central1' is not allowed (policy.allowedRegions in "
+     "specs/sub/trainspec.yaml) (allowed: europe-west4) [policy-region]"),
+    ("allowedRegistries: [gcr.io/]", "allowedRegistries: [us-docker.pkg.dev/]",
+     "error: $.spec.container.image: image 'us-docker.pkg.dev/acme-ml-prod/trainers/resnet:"
+     "1.4.2' is not from an allowed registry (policy.allowedRegistries in trainspec.yaml) "
+     "(allowed: gcr.io/) [policy-registry]"),
+    # The maxima take the least, wherever it is set.
+    ("maxTimeout: 1d", "maxTimeout: 30d",
+     "error: $.spec.scheduling.timeout: timeout 2d is over policy.maxTimeout 1d in "
+     "trainspec.yaml [policy-timeout]"),
+    ("maxTimeout: 30d", "maxTimeout: 1d",
+     "error: $.spec.scheduling.timeout: timeout 2d is over policy.maxTimeout 1d in "
+     "specs/sub/trainspec.yaml [policy-timeout]"),
+    # A requirement set anywhere holds.
+    ("requireEncryptionKey: true", "requireEncryptionKey: false",
+     "error: $.spec.encryptionKey: no spec.encryptionKey: a customer-managed key (CMEK) is "
+     "required (policy.requireEncryptionKey in trainspec.yaml) (set spec.encryptionKey: "
+     "projects/P/locations/R/keyRings/K/cryptoKeys/C) [policy-encryption-key]"),
+])
+def test_a_nested_config_only_tightens(repo, root, nested, expected):
+    write(repo, {"trainspec.yaml": f"policy:\n  {root}\n",
+                 "specs/sub/trainspec.yaml": f"policy:\n  {nested}\n",
+                 SUB: SPEC + "  scheduling: {timeout: 2d}\n"})
+    code, _, err = run("validate", SUB)
+    assert code == 1 and [line.split(": ", 1)[1] for line in lines(err)] == [expected]
+
+
+def test_the_allowed_regions_in_common_may_be_none(repo):
+    write(repo, {"trainspec.yaml": "policy:\n  allowedRegions: [us-central1]\n",
+                 "specs/sub/trainspec.yaml": "policy:\n  allowedRegions: [europe-west4]\n",
+                 SUB: SPEC})
+    assert lines(run("validate", SUB)[2]) == [
+        f"{SUB}:8:11: error: $.spec.region: region 'us-central1' is not allowed (policy."
+        "allowedRegions in specs/sub/trainspec.yaml) (allowed: none (the configs' "
+        "allowedRegions have no region in common)) [policy-region]"]
+
+
+def test_only_the_policy_is_inherited(repo):
+    # The root's severity does not reach specs under a nested config; its policy does.
+    write(repo, {"trainspec.yaml": LABEL_POLICY + "severity: {policy-label: warning}\n",
+                 "specs/sub/trainspec.yaml": "ignore: []\n", SUB: SPEC})
+    assert lines(run("validate", SUB)[2]) == [sub_error(LABEL_ERROR)]
+    assert run("validate", "specs/train.yaml")[0] == 0  # warned under the root's config
+
+
+def test_an_outer_configs_mistake_is_reported_for_a_nested_spec(repo):
+    write(repo, {"trainspec.yaml": "policy:\n  maxTimout: 1d\n",
+                 "specs/sub/trainspec.yaml": "", SUB: SPEC})
+    code, _, err = run("validate", SUB)
+    assert code == 1 and lines(err) == [
+        "trainspec.yaml:2:3: error: $.policy.maxTimout: unknown key 'maxTimout' (did you mean "
+        "'maxTimeout'?) [repo-config]"]
+
+
+def test_pyproject_and_yaml_layers_combine(repo):
+    write(repo, {"pyproject.toml": '[tool.trainspec.policy]\nrequiredLabels = ["cost-center"]\n',
+                 "specs/sub/trainspec.yaml": "", SUB: SPEC})
+    assert lines(run("validate", SUB)[2]) == [
+        sub_error(LABEL_ERROR).replace("in trainspec.yaml", "in pyproject.toml")]
+
+
+# -- policy.maxTimeout without a timeout (issue 9 review) -------------------------------------
+
+def test_no_timeout_is_fine_when_the_apis_default_is_within_the_max(repo):
+    write(repo, {"trainspec.yaml": "policy:\n  maxTimeout: 30d\n"})
+    assert run("validate", "specs") == (0, "", "1 spec(s) checked, 0 with errors\n")
+    write(repo, {"trainspec.yaml": "policy:\n  maxTimeout: 7d\n"})
+    assert run("validate", "specs")[0] == 0
+
+
+@pytest.mark.parametrize("timeout", ["0s", "999999999999s", "1.5ns"])
+def test_a_refused_timeout_is_not_also_a_missing_one(repo, timeout):
+    write(repo, {"trainspec.yaml": "policy:\n  maxTimeout: 1d\n",
+                 "specs/train.yaml": SPEC + f"  scheduling: {{timeout: {timeout}}}\n"})
+    code, _, err = run("validate", "specs")
+    assert code == 1 and "policy-timeout" not in err and "no scheduling.timeout" not in err
