@@ -3,6 +3,8 @@ repository's root to the spec's folder applies, everything else is the nearest c
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from files import write
 from test_config import LABEL_ERROR, LABEL_POLICY, SPEC, lines, repo, run
@@ -114,3 +116,41 @@ def test_a_refused_timeout_is_not_also_a_missing_one(repo, timeout):
                  "specs/train.yaml": SPEC + f"  scheduling: {{timeout: {timeout}}}\n"})
     code, _, err = run("validate", "specs")
     assert code == 1 and "policy-timeout" not in err and "no scheduling.timeout" not in err
+
+
+# -- pyproject.toml: dotted keys, inline tables, links (issue 9 review) -----------------------
+
+@pytest.mark.parametrize("text, where", [
+    ('tool.trainspec.ignore = ["zzz"]\n', "pyproject.toml:1:25"),
+    ('[tool]\ntrainspec.ignore = ["zzz"]\n', "pyproject.toml:2:20"),
+    ('[tool]\ntrainspec = {ignore = ["zzz"]}\n', "pyproject.toml:2:1"),
+    ('tool = {trainspec = {ignore = ["zzz"]}}\n', "pyproject.toml:1:1"),
+])
+def test_a_dotted_key_or_inline_table_error_is_located(repo, text, where):
+    write(repo, {"pyproject.toml": text})
+    code, _, err = run("validate", "specs")
+    assert code == 1 and lines(err) == [
+        f"{where}: error: $.ignore[0]: unknown rule code 'zzz' (docs/rules.md lists the "
+        "codes) [unknown-code]"]
+
+
+@pytest.mark.parametrize("text", [
+    'tool.trainspec.ignore = [\n',
+    '[tool]\nruff = {line-length = 99}\ntrainspec.ignore = [\n',
+    '[tool]\ntrainspec = {ignore = [\n',
+])
+def test_a_broken_pyproject_with_a_dotted_trainspec_key_is_an_error(repo, text):
+    write(repo, {"pyproject.toml": text})
+    code, _, err = run("validate", "specs")
+    assert code == 1 and lines(err)[0].startswith("pyproject.toml:") and "invalid TOML" in err
+
+
+def test_a_linked_pyproject_is_refused_unread_like_a_linked_trainspec_yaml(repo, tmp_path):
+    (tmp_path / "elsewhere.toml").write_text('[tool.trainspec]\nignore = ["policy-label"]\n')
+    os.symlink(tmp_path / "elsewhere.toml", repo / "pyproject.toml")
+    code, _, err = run("validate", "specs")
+    assert code == 1 and lines(err) == [
+        "pyproject.toml:1:1: error: $: a symbolic link: the repo config is a regular file "
+        "(trainspec cannot tell whether it has [tool.trainspec]) [repo-config]"]
+    write(repo, {"trainspec.yaml": LABEL_POLICY})  # beside a trainspec.yaml: not "two configs"
+    assert lines(run("validate", "specs")[2]) == [lines(err)[0], LABEL_ERROR]
