@@ -7,7 +7,7 @@ import os
 
 import pytest
 from files import write
-from test_config import LABEL_ERROR, LABEL_POLICY, SPEC, lines, repo, run
+from test_config import EXTENSION, LABEL_ERROR, LABEL_POLICY, NEW_HARDWARE, SPEC, lines, repo, run
 
 __all__ = ["repo"]  # the fixture, shared with test_config.py
 
@@ -154,3 +154,28 @@ def test_a_linked_pyproject_is_refused_unread_like_a_linked_trainspec_yaml(repo,
         "(trainspec cannot tell whether it has [tool.trainspec]) [repo-config]"]
     write(repo, {"trainspec.yaml": LABEL_POLICY})  # beside a trainspec.yaml: not "two configs"
     assert lines(run("validate", "specs")[2]) == [lines(err)[0], LABEL_ERROR]
+
+
+# -- catalog extensions on ai-platform (issue 9 review) ---------------------------------------
+
+ML = "spec:\n  platform: ai-platform\n"
+
+
+def test_an_accelerator_outside_ml_v1s_closed_enum_stays_refused_even_if_listed(repo):
+    write(repo, {"specs/train.yaml": NEW_HARDWARE.replace("spec:\n", ML),
+                 "trainspec.yaml": EXTENSION})
+    code, _, err = run("validate", "specs")
+    assert code == 1 and lines(err) == [
+        "specs/train.yaml:13:61: error: $.spec.pools.chief.accelerator.type: NVIDIA_B300 is not "
+        "available on ai-platform [accelerator-type]"]
+
+
+def test_on_ai_platform_a_listed_known_accelerator_silences_the_old_region_table(repo):
+    spec = SPEC.replace("us-central1", "asia-east1").replace("spec:\n", ML)
+    write(repo, {"specs/train.yaml": spec})
+    assert "[ml-region-accelerator]" in run("validate", "specs")[2]
+    write(repo, {"trainspec.yaml": "extraAccelerators:\n  asia-east1: [NVIDIA_TESLA_T4]\n"})
+    code, out, err = run("explain", "specs/train.yaml")
+    assert code == 0 and "warning" not in err
+    assert ("$.spec.pools.chief.accelerator.type: NVIDIA_TESLA_T4 in asia-east1 "
+            "(extraAccelerators in trainspec.yaml)") in out
