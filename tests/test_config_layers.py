@@ -1,13 +1,19 @@
-"""Nested repo configs (docs/config.md "Where it is"): the policy of every config from the
-repository's root to the spec's folder applies, everything else is the nearest config's."""
+"""The repo config, continued from test_config.py: nested configs (the policy of every config
+from the repository's root to the spec's folder applies, everything else is the nearest
+config's), policy.maxTimeout without a timeout, pyproject.toml's dotted keys, inline tables and
+links, and catalog extensions on ai-platform."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 from files import write
 from test_config import EXTENSION, LABEL_ERROR, LABEL_POLICY, NEW_HARDWARE, SPEC, lines, repo, run
+
+from compiler.config import load
+from compiler.packaging.tree import GitFiles
 
 __all__ = ["repo"]  # the fixture, shared with test_config.py
 
@@ -179,3 +185,16 @@ def test_on_ai_platform_a_listed_known_accelerator_silences_the_old_region_table
     assert code == 0 and "warning" not in err
     assert ("$.spec.pools.chief.accelerator.type: NVIDIA_TESLA_T4 in asia-east1 "
             "(extraAccelerators in trainspec.yaml)") in out
+
+
+def test_at_a_git_revision_every_configs_policy_applies_too(tmp_path):
+    write(tmp_path, {"trainspec.yaml": LABEL_POLICY, "specs/sub/trainspec.yaml": "",
+                     SUB: SPEC})
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "c"]):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, env=env)
+    found = load.find(SUB, GitFiles(tmp_path, "HEAD"))
+    assert found.config.file.endswith("specs/sub/trainspec.yaml")
+    assert [(p.required_labels, file.rsplit(":", 1)[-1]) for p, file in found.policies] == [
+        (("cost-center",), "trainspec.yaml"), ((), "specs/sub/trainspec.yaml")]
