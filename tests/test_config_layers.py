@@ -187,14 +187,30 @@ def test_on_ai_platform_a_listed_known_accelerator_silences_the_old_region_table
             "(extraAccelerators in trainspec.yaml)") in out
 
 
-def test_at_a_git_revision_every_configs_policy_applies_too(tmp_path):
-    write(tmp_path, {"trainspec.yaml": LABEL_POLICY, "specs/sub/trainspec.yaml": "",
-                     SUB: SPEC})
+def _commit(root) -> None:
+    """`root` as a git repository with everything in it committed."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "c"]):
-        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, env=env)
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=env)
+
+
+def test_at_a_git_revision_every_configs_policy_applies_too(tmp_path):
+    write(tmp_path, {"trainspec.yaml": LABEL_POLICY, "specs/sub/trainspec.yaml": "",
+                     SUB: SPEC})
+    _commit(tmp_path)
     found = load.find(SUB, GitFiles(tmp_path, "HEAD"))
     assert found.config.file.endswith("specs/sub/trainspec.yaml")
     assert [(p.required_labels, file.rsplit(":", 1)[-1]) for p, file in found.policies] == [
         (("cost-center",), "trainspec.yaml"), ((), "specs/sub/trainspec.yaml")]
+
+
+def test_at_a_git_revision_a_linked_pyproject_is_refused_too(tmp_path):
+    (tmp_path / "elsewhere.toml").write_text('[tool.trainspec]\nignore = ["policy-label"]\n')
+    os.symlink("elsewhere.toml", tmp_path / "pyproject.toml")
+    write(tmp_path, {"specs/train.yaml": SPEC})
+    _commit(tmp_path)
+    found = load.find("specs/train.yaml", GitFiles(tmp_path, "HEAD"))
+    assert [(d.message, d.hint) for d in found.problems] == [
+        ("not a regular file of at most 1 MiB",
+         "trainspec cannot tell whether it has [tool.trainspec]")]
