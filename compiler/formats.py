@@ -1,12 +1,14 @@
 """Diagnostics for CI: SARIF 2.1.0 (GitHub code scanning) and GitHub workflow commands.
 
-`validate --format sarif` writes one SARIF log whose rules are the registry (compiler/rules.py);
+`validate --format sarif` writes one SARIF log whose rules are the registry (compiler/rules.yaml, loaded by
+compiler/rules.py);
 `--format github` prints `::error file=…,line=…,col=…,title=CODE::message` lines, which GitHub
 Actions shows as annotations on the pull request's files.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from pathlib import PurePosixPath
@@ -24,18 +26,26 @@ UNCODED = Rule("trainspec", "error", "a problem trainspec reports without a rule
                "trainspec")
 
 
-def repo_root(start: str = ".") -> str:
-    """The folder holding `.git` at or above `start` (else `start`): SARIF paths are relative to
-    it, as GitHub code scanning expects."""
-    here = os.path.abspath(start)
-    return next((f for f in folders_up(here) if os.path.lexists(os.path.join(f, ".git"))), here)
+@functools.lru_cache(maxsize=256)
+def _root(folder: str) -> str | None:
+    """The folder holding `.git` at or above `folder` (absolute), None if there is none."""
+    return next((f for f in folders_up(folder) if os.path.lexists(os.path.join(f, ".git"))),
+                None)
 
 
-def _relative(file: str, root: str) -> str | None:
-    """`file` relative to `root`, with '/'; None for <stdin> (no file to point at)."""
+def _relative(file: str, root: str | None = None) -> str | None:
+    """`file` with '/', relative to `root` when given and `file` is under it, else to the
+    root of the repository holding it (code scanning and annotations point into a checkout),
+    else as given; None for <stdin> (no file to point at)."""
     if file.startswith("<"):
         return None
-    return PurePosixPath(*os.path.relpath(os.path.abspath(file), root).split(os.sep)).as_posix()
+    path = os.path.abspath(file)
+    for base in (root, _root(os.path.dirname(path))):
+        if base is not None:
+            relative = os.path.relpath(path, os.path.abspath(base))
+            if relative != ".." and not relative.startswith(".." + os.sep):
+                return PurePosixPath(*relative.split(os.sep)).as_posix()
+    return file.replace(os.sep, "/")
 
 
 def _text(d: Diagnostic) -> str:
@@ -55,8 +65,8 @@ def _rule(rule: Rule) -> dict:
 
 
 def sarif(diagnostics: Iterable[Diagnostic], root: str | None = None) -> dict:
-    """A SARIF 2.1.0 log of `diagnostics`, paths relative to `root` (default: repo_root())."""
-    root = root or repo_root()
+    """A SARIF 2.1.0 log of `diagnostics`, each path relative to `root` if given, else to the
+    root of the repository holding its file."""
     items = sorted(diagnostics, key=sort_key)
     rules = dict(RULES)
     if any(d.code is None or d.code not in RULES for d in items):
@@ -99,8 +109,9 @@ def _property(text: str) -> str:
 
 def github(diagnostics: Iterable[Diagnostic], root: str | None = None) -> str:
     """One `::error …::message` / `::warning …::message` line per diagnostic, files relative
-    to `root` (default: repo_root(), where GitHub Actions checks the repository out)."""
-    root = root or repo_root()
+    to `root` (default: $GITHUB_WORKSPACE, where GitHub Actions checks the repository out;
+    a file outside it, or without it, relative to the root of the repository holding it)."""
+    root = root or os.environ.get("GITHUB_WORKSPACE") or None
     lines = []
     for d in sorted(diagnostics, key=sort_key):
         props = []

@@ -36,18 +36,15 @@ from . import fields, pipeline
 from .diagnostics import format_text
 from .model import Container, EnvVar, Job, Pool, PythonPackage
 from .normalize import Options
-from .roles import ROLES
+from .roles import BY_NAME, CHIEF, ROLES
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 PLACEHOLDER_BUCKET = "trainspec-local-run"  # nothing is uploaded: any valid name will do
 AIP_DIRS = (("AIP_MODEL_DIR", "model"), ("AIP_CHECKPOINT_DIR", "checkpoints"),
             ("AIP_TENSORBOARD_LOG_DIR", "logs"))
 CONTAINER_AIP_ROOT = "/tmp/trainspec-outputs"
-# Pool roles (compiler/roles.py): Vertex's workerpoolN, and TF_CONFIG's task types ([DIST];
-# evaluators are never in TF_CONFIG's cluster). AI Platform's primary is "master" unless
-# useChiefInTfConfig.
+# Pool roles (compiler/roles.py): Vertex's workerpoolN, and TF_CONFIG's task types ([DIST]).
 POOL_INDEX = {r.name: r.pool for r in ROLES}
-TF_TYPE = {r.name: r.tf_type for r in ROLES}
 FIRST_PORT = 2222
 
 
@@ -62,7 +59,7 @@ def secret_variable(key: str) -> str:
 def cluster_env(job: Job, role: str, body: dict) -> dict[str, str]:
     """CLUSTER_SPEC and TF_CONFIG as the chosen pool's first replica gets them, with local
     addresses (127.0.0.1, one port per replica)."""
-    pools = job.pools or {"chief": None}
+    pools = job.pools or {CHIEF.name: None}
     hosts: dict[str, list[str]] = {}
     port = FIRST_PORT
     for name in POOL_INDEX:
@@ -71,7 +68,6 @@ def cluster_env(job: Job, role: str, body: dict) -> dict[str, str]:
             hosts[name] = [f"127.0.0.1:{port + i}" for i in range(count)]
             port += count
     out: dict[str, str] = {}
-    primary = "chief"
     if job.platform == "vertex":
         task = job.pools[role].task if role in job.pools else None
         spec = {"python_module": task.module if isinstance(task, PythonPackage) else "",
@@ -84,11 +80,11 @@ def cluster_env(job: Job, role: str, body: dict) -> dict[str, str]:
             "job": json.dumps(spec)})
         if sum(len(h) for h in hosts.values()) <= 1:
             return out  # TF_CONFIG is set for distributed jobs only
-    elif not job.ai_platform.get("useChiefInTfConfig"):
-        primary = "master"
-    names = {**TF_TYPE, "chief": primary}
+    # AI Platform names the chief "master" in TF_CONFIG unless useChiefInTfConfig.
+    ml_names = job.platform != "vertex" and not job.ai_platform.get("useChiefInTfConfig")
+    names = {r.name: r.ml_tf_type if ml_names else r.tf_type for r in ROLES}
     out["TF_CONFIG"] = json.dumps({
-        "cluster": {names[n]: h for n, h in hosts.items() if n != "evaluator"},
+        "cluster": {names[n]: h for n, h in hosts.items() if BY_NAME[n].in_tf_cluster},
         "task": {"type": names[role], "index": 0},
         "environment": "cloud",
         "job": body.get("jobSpec") or body.get("trainingInput") or {}})
@@ -133,8 +129,8 @@ def docker_command(job: Job, pool: Pool, env: dict[str, str], secrets: list[str]
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC", help="a spec with python.source (or a container)")
-    p.add_argument("--pool", default="chief", choices=tuple(POOL_INDEX),
-                   help="the pool whose replica to run (default: chief)")
+    p.add_argument("--pool", default=CHIEF.name, choices=tuple(POOL_INDEX),
+                   help=f"the pool whose replica to run (default: {CHIEF.name})")
     p.add_argument("--output", metavar="DIR", help="folder for AIP_MODEL_DIR etc. (default: a "
                    "new temporary folder, kept and printed)")
 

@@ -65,7 +65,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
                                        repo.config.packaging)
     target = TARGETS[job.platform]
     targets.prepare(target, job, c, today)
-    policy.check(job, repo.config.policy, repo.config.file, c)
+    policy.check(job, repo.policies, c)
     result.job = job
     result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
     # A value the schema already refused is not reported again by the semantic rules, except

@@ -8,6 +8,7 @@ a machine's implied GPUs).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 from . import fields
@@ -20,48 +21,96 @@ from .roles import CHIEF
 
 API_DEFAULT_TIMEOUT = Decimal(7 * 24 * 3600)  # both APIs stop a job after 7 days by default
 
+TIMEOUT = "$.spec.scheduling.timeout"
+Layers = Sequence[tuple[Policy, str]]
 
-def check(job: Job, policy: Policy, source: str, c: Collector) -> None:
-    """Report into `c` each rule of `policy` (from config file `source`) that `job` breaks."""
-    where = f"in {source}"
-    missing = [key for key in policy.required_labels if key not in job.labels]
-    for key in missing:
-        c.error("$.metadata.labels", f"label {key!r} is required (policy.requiredLabels {where})",
-                "add it under metadata.labels", code="policy-label")
-    if policy.allowed_regions is not None and job.region \
-            and job.region not in policy.allowed_regions:
-        c.error("$.spec.region", f"region {job.region!r} is not allowed (policy.allowedRegions "
-                f"{where})", "allowed: " + ", ".join(policy.allowed_regions),
-                code="policy-region")
-    if policy.allowed_registries is not None:
-        for path, image in _images(job):
-            if not any(_from(image, prefix) for prefix in policy.allowed_registries):
-                c.error(path, f"image {image!r} is not from an allowed registry "
-                        f"(policy.allowedRegistries {where})",
-                        "allowed: " + ", ".join(policy.allowed_registries), code="policy-registry")
-    if policy.max_accelerators is not None:
-        _accelerators(job, policy.max_accelerators, where, c)
-    if policy.max_timeout is not None:
-        timeout = job.get(fields.TIMEOUT_ROW)
-        if timeout is None:
-            c.error("$.spec.scheduling.timeout", f"no scheduling.timeout: the API's default, "
-                    f"{human(API_DEFAULT_TIMEOUT)}, is over policy.maxTimeout "
-                    f"{policy.max_timeout_text} {where}", f"set spec.scheduling.timeout, at "
-                    f"most {policy.max_timeout_text}", code="policy-timeout")
-        elif timeout > policy.max_timeout:
-            c.error("$.spec.scheduling.timeout", f"timeout {human(timeout)} is over "
-                    f"policy.maxTimeout {policy.max_timeout_text} {where}",
-                    code="policy-timeout")
-    if policy.require_encryption_key and not job.get(fields.ENCRYPTION_KEY):
+
+def check(job: Job, layers: Layers, c: Collector) -> None:
+    """Report into `c` each rule that `job` breaks, of the (policy, config file) `layers`
+    (every config from the repository's root to the spec's folder, load.py): all of them
+    apply, so a nested config adds rules or tightens them and never drops one. The lists
+    allowed intersect, the maxima take the least, the requirements add up; each error names
+    the config that set the rule broken."""
+    labels: dict[str, str] = {}
+    for policy, source in layers:
+        for key in policy.required_labels:
+            labels.setdefault(key, source)
+    for key, source in labels.items():
+        if key not in job.labels:
+            c.error("$.metadata.labels", f"label {key!r} is required (policy.requiredLabels "
+                    f"in {source})", "add it under metadata.labels", code="policy-label")
+    _region(job, layers, c)
+    _registries(job, layers, c)
+    most = _least(layers, "max_accelerators")
+    if most is not None:
+        _accelerators(job, most[0].max_accelerators, f"in {most[1]}", c)  # type: ignore[arg-type]
+    longest = _least(layers, "max_timeout")
+    if longest is not None:
+        _timeout(job, *longest, c)
+    key_by = next((source for policy, source in layers if policy.require_encryption_key), None)
+    if key_by is not None and not job.get(fields.ENCRYPTION_KEY):
         c.error("$.spec.encryptionKey", f"no spec.encryptionKey: a customer-managed key (CMEK) "
-                f"is required (policy.requireEncryptionKey {where})",
+                f"is required (policy.requireEncryptionKey in {key_by})",
                 "set spec.encryptionKey: projects/P/locations/R/keyRings/K/cryptoKeys/C",
                 code="policy-encryption-key")
+    spot_by = next((source for policy, source in layers if policy.require_spot_workers), None)
     workers = [p for p in job.pools.values() if p.role != CHIEF.name]
-    if policy.require_spot_workers and workers and job.get(fields.STRATEGY) != "SPOT":
+    if spot_by is not None and workers and job.get(fields.STRATEGY) != "SPOT":
         c.error("$.spec.scheduling.strategy", f"a job with {workers[0].role} replicas must run "
-                f"on Spot VMs (policy.requireSpotWorkers {where})",
+                f"on Spot VMs (policy.requireSpotWorkers in {spot_by})",
                 "set spec.scheduling.strategy: SPOT", code="policy-spot")
+
+
+def _least(layers: Layers, name: str) -> tuple[Policy, str] | None:
+    """The layer setting the least `name` (the outermost of equals), None if none sets it."""
+    found = None
+    for policy, source in layers:
+        value = getattr(policy, name)
+        if value is not None and (found is None or value < getattr(found[0], name)):
+            found = (policy, source)
+    return found
+
+
+def _region(job: Job, layers: Layers, c: Collector) -> None:
+    lists = [(policy.allowed_regions, source) for policy, source in layers
+             if policy.allowed_regions is not None]
+    refused_by = next((source for allowed, source in lists if job.region not in allowed), None)
+    if not job.region or refused_by is None:
+        return
+    allowed = [r for r in lists[0][0] if all(r in other for other, _ in lists)]
+    c.error("$.spec.region", f"region {job.region!r} is not allowed (policy.allowedRegions "
+            f"in {refused_by})", "allowed: " + (", ".join(allowed) or "none (the configs' "
+                                                "allowedRegions have no region in common)"),
+            code="policy-region")
+
+
+def _registries(job: Job, layers: Layers, c: Collector) -> None:
+    lists = [(policy.allowed_registries, source) for policy, source in layers
+             if policy.allowed_registries is not None]
+    for path, image in _images(job):
+        for allowed, source in lists:
+            if not any(_from(image, prefix) for prefix in allowed):
+                c.error(path, f"image {image!r} is not from an allowed registry "
+                        f"(policy.allowedRegistries in {source})", "allowed: " + ", ".join(
+                            allowed), code="policy-registry")
+                break  # one error per image: the outermost config refusing it
+
+
+def _timeout(job: Job, policy: Policy, source: str, c: Collector) -> None:
+    """A timeout over the max; no timeout only when the API's default is over it. A timeout
+    written but refused by another rule (`0s`, out of range) is that rule's error alone."""
+    timeout = job.get(fields.TIMEOUT_ROW)
+    limit = policy.max_timeout
+    if timeout is None:
+        if TIMEOUT not in c.positions and API_DEFAULT_TIMEOUT > limit:  # type: ignore[operator]
+            c.error(TIMEOUT, f"no scheduling.timeout: the API's default, "
+                    f"{human(API_DEFAULT_TIMEOUT)}, is over policy.maxTimeout "
+                    f"{policy.max_timeout_text} in {source}", f"set spec.scheduling.timeout, "
+                    f"at most {policy.max_timeout_text}", code="policy-timeout")
+    elif timeout > limit:  # type: ignore[operator]
+        c.error(TIMEOUT, f"timeout {human(timeout)} is over "
+                f"policy.maxTimeout {policy.max_timeout_text} in {source}",
+                code="policy-timeout")
 
 
 def _from(image: str, prefix: str) -> bool:

@@ -23,7 +23,9 @@ class Role:
     gcloud: str | None  # gcloud ai-platform flag prefix (--PREFIX-machine-type); None: no flags
     ml_name: str  # what AI Platform calls it (explain's title on ai-platform)
     ml_task: str  # AI Platform's task name in logs (master-replica-0, ps-replica-1)
-    tf_type: str  # TF_CONFIG task type (AI Platform calls the chief "master" by default)
+    tf_type: str  # TF_CONFIG task type on Vertex (and AI Platform with useChiefInTfConfig)
+    ml_tf_type: str  # TF_CONFIG task type on AI Platform by default (the chief is "master")
+    in_tf_cluster: bool  # listed in TF_CONFIG's cluster (an evaluator never is, [DIST])
 
     def title(self, platform: str) -> str:
         """explain's name of the role on `platform`."""
@@ -31,13 +33,14 @@ class Role:
 
 
 ROLES: tuple[Role, ...] = (
-    Role("chief", 0, "masterType", None, "masterConfig", "master", "master", "master", "chief"),
+    Role("chief", 0, "masterType", None, "masterConfig", "master", "master", "master", "chief",
+         "master", True),
     Role("worker", 1, "workerType", "workerCount", "workerConfig", "worker", "worker", "worker",
-         "worker"),
+         "worker", "worker", True),
     Role("parameterServer", 2, "parameterServerType", "parameterServerCount",
-         "parameterServerConfig", "parameter-server", "parameter server", "ps", "ps"),
+         "parameterServerConfig", "parameter-server", "parameter server", "ps", "ps", "ps", True),
     Role("evaluator", 3, "evaluatorType", "evaluatorCount", "evaluatorConfig", None, "evaluator",
-         "evaluator", "evaluator"),
+         "evaluator", "evaluator", "evaluator", False),
 )
 CHIEF = ROLES[0]  # the primary replica: Vertex pool 0, the ml master; exactly one replica
 NAMES = tuple(r.name for r in ROLES)

@@ -373,6 +373,10 @@ TRIGGERS = {
     "import-args": lambda tmp: _ml_job(scaleTier="CUSTOM", masterType="n1-standard-4",
                                        masterConfig={"imageUri": "gcr.io/p/t:1",
                                                      "containerArgs": ["a"]}, args=["b"]),
+    # Reached by the corpus too, but the test must pass in a clone without ../shared/corpus.
+    "import-no-task": lambda tmp: _ml_job(scaleTier="BASIC"),
+    "import-no-region": lambda tmp: _import(json.dumps({"jobId": "j", "trainingInput": {
+        "scaleTier": "BASIC", "masterConfig": {"imageUri": "gcr.io/p/t:1"}}})),
     "import-own-flags": lambda tmp: decompile.import_gcloud(
         ["gcloud", "ai", "custom-jobs", "create"], ["--project", "p"]).diagnostics,
 }

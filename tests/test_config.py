@@ -234,8 +234,11 @@ def test_both_configs_in_one_folder_is_an_error(repo):
 
 
 def test_the_nearest_config_wins(repo):
-    write(repo, {"trainspec.yaml": LABEL_POLICY, "specs/trainspec.yaml": "ignore: []\n"})
-    assert run("validate", "specs/train.yaml")[0] == 0
+    # Its ignore/severity/overrides, not the root's (the root's policy still applies:
+    # tests/test_config_layers.py).
+    write(repo, {"trainspec.yaml": "ignore: [tensorboard-service-account]\n",
+                 "specs/trainspec.yaml": "ignore: []\n", "specs/train.yaml": WARNED})
+    assert "[tensorboard-service-account]" in run("validate", "specs/train.yaml")[2]
 
 
 def test_nothing_above_the_repository_root_is_read(repo):

@@ -180,3 +180,36 @@ def test_the_workflows_annotate_and_upload_sarif(path):
     assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
     assert upload["with"]["sarif_file"] == "trainspec.sarif"
     assert "always()" in upload["if"] or "!cancelled()" in upload["if"]
+
+
+def test_paths_are_relative_to_the_repository_holding_each_spec(repo, tmp_path, monkeypatch):
+    # The current folder is in another repository than the spec (issue 9 review).
+    other = tmp_path / "tools"
+    (other / ".git").mkdir(parents=True)
+    monkeypatch.chdir(other)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    spec = str(repo / "specs" / "a b.yaml")
+    _, out, _ = run("validate", spec, "--format", "sarif")
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(out)["runs"][0]["results"]}
+    assert uris == {"specs/a%20b.yaml"}
+    _, out, _ = run("validate", spec, "--format", "github")
+    assert all(line.startswith("::error file=specs/a b.yaml,") for line in out.splitlines())
+
+
+def test_github_paths_are_relative_to_the_workspace(repo, tmp_path, monkeypatch):
+    # A checkout whose repository root is not the workspace (actions/checkout `path:`).
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    _, out, _ = run("validate", ".", "--format", "github")
+    assert out.splitlines()[0].startswith("::error file=repo/specs/a b.yaml,line=3,")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "elsewhere"))  # outside it: the repo's
+    _, out, _ = run("validate", ".", "--format", "github")
+    assert out.splitlines()[0].startswith("::error file=specs/a b.yaml,line=3,")
+
+
+def test_a_spec_outside_any_repository_keeps_its_path_as_given(tmp_path, monkeypatch):
+    (tmp_path / "a.yaml").write_text(SPEC)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    d = Diagnostic("$.a", "m", file="a.yaml", position=Position(1, 1), code="policy-label")
+    assert formats.github([d]).startswith("::error file=a.yaml,line=1,col=1,")

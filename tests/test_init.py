@@ -191,6 +191,11 @@ def test_the_published_pre_commit_hook_runs_an_existing_command(monkeypatch):
     monkeypatch.chdir(ROOT)  # pre-commit runs hooks from the repository root
     specs = sorted(p.as_posix() for p in Path("specs").rglob("*.y*ml"))
     assert specs and all(re.search(hook["files"], p) for p in specs)
+    # A repo config changes every spec's result: the hook runs when one changes too.
+    configs = ["trainspec.yaml", "pyproject.toml", "specs/team/trainspec.yaml", "a/pyproject.toml"]
+    assert all(re.search(hook["files"], p) for p in configs)
+    assert not any(re.search(hook["files"], p) for p in ["README.md", "src/trainspec.yaml.bak",
+                                                         "src/app.py", "my-pyproject.toml"])
     assert run(*words, *hook["args"])[0] == 0
     local = yaml.safe_load((scaffold.TEMPLATES / "pre-commit-config.yaml").read_text())
     (mine,) = [h for repo in local["repos"] for h in repo["hooks"] if h["id"] == hook["id"]]

@@ -225,3 +225,20 @@ def test_ai_platform_tf_config_names_the_master(repo):
     tf = json.loads(env["TF_CONFIG"])
     assert tf["task"] == {"type": "master", "index": 0}
     assert list(tf["cluster"]) == ["master", "worker"]
+
+
+def test_tf_config_roles_come_from_the_role_table(repo):
+    """useChiefInTfConfig names the master chief; an evaluator runs but is in no cluster."""
+    spec = repo / "specs" / "probe.yaml"
+    spec.write_text(SPEC.replace("spec:\n", "spec:\n  platform: ai-platform\n  region: "
+                                 "us-central1\n  stagingBucket: gs://acme-staging\n  aiPlatform: "
+                                 "{useChiefInTfConfig: true}\n").replace(
+        "    executorImage: us-docker.pkg.dev/vertex-ai/training/ray-cpu.2-47.py311:latest\n",
+        "    runtimeVersion: '2.11'\n    pythonVersion: '3.7'\n").replace(
+        "  env:\n    MODE: fast\n    API_TOKEN: {secret: apiToken}\n", "").replace(
+        "    worker: {replicas: 2}\n", "    worker: {replicas: 2}\n    evaluator: {}\n"))
+    result = pipeline.compile_file("specs/probe.yaml")
+    assert result.ok, result.diagnostics
+    tf = json.loads(localrun.cluster_env(result.job, "evaluator", result.body)["TF_CONFIG"])
+    assert tf["task"] == {"type": "evaluator", "index": 0}
+    assert list(tf["cluster"]) == ["chief", "worker"]

@@ -3,6 +3,11 @@
 `extraRegions`, `extraMachineTypes` and `extraAccelerators: {REGION: [ENUM, ...]}` make the
 targets accept a value the catalog does not know, sent as written: with no catalog row there
 is nothing to check it against. `explain` lists each value accepted this way (`marks`).
+
+They are for Vertex AI, where Google launches hardware. AI Platform (ml v1) is deprecated: its
+accelerator enum is closed, so an accelerator it does not have stays refused even if listed;
+there a listed region, machine or (known) accelerator-in-region only silences the warnings of
+its old, partial tables (◐, facts §B.5, §B.8).
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ def marks(job: Job) -> list[str]:
             found.append(f"{pool.path}.machineType: {machine} (extraMachineTypes in "
                          f"{ext.source})")
         if accel and ext.has_accelerator(accel) and (
-                accel not in (accelerators.VERTEX_TYPES if vertex else accelerators.ML_TYPES)
+                (vertex and accel not in accelerators.VERTEX_TYPES)  # ml v1's enum is closed
                 or not _in_region(vertex, job.region or "", accel, pool.accelerator_count)):
             found.append(f"{pool.path}.accelerator.type: {accel} in {job.region} "
                          f"(extraAccelerators in {ext.source})")

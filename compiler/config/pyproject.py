@@ -1,8 +1,9 @@
 """`[tool.trainspec]` of a pyproject.toml: its data, and where each key is written.
 
 tomllib keeps no positions, so a small line scanner maps the section's keys to lines: table
-headers (`[tool.trainspec.policy]`, `[[tool.trainspec.overrides]]`) and `key = ` lines. A value
-spread over lines is located at its key; that is as close as a config error needs.
+headers (`[tool.trainspec.policy]`, `[[tool.trainspec.overrides]]`) and `key = ` lines, dotted
+ones too (`tool.trainspec.ignore = `). A value spread over lines, or inside an inline table, is
+located at its key; that is as close as a config error needs.
 """
 
 from __future__ import annotations
@@ -20,10 +21,20 @@ else:  # pragma: no cover - the 3.10 backport, a dependency there
     import tomli as tomllib
 
 SECTION = ("tool", "trainspec")
+_PART = r"""(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)"""
+_PARTS = re.compile(_PART)
 _HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([^\]]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$")
-_KEY = re.compile(r"^[ \t]*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)[ \t]*=")
+_KEY = re.compile(rf"^[ \t]*({_PART}(?:[ \t]*\.[ \t]*{_PART})*)[ \t]*=")
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
-MENTIONS = re.compile(rb"^[ \t]*\[\[?[ \t]*tool[ \t]*\.[ \t]*trainspec[ \t]*[\].]", re.M)
+# A file that mentions [tool.trainspec], as a table header, a dotted key
+# (`tool.trainspec.ignore = `) or a key of a [tool] table (`trainspec = {...}`): if trainspec
+# cannot parse it, the error is trainspec's to report.
+MENTIONS = re.compile(
+    rb"^[ \t]*(?:\[\[?[ \t]*tool[ \t]*\.[ \t]*trainspec[ \t]*[\].]"
+    rb"|tool[ \t]*\.[ \t]*trainspec[ \t]*[.=]"
+    rb"|tool[ \t]*=[ \t]*\{[^\n]*\btrainspec\b"
+    rb"|\[[ \t]*tool[ \t]*\][^\n]*\n(?:(?![ \t]*\[\[?[ \t]*[A-Za-z0-9_\"'])[^\n]*\n)*?"
+    rb"[ \t]*trainspec[ \t]*[.=])", re.M)
 
 
 class TomlError(Exception):
@@ -54,32 +65,45 @@ def load(text: str) -> dict[str, Any] | None:
 
 def positions(text: str) -> dict[str, Position]:
     """JSON path (`$.policy.maxTimeout`, `$.overrides[1].paths`, with `#key` for a key's own
-    place) → where it is written, for the keys of [tool.trainspec]."""
+    place) → where it is written, for the keys of [tool.trainspec]: under its table headers,
+    or as dotted keys (`tool.trainspec.ignore = `, `trainspec.policy.maxTimeout = ` under
+    [tool]). An inline table's keys are located at the key holding it."""
     found: dict[str, Position] = {}
-    table: str | None = None  # the JSON path of the current table, None outside ours
+    table: list[str] = []  # the TOML path of the current table
+    here = "$"  # its JSON path, with array-of-tables indices
     arrays: dict[str, int] = {}
     for number, line in enumerate(text.split("\n"), 1):
         header = _HEADER.match(line)
         if header:
-            parts = [p.strip().strip("\"'") for p in header.group(2).split(".")]
-            table = None
-            if tuple(parts[:2]) == SECTION:
-                table = "$"
-                for part in parts[2:]:
-                    table = child(table, part)
+            table = _names(header.group(2))
+            here = "$"
+            if tuple(table[:2]) == SECTION:
+                for part in table[2:]:
+                    here = child(here, part)
                 if header.group(1) == "[[":
-                    arrays[table] = arrays.get(table, -1) + 1
-                    found.setdefault(table, Position(number, 1))
-                    table = f"{table}[{arrays[table]}]"
-                found.setdefault(table, Position(number, 1))
-                found.setdefault(table + "#key", Position(number, 1))
+                    arrays[here] = arrays.get(here, -1) + 1
+                    found.setdefault(here, Position(number, 1))
+                    here = f"{here}[{arrays[here]}]"
+                found.setdefault(here, Position(number, 1))
+                found.setdefault(here + "#key", Position(number, 1))
             continue
-        key = _KEY.match(line) if table is not None else None
-        if key:
-            path = child(table, key.group(1).strip("\"'"))  # type: ignore[arg-type]
-            column = key.start(1) + 1
+        key = _KEY.match(line)
+        full = table + _names(key.group(1)) if key else []
+        if tuple(full[:2]) != SECTION and not (full == ["tool"] and "trainspec" in line):
+            continue
+        path = here if tuple(table[:2]) == SECTION else "$"
+        column = key.start(1) + 1  # type: ignore[union-attr]
+        value_at = line.index("=", key.end(1)) + 1  # type: ignore[union-attr]
+        value_at += len(line[value_at:]) - len(line[value_at:].lstrip())
+        found.setdefault("$", Position(number, column))
+        parts = full[max(2, len(table)):]
+        for i, part in enumerate(parts, 1):  # a dotted key's tables are where the key is
+            path = child(path, part)
             found.setdefault(path + "#key", Position(number, column))
-            value_at = line.index("=", key.end(1)) + 1
-            value_at += len(line[value_at:]) - len(line[value_at:].lstrip())
-            found.setdefault(path, Position(number, value_at + 1))
+            found.setdefault(path, Position(number, value_at + 1 if i == len(parts) else column))
     return found
+
+
+def _names(dotted: str) -> list[str]:
+    """The parts of a dotted TOML key or table name, unquoted."""
+    return [part.strip("\"'") for part in _PARTS.findall(dotted)]
