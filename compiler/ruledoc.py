@@ -29,8 +29,9 @@ def markdown() -> str:
                      for r in sorted(RULES.values(), key=lambda r: r.code))
     return f"""# Rule codes
 
-<!-- Generated from compiler/rules.yaml by `python -m compiler rules --markdown > docs/rules.md`;
-tests/test_codes.py keeps this file equal to it. -->
+<!-- Generated from compiler/rules.yaml (loaded by compiler/rules.py) by
+`python -m compiler rules --markdown > docs/rules.md`; tests/test_codes.py keeps this file
+equal to it. -->
 
 Every diagnostic trainspec reports ends with the code of its rule in brackets, and
 `validate --format json` gives it as `"code"`:

@@ -509,8 +509,8 @@ def test_rules_command_lists_and_explains_codes(capsys) -> None:
     assert listing[0].split()[:2] == ["accelerator-count", "error"]
     assert cli.main(["rules", "tpu-topology"]) == 0
     assert capsys.readouterr().out == (
-        "tpu-topology (error, may be silenced)\n  a tpuTopology the TPU VM machine allows, and only on TPU VM "
-        "machines\n  source: facts §A.7 ✅\n")
+        "tpu-topology (error, may be silenced)\n  a tpuTopology the TPU VM machine allows, and "
+        "only on TPU VM machines\n  source: facts §A.7 ✅\n")
     assert cli.main(["rules", "tpu-topolgy"]) == 1
     assert capsys.readouterr().err == ("error: unknown rule code 'tpu-topolgy' (did you mean "
                                        "'tpu-topology'?)\n")
