@@ -158,4 +158,6 @@ def _devices(pool: Pool) -> int:
         return pool.accelerator_count
     if pool.tpu_topology:
         return machines.topology_chips(pool.tpu_topology)
-    return 0
+    # A TPU VM machine holds its chips whatever the spec says (even with tpu-topology ignored).
+    vm = machines.TPU_VM_MACHINES.get(pool.machine_type or "")
+    return vm[2] if vm else 0

@@ -57,9 +57,10 @@ def _is_integer(_checker: Any, value: Any) -> bool:
 
 @functools.cache
 def _ecma(pattern: str) -> re.Pattern:
-    """A JSON Schema pattern as ECMA-262 reads it: `$` is the end of the text. Python's `$`
+    """A JSON Schema pattern as ECMA-262 reads it: `$` is the end of the text (Python's `$`
     also matches before a final newline, so `name: "job\\n"` would pass `^[a-z]+$` and be sent
-    with its newline."""
+    with its newline), `\\d` and `\\w` are ASCII (Python's match any script's digits: "٢x٢"
+    would pass `^\\d+x\\d+$`), and `.` matches no line terminator."""
     out, in_class, escaped = [], False, False
     for ch in pattern:
         if escaped:
@@ -72,8 +73,10 @@ def _ecma(pattern: str) -> re.Pattern:
             in_class = False
         elif ch == "$" and not in_class:
             ch = r"\Z"
+        elif ch == "." and not in_class:
+            ch = "[^\n\r\u2028\u2029]"
         out.append(ch)
-    return re.compile("".join(out))
+    return re.compile("".join(out), re.ASCII)
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:

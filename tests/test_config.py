@@ -571,3 +571,41 @@ def test_a_silenced_error_sends_the_spec_as_written(repo, case, platform, codes)
         if path.endswith(".accelerator.type"):
             sent.add(json.dumps(accelerators.canonical(str(value)) or value))
         assert any(s in body for s in sent), (path, value)
+
+
+ML_POOL_SPEC = SPEC.replace("  region: us-central1\n", "  platform: ai-platform\n  region: us-central1\n")
+
+
+@pytest.mark.parametrize("config,spec,kept", [
+    # A retired GPU gets no machine: ignoring the retirement leaves no machine to send.
+    ("ignore: [retired-accelerator]\n", ML_POOL_SPEC.replace(
+        "chief: {machineType: n1-standard-8, accelerator: {type: T4, count: 1}}",
+        "chief: {accelerator: {type: K80, count: 3}}"), "[no-machine]"),
+    # A machine newer than the tables does not let an accelerator the API has no name for through.
+    ("ignore: [unknown-machine]\n", SPEC.replace(
+        "chief: {machineType: n1-standard-8, accelerator: {type: T4, count: 1}}",
+        "chief: {machineType: n1-standard-9, accelerator: {type: TPU_V2_POD, count: 32}}"),
+     "[accelerator-type]"),
+])
+def test_silencing_one_rule_never_silences_another(repo, config, spec, kept):
+    write(repo, {"trainspec.yaml": config, "specs/train.yaml": spec})
+    code, out, err = run("compile", "specs/train.yaml")
+    assert code == 1 and out == "" and kept in err, err
+
+
+def test_a_tpu_vm_without_topology_counts_its_chips_against_the_policy(repo):
+    spec = SPEC.replace("chief: {machineType: n1-standard-8, accelerator: {type: T4, count: 1}}",
+                        "chief: {machineType: ct5lp-hightpu-4t}")
+    write(repo, {"trainspec.yaml": "policy: {maxAcceleratorsPerJob: 1}\n", "specs/train.yaml": spec})
+    code, _, err = run("validate", "specs")
+    assert code == 1 and "[policy-accelerators]" in err, err
+
+
+@pytest.mark.parametrize("value", ["٢x٢", "2x2\u2028"])
+def test_schema_patterns_read_digits_and_dots_as_ecma_262_does(repo, value):
+    """`\\d` is [0-9] in a JSON Schema pattern and `.` matches no line terminator."""
+    spec = SPEC.replace("chief: {machineType: n1-standard-8, accelerator: {type: T4, count: 1}}",
+                        f"chief: {{machineType: ct5lp-hightpu-4t, tpuTopology: \"{value}\"}}")
+    write(repo, {"trainspec.yaml": "ignore: [tpu-topology]\n", "specs/train.yaml": spec})
+    code, out, err = run("compile", "specs/train.yaml")
+    assert code == 1 and out == "" and "$.spec.pools.chief.tpuTopology" in err, err

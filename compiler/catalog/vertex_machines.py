@@ -311,8 +311,13 @@ def check_vertex(machine: str, accel: str | None, count: int | None,
                             f"Vertex machine is {target}{with_gpu}")]
         close = machine_suggestions(machine)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        # The enum is checked whatever the machine: ignoring unknown-machine (a machine newer
+        # than the tables) must not let an accelerator the API has no name for through.
         return [Problem("unknown-machine", "machineType",
-                        f"{machine!r} is not a Vertex AI training machine type{hint}")]
+                        f"{machine!r} is not a Vertex AI training machine type{hint}")] + (
+            [Problem("accelerator-type", "accelerator.type",
+                     f"{accel!r} is not a Vertex AI accelerator type")]
+            if accel is not None and accel not in VERTEX_TYPES else [])
     if machine in TPU_VM_MACHINES:
         return _check_tpu_vm(machine, accel, tpu_topology)
     if accel is None and count == 0:

@@ -136,6 +136,11 @@ def _check_pool(job: Job, pool: Pool, c: Collector) -> None:
     if pool.disk_type and pool.disk_type not in machines.BOOT_DISK_TYPES_ML:
         c.error(f"{p}.disk.type", f"{pool.disk_type!r} is not an AI Platform boot disk type",
                 "pd-ssd or pd-standard", code="disk-type")
+    if pool.machine_type is None and pool.accelerator_type in accelerators.RETIRED_ML:
+        # resolve picks no machine for a retired GPU: whether or not the retirement is ignored,
+        # there is no machine to send.
+        c.error(f"{p}.accelerator", f"no AI Platform machine takes {pool.accelerator_count} × "
+                f"{pool.accelerator_type}", code="no-machine")
     if pool.accelerator_type in accelerators.RETIRED_ML:
         c.error(f"{p}.accelerator.type", accelerators.RETIRED_ML[pool.accelerator_type],
                 code="retired-accelerator")
