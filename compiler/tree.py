@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import emit, packaging, pipeline, source
+from .config import load as config_load
 from .config.load import FILE_NAME as CONFIG_FILE
 from .diagnostics import Diagnostic, TrainspecError, sort_key
 from .normalize import Options
@@ -146,7 +147,8 @@ def nothing_found(paths: list[str]) -> str:
 
 def _compile_chunk(args: tuple[list[str], Options]) -> list[pipeline.Result]:
     files, options = args
-    results = [pipeline.compile_file(f, options) for f in files]
+    with config_load.one_pass():
+        results = [pipeline.compile_file(f, options) for f in files]
     for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
         ok = r.ok
         r.document, r.job, r.origins = None, None, {}
@@ -163,7 +165,8 @@ def compile_many(files: list[str], options: Options, jobs: int = 0) -> list[pipe
     """
     workers = jobs or (os.cpu_count() or 1)
     if workers <= 1 or len(files) < PARALLEL_THRESHOLD:
-        return [pipeline.compile_file(f, options) for f in files]
+        with config_load.one_pass():
+            return [pipeline.compile_file(f, options) for f in files]
     size = (len(files) + workers - 1) // workers
     chunks = [(files[i:i + size], options) for i in range(0, len(files), size)]
     try:

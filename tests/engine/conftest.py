@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -155,6 +156,26 @@ class Project:
         return subprocess.Popen([self.cli, *args, "--non-interactive"], cwd=self.root,
                                 env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
+
+    def kill_strays(self) -> None:
+        """Kill what a SIGKILLed `pulumi up` leaves running: the engine starts the dynamic
+        provider (`python -m pulumi.dynamic`, this project's venv) in a session of its own,
+        and nothing tells it to stop once the engine is gone."""
+        proc = Path("/proc")
+        if not proc.is_dir():
+            return
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"pulumi.dynamic" in argv and any(str(self.root).encode() in a for a in argv):
+                try:
+                    os.kill(int(entry.name), signal.SIGKILL)
+                except OSError:
+                    pass
 
     def trainspec(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         """`python -m compiler ARGS` in the repository, with the stack's environment."""

@@ -158,6 +158,7 @@ def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, 
     finally:
         emulator.api.handle = handle
         release.set()
+        p.kill_strays()
     assert 1 <= len(emulator.vertex_jobs()) + len(emulator.ml_jobs()) <= 4
 
     # The killed `up` left its lock behind: `pulumi cancel` is the documented way out.
