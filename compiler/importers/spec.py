@@ -2,40 +2,44 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Collector
 from ..jsonpath import child
-from ..schemas import schema
+from ..schemas import inline_refs, schema
 
 
-def _key_orders(node: Any, defs: dict, name: str, orders: dict[str, dict[str, int]]) -> None:
-    """For each object of the published schema, by the key that holds it ("" for the document),
-    its keys ranked in the order the schema declares them."""
+def _key_orders(node: Any, name: str, orders: dict[str, dict[str, int]]) -> None:
+    """For each object of the schema (references inlined), by the key that holds it ("" for
+    the document), its keys ranked in the order the schema declares them."""
     if isinstance(node, list):
         for item in node:
-            _key_orders(item, defs, name, orders)
+            _key_orders(item, name, orders)
         return
     if not isinstance(node, dict):
         return
-    ref = node.get("$ref", "")
-    if ref.startswith("#/$defs/"):
-        _key_orders(defs[ref[len("#/$defs/"):]], defs, name, orders)
     props = node.get("properties", {})
     if props and name not in orders:
         orders[name] = {key: i for i, key in enumerate(props)}
     for key, value in props.items():
-        _key_orders(value, defs, key, orders)
+        _key_orders(value, key, orders)
     for key in ("allOf", "anyOf", "oneOf", "items", "additionalProperties", "then", "else"):
-        _key_orders(node.get(key), defs, name, orders)
+        _key_orders(node.get(key), name, orders)
 
 
-# Key order of the written spec: each object's keys in the schema's order, so every import
-# reads the same way and a key the schema gains takes its place without an edit here.
-_ORDERS: dict[str, dict[str, int]] = {}
-_key_orders(schema(), schema().get("$defs", {}), "", _ORDERS)
+@functools.cache
+def _orders() -> dict[str, dict[str, int]]:
+    """Key order of the written spec: each object's keys in the schema's order, so every
+    import reads the same way and a key the schema gains takes its place without an edit."""
+    published = schema()
+    orders: dict[str, dict[str, int]] = {}
+    _key_orders(inline_refs(published, published.get("$defs", {})), "", orders)
+    return orders
+
+
 # Mappings whose key order is the user's (labels, env, tuning metrics and parameters) or the
 # API's (hyperparameters), or as compiler.tuning.to_spec wrote it (earlyStopping).
 _KEEP_ORDER = ("labels", "env", "hyperparameters", "pscInterfaceConfig", "metrics", "parameters",
@@ -124,6 +128,6 @@ def _ordered(value: Any, key: str) -> Any:
         return [_ordered(v, key) for v in value]  # each item: the list's item schema
     if not isinstance(value, dict) or key in _KEEP_ORDER:
         return value
-    rank = _ORDERS.get(key, {})
+    rank = _orders().get(key, {})
     items = sorted(value.items(), key=lambda kv: rank.get(kv[0], len(rank)))
     return {k: _ordered(v, k) for k, v in items}

@@ -6,6 +6,7 @@ such as a resource name, needs its example below)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .. import fields, schemas
@@ -76,9 +77,14 @@ def _fill(value: Any, job: dict[str, str]) -> Any:
 
 def _bounds(row: Row) -> tuple[int, int]:
     """An integer row's range, from the schema (0 to 10**6 where it sets none)."""
-    spec = schemas.schema()["properties"]["spec"]
-    node = spec if row.scope == fields.JOB else schemas.schema()["$defs"]["pool"]
-    for key in row.spec.split("."):
+    return _schema_bounds(row.scope, row.spec)
+
+
+@functools.cache
+def _schema_bounds(scope: str, spec: str) -> tuple[int, int]:
+    published = schemas.schema()  # read once per row: draws ask for it thousands of times
+    node = published["properties"]["spec"] if scope == fields.JOB else published["$defs"]["pool"]
+    for key in spec.split("."):
         node = node["properties"][key]
     return node.get("minimum", 0), node.get("maximum", 10**6)
 
