@@ -13,12 +13,9 @@ from typing import Any
 from ..diagnostics import ERROR, WARNING, Diagnostic, Position
 from ..rules import RULES
 from ..schemas import did_you_mean
+from .check import NOT_TUNABLE, UNKNOWN, UNTUNABLE, UNTUNABLE_HINT
 from .inline import Ignores
 from .load import Found
-
-UNKNOWN, NOT_TUNABLE = "unknown-code", "code-not-tunable"
-# Why a rule that is not tunable cannot be ignored or made a warning.
-UNTUNABLE = "silencing it would send a different job than the spec says, or none"
 
 
 @functools.lru_cache(maxsize=256)
@@ -57,7 +54,7 @@ def inline_problems(ignores: Ignores, file: str) -> list[Diagnostic]:
                 found.append(Diagnostic(
                     "$", f"{code} cannot be ignored: {UNTUNABLE}", file=file,
                     position=Position(line, column), code=NOT_TUNABLE,
-                    hint="fix what it reports; docs/rules.md says which rules may be ignored"))
+                    hint=UNTUNABLE_HINT))
     return found
 
 

@@ -18,6 +18,11 @@ from . import pyproject
 from .extension import Extension
 from .model import DEFAULT_MAX_MIB, NONE, Config, Override, Policy, RepoConfig
 
+UNKNOWN, NOT_TUNABLE = "unknown-code", "code-not-tunable"
+# Why a rule that is not tunable (compiler/rules.yaml) cannot be ignored or made a warning.
+UNTUNABLE = "silencing it would send a different job than the spec says, or none"
+UNTUNABLE_HINT = "fix what it reports; docs/rules.md says which rules may be ignored"
+
 SCHEMA = SCHEMA_DIR / "v1" / "config.schema.json"
 CODE = "repo-config"
 
@@ -77,7 +82,7 @@ def _reworded(d: Diagnostic) -> Diagnostic:
 
 
 def _coded(d: Diagnostic) -> Diagnostic:
-    return dataclasses.replace(d, code=d.code if d.code in ("unknown-code", "code-not-tunable")
+    return dataclasses.replace(d, code=d.code if d.code in (UNKNOWN, NOT_TUNABLE)
                                else CODE)
 
 
@@ -140,16 +145,15 @@ def _known(code: str, path: str, c: Collector, key: bool = False) -> bool:
         return True
     suggest = len(c.items) < MAX_SUGGESTIONS
     c.error(path, f"unknown rule code {code!r}", (did_you_mean(code, RULES) if suggest else None)
-            or "docs/rules.md lists the codes", key=key, code="unknown-code")
+            or "docs/rules.md lists the codes", key=key, code=UNKNOWN)
     return False
 
 
 def _tunable(code: str, path: str, c: Collector, what: str, key: bool = False) -> bool:
     if RULES[code].can_tune:
         return True
-    c.error(path, f"{code} cannot be {what}: silencing it would send a different job than the "
-            "spec says, or none", "fix what it reports; docs/rules.md says which rules may be "
-            "ignored", key=key, code="code-not-tunable")
+    c.error(path, f"{code} cannot be {what}: {UNTUNABLE}", UNTUNABLE_HINT, key=key,
+            code=NOT_TUNABLE)
     return False
 
 
