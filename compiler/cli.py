@@ -14,24 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from . import (
-    decompile,
-    emit,
-    explain,
-    formats,
-    localrun,
-    pipeline,
-    review,
-    ruledoc,
-    scaffold,
-    source,
-    tree,
-    watch,
-)
 from . import diagnostics as diag
-from .modeline import suggest as suggest_modeline
-from .normalize import Options
-from .source import shown
+from . import emit, explain, localrun, pipeline, review, ruledoc, scaffold, tree
+from .importers import decompile
+from .jobs import watch
+from .normalize.job import Options
+from .report import formats
+from .schema.modeline import suggest as suggest_modeline
+from .source import read as source
+from .source.read import shown
 from .version import VERSION
 
 # 2 is `diff`'s "changes" (review.EXIT_CHANGED): a usage error must not read as a plan, so

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from . import fields
-from .catalog import accelerators, machines
-from .config import extension
+from .catalog import accelerators, extension, machines
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
 from .roles import BY_NAME
 from .targets import ml
-from .tuning import KIND as TUNING_KIND
-from .tuning import summary
+from .tuning.model import KIND as TUNING_KIND
+from .tuning.model import summary
 
 
 def endpoint(job: Job) -> str:

@@ -7,12 +7,15 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, policy, schemas, source, targets
+from . import packaging, targets
 from .config import apply as config_apply
 from .config import load as config_load
+from .config import policy
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
-from .normalize import Options, normalize
+from .normalize.job import Options, normalize
+from .schema import validate as schemas
+from .source import read as source
 from .targets import ml, vertex
 
 TARGETS = {"vertex": vertex, "ai-platform": ml}

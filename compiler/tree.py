@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from . import emit, packaging, pipeline, source
+from . import emit, packaging, pipeline
 from .config import load as config_load
 from .config.load import FILE_NAME as CONFIG_FILE
 from .diagnostics import Diagnostic, TrainspecError, sort_key
-from .normalize import Options
-from .source import shown
+from .normalize.job import Options
+from .source import read as source
+from .source.read import shown
 
 SUFFIXES = (".yaml", ".yml")
 WHAT = "*.yaml or *.yml spec"  # how messages name a spec file when none is found

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compiler import identity
 from compiler.cloud import jobs
+from compiler.jobs import identity
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from compiler import schemagen, schemas
 from compiler.catalog import accelerators, regions
 from compiler.catalog import vertex_machines as vx
+from compiler.schema import completions as schemagen
+from compiler.schema import validate as schemas
 
 
 def _published() -> dict:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import pipeline, source
-from compiler.normalize import Options, normalize
+from compiler import pipeline
+from compiler.normalize.job import Options, normalize
 from compiler.pipeline import TARGETS
+from compiler.source import read as source
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = datetime.date(2026, 11, 22)

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import source
 from ..diagnostics import Diagnostic, Position
 from ..packaging.tree import FILE, LINK, Files, GitFiles, GitRepo
+from ..source import read as source
 from .check import CODE, parse_pyproject, parse_yaml
 from .model import NONE, Config, Policy
 

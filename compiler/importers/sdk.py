@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .. import fields
-from ..tuning import PARENT_VALUES, RANGED, VALUE_SPECS
+from ..tuning.model import PARENT_VALUES, RANGED, VALUE_SPECS
 
 if TYPE_CHECKING:
     from .sources import Source

@@ -12,8 +12,8 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from .. import source
 from ..diagnostics import Collector, Diagnostic
+from ..source import read as source
 from . import sdk
 from .sdk import camel
 

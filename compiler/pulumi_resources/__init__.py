@@ -54,7 +54,7 @@ from typing import Any
 import pulumi
 from pulumi import dynamic
 
-from ..identity import identity, spec_hash
+from ..jobs.identity import identity, spec_hash
 from . import ml, vertex
 from .bodies import restore_ints, source_map
 from .ml import CREATE_ATTEMPTS

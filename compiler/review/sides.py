@@ -12,11 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import source, tree
+from .. import tree
 from ..diagnostics import Diagnostic, Position, format_text
-from ..normalize import Options
+from ..normalize.job import Options
 from ..packaging.tree import TreeError, cat_file_batch
-from ..source import shown
+from ..source import read as source
+from ..source.read import shown
 from ..tree import Content
 
 

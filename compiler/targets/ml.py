@@ -11,7 +11,17 @@ from __future__ import annotations
 from .. import fields
 from ..model import Container, Job, Pool, PythonPackage
 from ..roles import CHIEF, ROLES
-from ..tuning import ALGORITHMS, GOALS, ML_SCALE_NONE, ML_TYPES, RANGED, SCALES, SETTINGS, Parameter, Tuning
+from ..tuning.model import (
+    ALGORITHMS,
+    GOALS,
+    ML_SCALE_NONE,
+    ML_TYPES,
+    RANGED,
+    SCALES,
+    SETTINGS,
+    Parameter,
+    Tuning,
+)
 from . import compact, ml_check, ml_resolve
 from .ml_check import job_id
 

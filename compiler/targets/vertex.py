@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import fields
 from ..model import Container, Job, Pool, PythonPackage
 from ..roles import ROLES
-from ..tuning import (
+from ..tuning.model import (
     ALGORITHMS,
     CONVEX_INT64,
     DEFAULT_STOPPING_RULE,

@@ -23,10 +23,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .catalog import accelerators, regions
-from .catalog import ml_machines as ml
-from .catalog import vertex_machines as vx
-from .schemas import CURRENT, VERSIONS
+from ..catalog import accelerators, regions
+from ..catalog import ml_machines as ml
+from ..catalog import vertex_machines as vx
+from .validate import CURRENT, VERSIONS
 
 # Generations without an API enum, keyed as in the region tables.
 _TPU_NAMES = {regions.TPU_V6E: "TPU v6e", regions.TPU_7X: "TPU 7x"}

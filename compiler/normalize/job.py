@@ -12,20 +12,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import durations, fields, tuning_rules
-from . import normalize_tasks as tasks
-from .config.extension import NONE as NO_EXTENSION
-from .config.extension import Extension
-from .diagnostics import Collector
-from .jsonpath import child
-from .model import KINDS, PLATFORMS, Job, Pool, PythonPackage
-from .normalize_labels import labels
-from .normalize_pools import pool
-from .packaging import bucket_name
+from .. import durations, fields
+from ..catalog.extension import NONE as NO_EXTENSION
+from ..catalog.extension import Extension
+from ..diagnostics import Collector
+from ..model import KINDS, PLATFORMS, Job, Pool, PythonPackage
+from ..packaging import bucket_name
+from ..roles import CHIEF, ROLES
+from ..source.jsonpath import child
+from ..source.read import Document
+from ..tuning import rules as tuning_rules
+from ..tuning.model import KIND as TUNING_KIND
+from . import tasks
+from .labels import labels
+from .pools import pool
 from .reads import as_dict, as_int, as_str
-from .roles import CHIEF, ROLES
-from .source import Document
-from .tuning import KIND as TUNING_KIND
 
 DEFAULT_PROJECT_KEYS = ("project", "region")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..catalog import accelerators, machines, regions
+from . import accelerators, machines, regions
 
 if TYPE_CHECKING:
     from ..model import Job

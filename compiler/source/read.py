@@ -16,12 +16,12 @@ from typing import Any, BinaryIO
 
 import yaml
 
+from ..diagnostics import Collector, Diagnostic, Position
+from . import inline
 from .compose import Builder
-from .config import inline
-from .config.inline import Ignores
-from .diagnostics import Collector, Diagnostic, Position
-from .yaml_limits import Budget, Loader, affordable
-from .yaml_numbers import Reading
+from .inline import Ignores
+from .limits import Budget, Loader, affordable
+from .numbers import Reading
 
 MAX_BYTES = 1024 * 1024  # a real spec is a few KiB; args are at most 100,000 characters a pool
 

@@ -17,12 +17,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from . import packaging, pipeline, source
-from .diagnostics import Collector, Diagnostic, format_text, has_errors
-from .importers import flags, gcloud, ml, render, sources, study, vertex
-from .importers.spec import Draft
-from .normalize import Options
-from .tuning import KIND as TUNING_KIND
+from .. import packaging, pipeline
+from ..diagnostics import Collector, Diagnostic, format_text, has_errors
+from ..normalize.job import Options
+from ..source import read as source
+from ..tuning.model import KIND as TUNING_KIND
+from . import flags, gcloud, ml, render, sources, study, vertex
+from .spec import Draft
 
 KIND_TEXT = {
     "ml-gcloud": "gcloud ai-platform jobs submit training --config file",

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import fields
-from . import normalize_tasks as tasks
-from .catalog import accelerators, machines
-from .model import Job, Pool
+from .. import fields
+from ..catalog import accelerators, machines
+from ..model import Job, Pool
+from ..roles import CHIEF
+from . import tasks
 from .reads import as_dict, as_str
-from .roles import CHIEF
 
 if TYPE_CHECKING:
-    from .normalize import Normalizer
+    from .job import Normalizer
 
 
 def pool(n: Normalizer, job: Job, role: str, raw: dict, path: str) -> Pool:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .jsonpath import child
-from .model import Container, EnvVar, Job, Pool, PythonPackage, secret_config_key
+from ..model import Container, EnvVar, Job, Pool, PythonPackage, secret_config_key
+from ..source.jsonpath import child
 from .reads import as_str
 
 if TYPE_CHECKING:
-    from .normalize import Normalizer
+    from .job import Normalizer
 
 # Total of command + args per replica. No limit is documented (facts §D.1, ❌): a warning.
 MAX_ARGS_CHARS = 100_000
