@@ -13,9 +13,12 @@ from .config import load as config_load
 from .config import policy
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
-from .normalize.job import Options, normalize
+from .normalize.job import normalize
+from .options import Options
 from .schema import validate as schemas
 from .source import read as source
+from .source.document import Document
+from .source.files import STDIN
 from .targets import ml, vertex
 
 TARGETS = {"vertex": vertex, "ai-platform": ml}
@@ -30,7 +33,7 @@ class Result:
     job: Job | None = None
     body: dict | None = None
     origins: dict[str, str] = field(default_factory=dict)
-    document: source.Document | None = None
+    document: Document | None = None
     # The job's identity, kept when `job`/`document` are dropped (worker processes):
     # (metadata.name, platform, project, where metadata.name is written).
     identity: tuple[str, str, str | None, Position | None] | None = None
@@ -46,7 +49,7 @@ class Result:
         return [d for d in self.diagnostics if d.is_error]
 
 
-def compile_document(doc: source.Document, found: list[Diagnostic], options: Options,
+def compile_document(doc: Document, found: list[Diagnostic], options: Options,
                      today: datetime.date, files: packaging.Files | None = None) -> Result:
     """Compile a parsed document; `found` holds the loader's diagnostics. `files` reads the
     python.source folders (default: the working tree, spec paths relative to the current
@@ -82,7 +85,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     return _done(result)
 
 
-def _tuned(result: Result, repo: config_load.Found, doc: source.Document, options: Options,
+def _tuned(result: Result, repo: config_load.Found, doc: Document, options: Options,
            fixed: list[Diagnostic]) -> Result:
     """The repo config's ignore/severity, inline ignores and --strict, applied; `fixed` (the
     loader's and the schema's problems) are never ignored nor softened."""
@@ -114,7 +117,7 @@ def compile_stream(stream: BinaryIO, options: Options = Options(),
 def compile_path(path: str, options: Options = Options(), stdin: BinaryIO | None = None,
                  today: datetime.date | None = None) -> Result:
     """`compile_file`, or `compile_stream(stdin)` for the path `-`."""
-    if path == source.STDIN and stdin is not None:
+    if path == STDIN and stdin is not None:
         return compile_stream(stdin, options, today)
     return compile_file(path, options, today)
 

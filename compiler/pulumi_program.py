@@ -15,7 +15,7 @@ from compiler import packaging, pipeline, tree
 from compiler import pulumi_resources as jobs
 from compiler.diagnostics import Diagnostic, format_text
 from compiler.model import CONFIG_NAMESPACE
-from compiler.normalize.job import Options
+from compiler.options import Options
 from compiler.source.jsonpath import child
 
 

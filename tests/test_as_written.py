@@ -16,7 +16,7 @@ import pytest
 from compiler import discovery, emit, pipeline
 from compiler.cloud.rest import ApiError, Client
 from compiler.importers import decompile
-from compiler.normalize.job import Options
+from compiler.options import Options
 from compiler.source import read as source
 
 TODAY = datetime.date(2026, 11, 22)

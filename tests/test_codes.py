@@ -25,7 +25,7 @@ import pytest
 from compiler import cli, pipeline, ruledoc, rules
 from compiler.diagnostics import Diagnostic
 from compiler.importers import decompile
-from compiler.normalize.job import Options
+from compiler.options import Options
 from compiler.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent

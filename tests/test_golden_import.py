@@ -30,7 +30,7 @@ import pytest
 from compiler import pipeline
 from compiler.diagnostics import format_text
 from compiler.importers import decompile
-from compiler.normalize.job import Options
+from compiler.options import Options
 
 ROOT = Path(__file__).parent / "golden-import"
 SCRIPT = Path(__file__).parent.parent / "scripts" / "regenerate-golden-import"

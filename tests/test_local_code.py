@@ -18,7 +18,7 @@ from files import write
 from compiler import cli, pipeline
 from compiler.config import load
 from compiler.config.model import RepoConfig
-from compiler.normalize.job import Options
+from compiler.options import Options
 from compiler.packaging import sdist, tree
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from compiler import discovery, durations, pipeline
-from compiler.normalize.job import Options
+from compiler.options import Options
 from compiler.schema import validate as schemas
 from compiler.targets import body_schema
 

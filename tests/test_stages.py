@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from compiler import pipeline
-from compiler.normalize.job import Options, normalize
+from compiler.normalize.job import normalize
+from compiler.options import Options
 from compiler.pipeline import TARGETS
 from compiler.source import read as source
 

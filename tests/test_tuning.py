@@ -11,7 +11,7 @@ import yaml
 
 from compiler import pipeline
 from compiler.diagnostics import Collector
-from compiler.normalize.job import Options
+from compiler.options import Options
 from compiler.tuning import model as tuning
 from compiler.tuning import rules as tuning_rules
 

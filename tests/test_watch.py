@@ -30,7 +30,7 @@ from compiler.cloud.rest import ApiError, Client
 from compiler.jobs import identity as ident
 from compiler.jobs import log as joblog
 from compiler.jobs import track, watch, workspace
-from compiler.normalize.job import Options
+from compiler.options import Options
 
 ROOT = Path(__file__).resolve().parent.parent
 STEP = 10.0  # emulator seconds per state step

@@ -19,7 +19,8 @@ from typing import TextIO
 
 from .. import packaging, pipeline
 from ..diagnostics import Collector, Diagnostic, format_text, has_errors
-from ..normalize.job import Options
+from ..options import Options
+from ..source import files as safe_files
 from ..source import read as source
 from ..tuning.model import KIND as TUNING_KIND
 from . import flags, gcloud, ml, render, sources, study, vertex
@@ -208,7 +209,7 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
         kind = "vertex-gcloud" if inv.api == "vertex" else "ml-gcloud"
         src = sources.Source(kind, inv.api, req, Collector(GCLOUD_FILE))
         return decompile("", GCLOUD_FILE, ns, src)
-    blob, problem = source.read_bytes(inv.config)  # a pipe, a device, a huge file: refused
+    blob, problem = safe_files.read_bytes(inv.config)  # a pipe, a device, a huge file: refused
     if problem is not None:
         return Outcome(None, None, [problem])
     src, found = sources.load(blob, inv.config)
@@ -261,7 +262,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if getattr(args, "gcloud_words", None) is not None:
         outcome = import_gcloud(args.gcloud_words, args.own)
     else:
-        blob, problem = source.read_bytes(args.path)  # a pipe, a device, a huge file: refused
+        blob, problem = safe_files.read_bytes(args.path)  # a pipe, a device, a huge file: refused
         if problem is not None:
             err.write(problem.format() + "\n")
             return 1

@@ -19,7 +19,7 @@ from .. import pipeline
 from ..cloud import jobs as api
 from ..cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from ..durations import human
-from ..normalize.job import Options
+from ..options import Options
 from ..roles import ROLES
 from ..tuning.model import KIND as TUNING_KIND
 from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import packaging, pipeline, tree
 from .. import plan as planning
-from ..normalize.job import Options
+from ..options import Options
 from ..tree import Content
 from ..tuning.model import summary as tuning_summary
 from .redact import spec_secrets

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import TextIO
 
-from ..source.read import read_bytes, shown
+from ..source.files import read_bytes, shown
 from .validate import CURRENT, VERSIONS
 
 SCHEMA_IN_REPO = Path("schemas") / "v1" / "trainspec.schema.json"

@@ -19,7 +19,7 @@ from .limits import MAX_DEPTH, MAX_NODES, Budget
 from .numbers import EXPONENT_NUMBER, reading
 
 if TYPE_CHECKING:
-    from .read import Document
+    from .document import Document
 
 _T = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null", _T + "timestamp"}
