@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, Position
-from ..packaging.tree import FILE, LINK, Files, GitFiles, GitRepo
 from ..source import files as safe_files
+from ..source.repo import FILE, LINK, Files, GitFiles, GitRepo
 from .check import CODE, parse_pyproject, parse_yaml
 from .model import NONE, Config, Policy
 

@@ -18,13 +18,13 @@ from ..options import Options
 from ..packaging import bucket_name
 from ..roles import CHIEF, ROLES
 from ..source.document import Document
+from ..source.reads import as_dict, as_str
 from ..tuning import rules as tuning_rules
 from ..tuning.model import KIND as TUNING_KIND
 from . import tasks
 from .labels import labels
 from .pools import pool
 from .reader import Reader
-from .reads import as_dict, as_str
 
 DEFAULT_PROJECT_KEYS = ("project", "region")
 

@@ -11,8 +11,8 @@ from .. import fields
 from ..catalog import accelerators, machines
 from ..model import Job, Pool
 from ..roles import CHIEF
+from ..source.reads import as_dict, as_str
 from . import tasks
-from .reads import as_dict, as_str
 
 if TYPE_CHECKING:
     from .reader import Reader

@@ -10,7 +10,7 @@ from ..diagnostics import Collector
 from ..options import Options
 from ..source.document import Document
 from ..source.jsonpath import child
-from .reads import as_int
+from ..source.reads import as_int
 
 
 class Reader:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import Container, EnvVar, Job, Pool, PythonPackage, secret_config_key
 from ..source.jsonpath import child
-from .reads import as_str
+from ..source.reads import as_str
 
 if TYPE_CHECKING:
     from .reader import Reader

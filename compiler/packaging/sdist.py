@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ..config.model import RepoConfig
 from ..rules import Problem
+from ..source.repo import DIR, LINK, Repo, TreeError
 from . import archive, collect, metadata
-from .tree import DIR, LINK, Repo, TreeError
 
 OBJECT_PREFIX = "trainspec/packages"
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")

@@ -15,9 +15,9 @@ from typing import Any
 from .. import tree
 from ..diagnostics import Diagnostic, Position, format_text
 from ..options import Options
-from ..packaging.tree import TreeError, cat_file_batch
 from ..source import read as source
 from ..source.files import MAX_BYTES, read_bytes, shown
+from ..source.repo import TreeError, cat_file_batch
 from ..tree import Content
 
 

@@ -18,9 +18,9 @@ import math
 from typing import Any
 
 from ..diagnostics import Collector
-from ..normalize.reads import as_dict, as_int
 from ..source.jsonpath import child
 from ..source.numbers import INT64
+from ..source.reads import as_dict, as_int
 from .model import (
     ALGORITHMS,
     CONDITIONAL_PARENTS,
