@@ -12,6 +12,7 @@ import dataclasses
 import json
 
 from ..diagnostics import Collector, Diagnostic
+from ..schema.foreign import SDK_KEYS as _SDK_KEYS
 from ..source import read as source
 from . import sdk
 from .loaded import Source
@@ -58,27 +59,6 @@ def _exact_json(text: bytes | str) -> dict | None:
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
-
-
-_SDK_KEYS = ("worker_pool_specs", "job_spec", "trial_job_spec", "container_uri",
-             "ai_platform_training_args", "training_input")
-
-
-def describe(data: dict) -> str | None:
-    """What job config `data` is (a phrase for messages), or None when it is none `import`
-    reads: how a spec folder tells a stray gcloud config from a broken spec."""
-    if "trainingInput" in data:
-        return ("an AI Platform Training (ml v1) REST body" if "jobId" in data else
-                "a gcloud ai-platform jobs submit training --config file")
-    if "trialJobSpec" in data or "studySpec" in data:
-        return "a Vertex AI hyperparameter tuning job"
-    if "jobSpec" in data:
-        return "a Vertex AI CustomJob REST body"
-    if "workerPoolSpecs" in data:
-        return "a gcloud ai custom-jobs create --config file (a CustomJobSpec)"
-    if any(k in data for k in _SDK_KEYS):
-        return "a set of Vertex AI Python SDK arguments"
-    return None
 
 
 def _retarget(d: Diagnostic) -> Diagnostic:
