@@ -19,9 +19,7 @@ from .schema import validate as schemas
 from .source import read as source
 from .source.document import Document
 from .source.files import STDIN
-from .targets import ml, vertex
-
-TARGETS = {"vertex": vertex, "ai-platform": ml}
+from .targets import ml
 
 
 @dataclass
@@ -69,7 +67,7 @@ def compile_document(doc: Document, found: list[Diagnostic], options: Options,
     job = normalize(doc, c, options)
     result.uploads = packaging.resolve(job, c, files, options.package_dir,
                                        repo.config.packaging)
-    target = TARGETS[job.platform]
+    target = targets.PLATFORMS[job.platform].target
     targets.prepare(target, job, c, today)
     policy.check(job, repo.policies, c)
     result.job = job

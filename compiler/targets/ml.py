@@ -22,7 +22,8 @@ from ..tuning.model import (
     Parameter,
     Tuning,
 )
-from . import compact, ml_check, ml_resolve
+from . import ml_check, ml_resolve
+from .common import compact
 from .ml_check import job_id
 
 # The create request's discovery document and schema (ml v1 projects.jobs.create).

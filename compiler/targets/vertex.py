@@ -27,7 +27,8 @@ from ..tuning.model import (
     Parameter,
     Tuning,
 )
-from . import compact, vertex_check, vertex_resolve
+from . import vertex_check, vertex_resolve
+from .common import compact
 from .vertex_check import FLEX_START_GPUS as FLEX_START_GPUS  # the testing kit's import
 
 # The create requests' discovery document and schemas (aiplatform v1 customJobs.create,
