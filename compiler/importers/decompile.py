@@ -20,6 +20,7 @@ from typing import TextIO
 from .. import packaging, pipeline
 from ..diagnostics import Collector, Diagnostic, format_text, has_errors
 from ..options import Options
+from ..schema.foreign import describe
 from ..source import files as safe_files
 from ..source import read as source
 from ..tuning.model import KIND as TUNING_KIND
@@ -230,7 +231,7 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
                            "API refuses the request (write "
                            + ("studySpec, trialJobSpec" if inv.tuning else
                               "workerPoolSpecs, machineSpec") + ", ...)"
-                           if snake else str(sources.describe(raw) or src.kind)),
+                           if snake else str(describe(raw) or src.kind)),
                         file=inv.config)
     return decompile(blob, inv.config, ns, src)
 
