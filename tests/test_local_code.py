@@ -188,8 +188,8 @@ def test_a_link_inside_the_source_is_its_file_and_one_outside_is_an_error(repo, 
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/folder is a symbolic link "
         "to a folder ('trainer'): only links to files are packaged [source-link]",
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/leak.txt is a symbolic "
-        "link to '../outside.txt', outside the source folder or missing: copy the file in, or "
-        "ignore the link in .gitignore [source-link]"]
+        "link to '../outside.txt', which is outside.txt, outside the source folder trainer: "
+        "copy the file in, or ignore the link in .gitignore [source-link]"]
 
 
 # -- secrets and size ------------------------------------------------------------------------
