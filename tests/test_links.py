@@ -20,7 +20,9 @@ import pytest
 from files import write
 
 from compiler import cli, pipeline
+from compiler import tree as tree_module
 from compiler.config.model import RepoConfig
+from compiler.normalize import Options
 from compiler.packaging import sdist, tree
 
 PYPROJECT = '[project]\nname = "tiny-trainer"\nversion = "0.2.0"\n'
@@ -354,3 +356,11 @@ def test_under_strict_it_is_an_error(linked_specs):
 
 def test_a_linked_spec_named_on_the_command_line_is_read_as_asked(linked_specs):
     assert validate("specs/linked.yaml", "--strict") == (0, "1 spec(s) checked, 0 with errors\n")
+
+
+def test_worker_processes_say_it_too(linked_specs, monkeypatch):
+    monkeypatch.setattr(tree_module, "PARALLEL_THRESHOLD", 1)
+    found = tree_module.compile_paths(["specs"], Options(strict=True), jobs=2)
+    assert [(r.file, [d.code for d in r.errors]) for r in found.results] == [
+        ("specs/linked.yaml", ["spec-link"]), ("specs/real.yaml", []),
+        ("specs/sub/kept.yaml", [])]
