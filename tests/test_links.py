@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import tarfile
 from pathlib import Path
 
 import pytest
 from files import write
+from test_local_code import PYPROJECT, SPEC, specs_repo
+from test_tree import GOOD
 
 from compiler import cli, pipeline
 from compiler import tree as tree_module
@@ -25,18 +28,6 @@ from compiler.config.model import RepoConfig
 from compiler.normalize import Options
 from compiler.packaging import sdist, tree
 
-PYPROJECT = '[project]\nname = "tiny-trainer"\nversion = "0.2.0"\n'
-SPEC = """\
-apiVersion: trainspec/v1
-kind: TrainingJob
-metadata: {name: tiny}
-spec:
-  stagingBucket: gs://acme-staging
-  python:
-    source: ../trainer
-    module: trainer.task
-    executorImage: us-docker.pkg.dev/vertex-ai/training/ray-cpu.2-47.py311:latest
-"""
 AT = "specs/job.yaml:7:13: error: $.spec.python.source: "
 # A private key as `ssh-keygen` writes one (a throwaway: never a real key).
 PRIVATE_KEY = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
@@ -58,15 +49,7 @@ def outside(tmp_path) -> Path:
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "repo"
-    write(root, {"Pulumi.yaml": "name: ml-jobs\nruntime: python\n",
-                 "trainer/pyproject.toml": PYPROJECT,
-                 "trainer/trainer/__init__.py": "",
-                 "trainer/trainer/task.py": "print('training')\n",
-                 "specs/job.yaml": SPEC})
-    monkeypatch.chdir(root)
-    monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
-    return root
+    return specs_repo(tmp_path, monkeypatch)
 
 
 def errors() -> list[str]:
@@ -305,19 +288,6 @@ def test_an_allowed_secret_link_is_packaged(repo, tmp_path):
 
 # -- spec files in a folder that link out of it --------------------------------------------------
 
-GOOD = """\
-apiVersion: trainspec/v1
-kind: TrainingJob
-metadata:
-  name: NAME
-spec:
-  region: us-central1
-  container: {image: gcr.io/acme/train:1.0}
-  pools:
-    chief: {machineType: n1-standard-8}
-"""
-
-
 @pytest.fixture
 def linked_specs(tmp_path, monkeypatch) -> Path:
     write(tmp_path, {"specs/real.yaml": GOOD.replace("NAME", "real"),
@@ -364,3 +334,25 @@ def test_worker_processes_say_it_too(linked_specs, monkeypatch):
     assert [(r.file, [d.code for d in r.errors]) for r in found.results] == [
         ("specs/linked.yaml", ["spec-link"]), ("specs/real.yaml", []),
         ("specs/sub/kept.yaml", [])]
+
+
+def test_a_git_revision_resolves_links_the_same_way(repo, outside):
+    """`diff BASE` packages what git stores at BASE: the same resolution, the same refusals."""
+    (repo / "trainer" / "esc").symlink_to(outside)
+    (repo / "trainer" / "data.txt").symlink_to("esc/passwd")
+    (repo / "trainer" / "alias.py").symlink_to("trainer/task.py")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    located = tree.GitFiles(repo, "main").locate("specs/job.yaml")
+    assert located is not None
+    with pytest.raises(sdist.BuildError) as e:
+        sdist.build(located[0], "trainer", RepoConfig(), "trainer.task")
+    assert [p.message for p in e.value.problems] == [
+        "trainer/data.txt is a symbolic link to 'esc/passwd', which leaves the repository "
+        f"(trainer/esc links to the absolute path {str(outside)!r}): nothing outside the source "
+        "folder is packaged; copy the file in, or ignore the link in .gitignore",
+        f"trainer/esc is a symbolic link to {str(outside)!r}, which leaves the repository "
+        f"(trainer/esc links to the absolute path {str(outside)!r}): nothing outside the source "
+        "folder is packaged; copy the file in, or ignore the link in .gitignore"]

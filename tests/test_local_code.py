@@ -40,9 +40,9 @@ SERVICE_ACCOUNT = json.dumps({"type": "service_account", "project_id": "p",
                               "client_email": "x@p.iam.gserviceaccount.com"})
 
 
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    """A specs repository: Pulumi.yaml, trainer/ (a package), specs/job.yaml using it."""
+def specs_repo(tmp_path: Path, monkeypatch) -> Path:
+    """A specs repository: Pulumi.yaml, trainer/ (a package), specs/job.yaml using it; the
+    current folder, with the archive cache beside it."""
     root = tmp_path / "repo"
     write(root, {"Pulumi.yaml": "name: ml-jobs\nruntime: python\n",
                  "trainer/pyproject.toml": PYPROJECT,
@@ -52,6 +52,11 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.chdir(root)
     monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
     return root
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    return specs_repo(tmp_path, monkeypatch)
 
 
 def compile_spec(path: str = "specs/job.yaml", options: Options = Options()) -> pipeline.Result:
