@@ -44,11 +44,12 @@ class Result:
 
 
 def compile_document(doc: source.Document, found: list[Diagnostic], options: Options,
-                     today: datetime.date, files: packaging.Files | None = None) -> Result:
-    """Compile a parsed document; `found` holds the loader's diagnostics. `files` reads the
-    python.source folders (default: the working tree, spec paths relative to the current
-    folder)."""
-    result = Result(doc.file, list(found), document=doc)
+                     today: datetime.date, files: packaging.Files | None = None,
+                     notes: list[Diagnostic] | tuple = ()) -> Result:
+    """Compile a parsed document; `found` holds the loader's diagnostics, `notes` what
+    discovery says about the file (tunable, as any rule). `files` reads the python.source
+    folders (default: the working tree, spec paths relative to the current folder)."""
+    result = Result(doc.file, [*found, *notes], document=doc)
     repo = config_load.find(doc.file, files)  # the repo config: docs/config.md
     options = dataclasses.replace(options, extension=repo.config.extension)
     if has_errors(found) or doc.data is None:
@@ -96,9 +97,10 @@ def compile_text(text: bytes | str, file: str = "<input>", options: Options = Op
 
 
 def compile_file(path: str, options: Options = Options(),
-                 today: datetime.date | None = None) -> Result:
+                 today: datetime.date | None = None,
+                 notes: list[Diagnostic] | tuple = ()) -> Result:
     doc, found = source.read(path)
-    return compile_document(doc, found, options, today or datetime.date.today())
+    return compile_document(doc, found, options, today or datetime.date.today(), notes=notes)
 
 
 def compile_stream(stream: BinaryIO, options: Options = Options(),
