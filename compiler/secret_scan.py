@@ -10,7 +10,7 @@ A string holds a secret where
   ``key:`` inside a longer text): for detect-secrets' keywords (password, secret, api_key,
   private_key, ...) any value, for the words its keyword list leaves out as too noisy
   (token, key, auth, dsn, webhook) only a value of high entropy, measured by its
-  Base64/Hex entropy detectors at their default limits. detect-secrets' heuristic filters
+  Hex (limit 3.0, its default) and Base64 (limit 4.0, below) entropy detectors. detect-secrets' heuristic filters
   drop references (``${VAR}``, ``$VAR``, ``<x>``), sequences, UUIDs and values without a
   letter; a path or a URL without a password is not a secret value either.
 
@@ -31,6 +31,11 @@ from typing import Any
 _MORE_KEYWORDS = ("pass", "credential", "credentials", "authorization")
 # Words whose values are secret only when they look random: an OAuth or API token, a key.
 _ENTROPY_WORDS = ("token", "key", "auth", "dsn", "webhook")
+# detect-secrets' Base64 limit is 4.5, for any quoted string of a file; a value the name
+# already calls a token needs less: at 4.5 one HuggingFace token in six (hf_ + 34 letters and
+# digits) passes, at 4.0 none of 24 characters or more does, while words joined by - or _
+# (bert-base-uncased 3.3, my-project-staging-key 3.9) stay under it.
+BASE64_LIMIT = 4.0
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SCHEME = re.compile(r"(?i)^(?:bearer|basic|token|digest|negotiate)\s+")
 _NOT_A_VALUE = re.compile(r"^(?:/|\./|~/|[a-z][a-z0-9+.-]*://(?![^/\s@]*@))", re.IGNORECASE)
@@ -38,8 +43,8 @@ _NOT_A_VALUE = re.compile(r"^(?:/|\./|~/|[a-z][a-z0-9+.-]*://(?![^/\s@]*@))", re
 # every name (a lookahead: pairs overlap). A value stops at `=` and `:` (but a padding `=`
 # run), so no text makes the search quadratic.
 _PAIR = re.compile(r"(?<![\w.-])(?=(-{0,2}[A-Za-z][\w.-]*)(=|:[ \t]*|[ \t]+(?=[^\s-]))"
-                   r"((?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?"
-                   r"[^\s\"'&;,)\]}=:]+=*))", re.IGNORECASE)
+                   r"(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?"
+                   r"([^\s\"'&;,)\]}=:]+=*))", re.IGNORECASE)
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|$")
 
 
@@ -79,20 +84,22 @@ def _entropy() -> tuple[Any, ...]:
         HexHighEntropyString,
     )
 
-    return HexHighEntropyString(), Base64HighEntropyString()
+    return HexHighEntropyString(), Base64HighEntropyString(limit=BASE64_LIMIT)
 
 
 def name_rule(name: str) -> str | None:
     """"keyword" if a value of `name` is secret whatever it is, "entropy" if only a random
-    one, None if `name` says nothing: by the name's last word or last two (WANDB_API_KEY,
-    dbPassword, --hf-token, SECRET; not SECRET_NAME, PASSWORD_FILE, TOKENIZERS_PARALLELISM)."""
+    one, None if `name` says nothing. The name ends with such a word (or two: API_KEY), and a
+    keyword anywhere counts where it ends with one (AWS_SECRET_ACCESS_KEY): WANDB_API_KEY,
+    dbPassword, --hf-token, SECRET, but not SECRET_NAME, PASSWORD_FILE, TOKENIZERS_PARALLELISM."""
     words = [w.lower() for w in _WORD.findall(name)]
     if not words:
         return None
     tail = {words[-1], "".join(words[-2:])}
-    if tail & _keywords():
+    ends = tail & (_keywords() | set(_ENTROPY_WORDS))
+    if ends and ({*words, *("".join(words[i:i + 2]) for i in range(len(words)))} & _keywords()):
         return "keyword"
-    return "entropy" if tail & set(_ENTROPY_WORDS) else None
+    return "entropy" if ends else None
 
 
 def _random(value: str) -> bool:
