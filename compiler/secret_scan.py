@@ -10,9 +10,10 @@ A string holds a secret where
   ``key:`` inside a longer text): for detect-secrets' keywords (password, secret, api_key,
   private_key, ...) any value, for the words its keyword list leaves out as too noisy
   (token, key, auth, dsn, webhook) only a value of high entropy, measured by its
-  Hex (limit 3.0, its default) and Base64 (limit 4.0, below) entropy detectors. detect-secrets' heuristic filters
-  drop references (``${VAR}``, ``$VAR``, ``<x>``), sequences, UUIDs and values without a
-  letter; a path or a URL without a password is not a secret value either.
+  Hex (limit 3.0, its default) and Base64 (limit 4.0, below) entropy detectors.
+  detect-secrets' heuristic filters drop references (``${VAR}``, ``$VAR``, ``<x>``),
+  sequences, UUIDs and values without a letter; a path or a URL without a password is not
+  a secret value either.
 
 Only each detector's ``analyze_string`` is called: no verification request (the network),
 no settings, baseline or file, so a check is pure and takes microseconds.

@@ -30,7 +30,8 @@ spec:
   project: acme-ml-prod
   region: us-central1
   container:
-    image: us-docker.pkg.dev/acme-ml-prod/trainers/resnet@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+    image: "us-docker.pkg.dev/acme-ml-prod/trainers/resnet@sha256:\
+9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
     args: [--epochs, "3"]
   env:
     MODE: fast
