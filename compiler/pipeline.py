@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, policy, schemas, source, targets
+from . import packaging, policy, schemas, secret_check, source, targets
 from .config import apply as config_apply
 from .config import load as config_load
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
@@ -67,6 +67,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     target = TARGETS[job.platform]
     targets.prepare(target, job, c, today)
     policy.check(job, repo.policies, c)
+    secret_check.check(doc.data, repo.policies, c)
     result.job = job
     result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
     # A value the schema already refused is not reported again by the semantic rules, except
