@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, targets
+from . import packaging, secret_check, targets
 from .config import apply as config_apply
 from .config import load as config_load
 from .config import policy
@@ -48,11 +48,12 @@ class Result:
 
 
 def compile_document(doc: Document, found: list[Diagnostic], options: Options,
-                     today: datetime.date, files: packaging.Files | None = None) -> Result:
-    """Compile a parsed document; `found` holds the loader's diagnostics. `files` reads the
-    python.source folders (default: the working tree, spec paths relative to the current
-    folder)."""
-    result = Result(doc.file, list(found), document=doc)
+                     today: datetime.date, files: packaging.Files | None = None,
+                     notes: list[Diagnostic] | tuple = ()) -> Result:
+    """Compile a parsed document; `found` holds the loader's diagnostics, `notes` what
+    discovery says about the file (tunable, as any rule). `files` reads the python.source
+    folders (default: the working tree, spec paths relative to the current folder)."""
+    result = Result(doc.file, [*found, *notes], document=doc)
     repo = config_load.find(doc.file, files)  # the repo config: docs/config.md
     options = dataclasses.replace(options, extension=repo.config.extension)
     if has_errors(found) or doc.data is None:
@@ -70,6 +71,7 @@ def compile_document(doc: Document, found: list[Diagnostic], options: Options,
     target = targets.PLATFORMS[job.platform].target
     targets.prepare(target, job, c, today)
     policy.check(job, repo.policies, c)
+    secret_check.check(doc.data, repo.policies, c)
     result.job = job
     result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
     # A value the schema already refused is not reported again by the semantic rules, except
@@ -100,9 +102,10 @@ def compile_text(text: bytes | str, file: str = "<input>", options: Options = Op
 
 
 def compile_file(path: str, options: Options = Options(),
-                 today: datetime.date | None = None) -> Result:
+                 today: datetime.date | None = None,
+                 notes: list[Diagnostic] | tuple = ()) -> Result:
     doc, found = source.read(path)
-    return compile_document(doc, found, options, today or datetime.date.today())
+    return compile_document(doc, found, options, today or datetime.date.today(), notes=notes)
 
 
 def compile_stream(stream: BinaryIO, options: Options = Options(),

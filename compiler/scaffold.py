@@ -6,7 +6,10 @@ Writes (paths relative to DIR):
                                     own, renamed to DIR's name)
   __main__.py                       three lines: the program ships in the package
                                     (compiler/pulumi_program.py)
-  requirements.txt                  trainspec pinned to this version (see `requirement`)
+  requirements.lock                 every package trainspec[pulumi] needs, pinned with hashes:
+                                    this trainspec's own lock (requirements.lock of its source)
+  requirements.txt                  trainspec pinned to this version (see `requirement`),
+                                    installed after the lock with --no-deps (see INSTALL)
   specs/example.yaml                an example spec with the editor schema modeline
   schemas/v1/trainspec.schema.json  the schema that modeline names (this version's)
   compiled/example.json             its compiled request (+ the compile manifest), so the
@@ -25,6 +28,7 @@ All or nothing: if any of these files exists, nothing is written (exit 1, naming
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import subprocess
@@ -40,6 +44,10 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # a source checkout has p
 EXAMPLE = "specs/example.yaml"
 SCHEMA = "schemas/v1/trainspec.schema.json"
 _PROJECT_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # Pulumi project names
+# pip refuses an unhashed requirement (trainspec, from a git commit or an index) beside hashed
+# ones, so the locked packages and trainspec are installed in two steps.
+INSTALL = ("pip install --require-hashes -r requirements.lock && "
+           "pip install --no-deps -r requirements.txt")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -103,10 +111,17 @@ def files(name: str, requirement_line: str, comments: list[str]) -> dict[str, st
     result = pipeline.compile_text(example, EXAMPLE)
     assert result.ok, [d.format() for d in result.diagnostics]
     compiled = {"example.json": emit.dumps(result.body)}
-    reqs = "\n".join([*comments, requirement_line]) + "\n"
+    reqs = "\n".join([*comments, "# What trainspec needs is pinned with hashes in requirements.lock;",
+                      f"# install both: {INSTALL}", requirement_line]) + "\n"
+    pins = itertools.dropwhile(lambda line: line.startswith("#"),  # uv's header: scripts/lock
+                               template("requirements.lock").splitlines(keepends=True))
+    lock = "".join([f"# trainspec {VERSION}'s lock: every package trainspec[pulumi,test] needs, "
+                    "pinned with\n# hashes (written by `python -m compiler init`). Install: "
+                    f"{INSTALL}\n", *pins])
     return {
         "Pulumi.yaml": f"name: {name}\n" + pulumi_yaml[len("name: trainspec\n"):],
         "__main__.py": template("__main__.py"),
+        "requirements.lock": lock,
         "requirements.txt": reqs,
         EXAMPLE: example,
         SCHEMA: schemas.VERSIONS[schemas.CURRENT].read_text(encoding="utf-8"),
@@ -159,8 +174,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(f"created {target} (Pulumi project {name!r}, trainspec {VERSION}):\n")
     out.write("".join(f"  {rel}\n" for rel in planned))
     out.write(f"requirements.txt: {line}\n")
-    out.write(f"next: cd {target} && git init && python3 -m venv venv && venv/bin/pip install "
-              "-r requirements.txt\n"
+    out.write(f"next: cd {target} && git init && python3 -m venv venv && . venv/bin/activate\n"
+              f"      {INSTALL}\n"
               "      pulumi login --local   # or Pulumi Cloud, or a bucket: where stack state "
               "lives\n"
               "      pulumi stack init dev && pulumi config set gcp:project PROJECT && "

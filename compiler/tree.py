@@ -8,7 +8,9 @@ compiled by `pipeline`, the file entry point, which this module calls for each s
 A spec file is a ``.yaml`` or ``.yml`` file with no hidden part in its path below the folder
 searched (`is_spec`), other than the repo config (``trainspec.yaml``): ``specs/.draft.yaml`` and
 ``specs/.wip/job.yaml`` are not specs. A file named on the command line is compiled whatever its
-name.
+name. A spec file found in a folder that is a symbolic link to a file outside that folder is
+read, with a warning naming the file read (`spec-link`, an error under --strict): what a folder
+holds is what was reviewed there. Folder links are not entered.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import BinaryIO
 from . import emit, packaging, pipeline
 from .config import load as config_load
 from .config.load import FILE_NAME as CONFIG_FILE
-from .diagnostics import Diagnostic, TrainspecError, sort_key
+from .diagnostics import WARNING, Diagnostic, Position, TrainspecError, sort_key
 from .options import Options
 from .source.files import STDIN, shown
 
@@ -54,21 +56,40 @@ def walk(folder: str | Path) -> list[str]:
     return sorted(found)
 
 
-def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
+def discover(paths: list[str], notes: dict[str, list[Diagnostic]] | None = None,
+             ) -> tuple[list[str], list[Diagnostic]]:
     """The spec files under `paths` (files as given, folders searched), and a located error
-    for each path that does not exist."""
+    for each path that does not exist. `notes` (file → warnings) gets what is said about a
+    file found: a link out of the folder searched."""
     found: list[str] = []
     problems: list[Diagnostic] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found += [os.path.join(p, *rel.split("/")) for rel in walk(p)]
+            files = [os.path.join(p, *rel.split("/")) for rel in walk(p)]
+            found += files
+            if notes is not None:
+                for file in files:
+                    if (note := linked_out(raw, file)) is not None:
+                        notes[file] = [note]
         elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
             found.append(str(p))
         else:
             problems.append(Diagnostic("$", "no such file or directory", file=shown(str(p)),
                                        code="file-missing"))
     return found, problems
+
+
+def linked_out(folder: str, file: str) -> Diagnostic | None:
+    """The warning for spec `file`, found in `folder`, if it is a link to a file outside it."""
+    if not os.path.islink(file):
+        return None
+    target = os.path.realpath(file)
+    if not os.path.isfile(target) or Path(target).is_relative_to(os.path.realpath(folder)):
+        return None  # a broken link or a pipe is refused when read; a link inside is fine
+    return Diagnostic("$", f"a symbolic link to {shown(target)}, outside the folder searched "
+                      f"({shown(folder)}): the spec read is that file", WARNING, shown(file),
+                      Position(1, 1), "copy it in, or name it on the command line", "spec-link")
 
 
 @dataclass
@@ -114,11 +135,14 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
     whose results carry no `job`, `document` or `origins`; `compile_file` compiles one file
     instead of `pipeline.compile_file` with `options` (serially)."""
     read_stdin = stdin is not None and STDIN in paths
-    files, missing = discover([p for p in paths if not (read_stdin and p == STDIN)])
+    notes: dict[str, list[Diagnostic]] = {}
+    files, missing = discover([p for p in paths if not (read_stdin and p == STDIN)], notes)
     if compile_file is not None:
         results = [compile_file(f) for f in files]
+        for r in results:
+            r.diagnostics = sorted(r.diagnostics + notes.get(r.file, []), key=sort_key)
     else:
-        results = compile_many(files, options, jobs)
+        results = compile_many(files, options, jobs, notes)
     if read_stdin:
         results.append(pipeline.compile_stream(stdin, options))
     check(results)
@@ -145,10 +169,11 @@ def nothing_found(paths: list[str]) -> str:
     return f"no {WHAT} found under " + " ".join(paths)
 
 
-def _compile_chunk(args: tuple[list[str], Options]) -> list[pipeline.Result]:
-    files, options = args
+def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]]],
+                   ) -> list[pipeline.Result]:
+    files, options, notes = args
     with config_load.one_pass():
-        results = [pipeline.compile_file(f, options) for f in files]
+        results = [pipeline.compile_file(f, options, notes=notes.get(f, [])) for f in files]
     for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
         ok = r.ok
         r.document, r.job, r.origins = None, None, {}
@@ -157,18 +182,22 @@ def _compile_chunk(args: tuple[list[str], Options]) -> list[pipeline.Result]:
     return results
 
 
-def compile_many(files: list[str], options: Options, jobs: int = 0) -> list[pipeline.Result]:
-    """Compile every file; with `jobs` other than 1, large trees use one process per core.
+def compile_many(files: list[str], options: Options, jobs: int = 0,
+                 notes: Mapping[str, list[Diagnostic]] | None = None) -> list[pipeline.Result]:
+    """Compile every file (with its `notes` from `discover`); with `jobs` other than 1, large
+    trees use one process per core.
 
     Results from worker processes carry file, diagnostics, identity and body (with its
     canonical text, see `emit.dumps`) but not the model (`job`), origins or document.
     """
     workers = jobs or (os.cpu_count() or 1)
+    notes = notes or {}
     if workers <= 1 or len(files) < PARALLEL_THRESHOLD:
         with config_load.one_pass():
-            return [pipeline.compile_file(f, options) for f in files]
+            return [pipeline.compile_file(f, options, notes=notes.get(f, [])) for f in files]
     size = (len(files) + workers - 1) // workers
-    chunks = [(files[i:i + size], options) for i in range(0, len(files), size)]
+    chunks = [(files[i:i + size], options, {f: notes[f] for f in files[i:i + size] if f in notes})
+              for i in range(0, len(files), size)]
     try:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             return [r for chunk in pool.map(_compile_chunk, chunks) for r in chunk]

@@ -24,7 +24,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPECTED = ["Pulumi.yaml", "__main__.py", "requirements.txt", "specs/example.yaml",
+EXPECTED = ["Pulumi.yaml", "__main__.py", "requirements.lock", "requirements.txt", "specs/example.yaml",
             "schemas/v1/trainspec.schema.json", "compiled/example.json",
             "compiled/.trainspec-outputs", "trainspec.yaml", ".github/workflows/trainspec.yml",
             ".pre-commit-config.yaml", ".vscode/settings.json", ".vscode/extensions.json",
@@ -49,7 +49,8 @@ def test_init_writes_a_repository_that_validates_and_is_up_to_date(tmp_path):
     assert out.splitlines()[0] == f"created {target} (Pulumi project 'ml-jobs', trainspec {VERSION}):"
     assert (target / "Pulumi.yaml").read_text().startswith("name: ml-jobs\n")
     assert "keepJobRecords:" in (target / "Pulumi.yaml").read_text()  # the config schema
-    assert (target / "requirements.txt").read_text() == "trainspec[pulumi]==0.1.0\n"
+    assert (target / "requirements.txt").read_text().splitlines()[-1] == "trainspec[pulumi]==0.1.0"
+    assert scaffold.INSTALL in (target / "requirements.txt").read_text()
     # The example validates, its compiled request is current, its modeline names the schema.
     code, _, err = run("validate", str(target / "specs"))
     assert code == 0, err
@@ -69,6 +70,25 @@ def test_init_writes_a_repository_that_validates_and_is_up_to_date(tmp_path):
     assert globs == ["specs/**/*.yaml", "specs/**/*.yml"]
     assert json.loads((target / ".vscode" / "extensions.json").read_text()) == {
         "recommendations": ["redhat.vscode-yaml"]}
+
+
+def test_init_writes_this_trainspecs_lock_and_installs_from_it(tmp_path):
+    """A new repository installs the same pinned, hashed packages as this one's CI."""
+    target = tmp_path / "repo"
+    assert run("init", str(target))[0] == 0
+    lock = (target / "requirements.lock").read_text()
+    assert lock.startswith(f"# trainspec {VERSION}'s lock")
+    def pins(text: str) -> list[str]:
+        return [line for line in text.splitlines() if not line.startswith("#")]
+    assert pins(lock) == pins((ROOT / "requirements.lock").read_text())
+    assert (scaffold.TEMPLATES / "requirements.lock").read_text() == (
+        ROOT / "requirements.lock").read_text()
+    for install in ("pip install --require-hashes -r requirements.lock",
+                    "pip install --no-deps -r requirements.txt"):
+        assert install in scaffold.INSTALL
+        assert (target / ".github" / "workflows" / "trainspec.yml").read_text().count(install) == 2
+    assert "pip install -r requirements.txt" not in (
+        target / ".github" / "workflows" / "trainspec.yml").read_text()
 
 
 def test_the_repository_files_are_the_templates(tmp_path):

@@ -41,9 +41,9 @@ SERVICE_ACCOUNT = json.dumps({"type": "service_account", "project_id": "p",
                               "client_email": "x@p.iam.gserviceaccount.com"})
 
 
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    """A specs repository: Pulumi.yaml, trainer/ (a package), specs/job.yaml using it."""
+def specs_repo(tmp_path: Path, monkeypatch) -> Path:
+    """A specs repository: Pulumi.yaml, trainer/ (a package), specs/job.yaml using it; the
+    current folder, with the archive cache beside it."""
     root = tmp_path / "repo"
     write(root, {"Pulumi.yaml": "name: ml-jobs\nruntime: python\n",
                  "trainer/pyproject.toml": PYPROJECT,
@@ -53,6 +53,11 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.chdir(root)
     monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
     return root
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    return specs_repo(tmp_path, monkeypatch)
 
 
 def compile_spec(path: str = "specs/job.yaml", options: Options = Options()) -> pipeline.Result:
@@ -189,8 +194,8 @@ def test_a_link_inside_the_source_is_its_file_and_one_outside_is_an_error(repo, 
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/folder is a symbolic link "
         "to a folder ('trainer'): only links to files are packaged [source-link]",
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/leak.txt is a symbolic "
-        "link to '../outside.txt', outside the source folder or missing: copy the file in, or "
-        "ignore the link in .gitignore [source-link]"]
+        "link to '../outside.txt', which is outside.txt, outside the source folder trainer: "
+        "copy the file in, or ignore the link in .gitignore [source-link]"]
 
 
 # -- secrets and size ------------------------------------------------------------------------

@@ -198,7 +198,8 @@ def _build(data: dict, c: Collector, bad: set[str]) -> Config:
             if ok("$.policy.maxAcceleratorsPerJob") else None,
             max_timeout=timeout or None, max_timeout_text=timeout_text or "",
             require_encryption_key=policy.get("requireEncryptionKey") is True,
-            require_spot_workers=policy.get("requireSpotWorkers") is True),
+            require_spot_workers=policy.get("requireSpotWorkers") is True,
+            forbid_plaintext_secrets=policy.get("forbidPlaintextSecrets") is True),
         packaging=RepoConfig(
             strings("$.packaging.allowSecretFiles", packaging.get("allowSecretFiles")),
             packaging.get("maxSizeMiB", DEFAULT_MAX_MIB) if ok("$.packaging.maxSizeMiB")

@@ -40,6 +40,7 @@ class Policy:
     max_timeout_text: str = ""  # as written, for messages
     require_encryption_key: bool = False
     require_spot_workers: bool = False
+    forbid_plaintext_secrets: bool = False
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,17 @@ a deeper file wins, the last matching pattern wins, `!` re-includes, and nothing
 ignored folder can be re-included (the folder is not entered at all). `.git/info/exclude` and
 the user's global excludes are not read: they differ between machines, the archive must not.
 
-A symbolic link is packaged as the file it points to when that file is inside the source
-folder (a link to a folder, or out of the source, is an error: it would package what is not the
-source, or differ between machines). A secret-looking file (`.env`, `*.pem`, `*.key`, a private
-SSH key, a service-account or user credentials JSON) is an error unless the repository's
-trainspec.yaml allows it (`packaging.allowSecretFiles`).
+A symbolic link is packaged as the file it leads to when that file is inside the source folder.
+Every component is resolved as the operating system would (links of links, folder links,
+`..` after a link: tree.Repo.resolve), without looking at anything outside the repository: a
+link that leads out of it (an absolute link, `..` above its root), outside the source folder, to
+a folder, a pipe or a device, or nowhere is an error (it would package what is not the source,
+or differ between machines). A secret-looking file (`.env`, `*.pem`, `*.key`, a private SSH key,
+a service-account or user credentials JSON, any file holding a PEM/OpenSSH private key) is an
+error unless the repository's trainspec.yaml allows its path (`packaging.allowSecretFiles`).
+Names are checked here, the link's and its target's (a link named `id_rsa` is refused whatever
+it holds, as a file would be); content is checked on the very bytes archived (sdist.py:
+`secret_content`), so a file swapped after the check is never archived unchecked.
 """
 
 from __future__ import annotations
@@ -27,13 +33,15 @@ from ..source.repo import DIR, FILE, LINK, OTHER, Entry, Repo
 
 MAX_FILES = 20_000  # a trainer is tens or hundreds of files; more is a folder that was not ignored
 MAX_GITIGNORE = 1024 * 1024
-MAX_LINK_HOPS = 8
 SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa", "id_dsa",
                 "id_ecdsa", "id_ed25519", ".netrc", ".pypirc")
-SECRET_JSON_MAX = 256 * 1024  # credential files are a few KiB
 # A Google service-account key or user (ADC) credentials file, recognised by content.
 _CREDENTIAL_TYPE = re.compile(rb'"type"\s*:\s*"(service_account|authorized_user)"')
 _CREDENTIAL_FIELD = {b"service_account": b'"private_key"', b"authorized_user": b'"refresh_token"'}
+# A private key in PEM (RFC 7468: PKCS#1/#8, EC, encrypted), OpenSSH or PGP armour, also inside a
+# JSON string: its BEGIN line and base64 soon after (code that only names the header is not a key).
+_PRIVATE_KEY = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                          rb"(?s:.{0,400}?)[A-Za-z0-9+/]{40}")
 
 
 @dataclass
@@ -89,7 +97,7 @@ def collect(repo: Repo, source: str, allow_secrets: tuple[str, ...] = ()) -> Col
     """The files under `source` (a folder relative to the repository root) to archive."""
     out = Collected()
     ignore = Ignore(repo)
-    allowed = _gitignore(allow_secrets) if allow_secrets else None
+    allowed = allowing(allow_secrets)
     pending = [source]
     while pending:
         folder = pending.pop()
@@ -105,20 +113,21 @@ def collect(repo: Repo, source: str, allow_secrets: tuple[str, ...] = ()) -> Col
                 else:
                     pending.append(entry.path)
                 continue
-            name, shown_path = entry.name, entry.path
+            shown_path = entry.path
+            kind = _secret_name(entry.name)
             if entry.kind == LINK:
                 entry = _follow(repo, entry, source, out)
                 if entry is None:
                     continue
+                if kind is None and (named := _secret_name(entry.name)):
+                    kind = f"a link to {repo.shown(entry.path)}, {named}"
             elif entry.kind == OTHER:
                 out.problems.append(("source-special-file", f"{repo.shown(entry.path)} is not a "
                                      "regular file (a pipe, a device or a git submodule): "
                                      "ignore it in .gitignore"))
                 continue
-            kind = _secret_kind(repo, name, entry)
             if kind and not (allowed and allowed.match_file(shown_path)):
-                out.problems.append(("source-secret-file", f"{repo.shown(shown_path)} looks like a "
-                                     f"secret ({kind}): it would be uploaded with the trainer"))
+                out.problems.append(secret(repo.shown(shown_path), kind))
             out.files[rel] = entry
             if len(out.files) > MAX_FILES:
                 out.too_many = True
@@ -134,44 +143,57 @@ def _gitignore(lines):
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+def allowing(patterns: tuple[str, ...]):
+    """The matcher of `packaging.allowSecretFiles` (paths from the repository root), or None."""
+    return _gitignore(patterns) if patterns else None
+
+
 def _follow(repo: Repo, link: Entry, source: str, out: Collected) -> Entry | None:
-    """The file a link inside the source points to, if it is a file inside the source."""
-    path = link.path
-    for _ in range(MAX_LINK_HOPS):
-        target = repo.link_target(path)
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
-        inside = not target.startswith("/") and not resolved.startswith("..") and (
-            not source or resolved == source or resolved.startswith(source + "/"))
-        found = repo.entry(resolved) if inside else None
-        if found is None:
-            out.problems.append(("source-link", f"{repo.shown(link.path)} is a symbolic link to "
-                                 f"{target!r}, outside the source folder or missing: copy the "
-                                 "file in, or ignore the link in .gitignore"))
-            return None
-        if found.kind == FILE:
-            return found
-        if found.kind != LINK:
-            out.problems.append(("source-link", f"{repo.shown(link.path)} is a symbolic link to "
-                                 f"a {'folder' if found.kind == DIR else 'special file'} "
-                                 f"({target!r}): only links to files are packaged"))
-            return None
-        path = resolved
-    out.problems.append(("source-link", f"{repo.shown(link.path)}: too many levels of "
-                         "symbolic links"))
+    """The file a link inside the source leads to, if it is a regular file inside the source."""
+    target = repo.link_target(link.path)
+    where = repo.resolve(link.path)
+    shown = f"{repo.shown(link.path)} is a symbolic link to {target!r}"
+    found = where.entry
+    if where.escape is not None:
+        message = (f"{shown}, which leaves the repository ({where.escape}): nothing outside the "
+                   "source folder is packaged; copy the file in, or ignore the link in .gitignore")
+    elif found is None:
+        message = f"{shown}, which does not exist: remove it, or ignore it in .gitignore"
+    elif source and where.path != source and not where.path.startswith(source + "/"):
+        message = (f"{shown}, which is {repo.shown(where.path)}, outside the source folder "
+                   f"{repo.shown(source)}: copy the file in, or ignore the link in .gitignore")
+    elif found.kind != FILE:
+        message = (f"{repo.shown(link.path)} is a symbolic link to a "
+                   f"{'folder' if found.kind == DIR else 'special file'} ({target!r}): only "
+                   "links to files are packaged")
+    else:
+        return found
+    out.problems.append(("source-link", message))
     return None
 
 
-def _secret_kind(repo: Repo, name: str, entry: Entry) -> str | None:
+def _secret_name(name: str) -> str | None:
     for pattern in SECRET_NAMES:
         if fnmatch.fnmatchcase(name, pattern):
             return f"a {pattern} file" if "*" in pattern else f"a {name} file"
-    if name.endswith(".json") and entry.size <= SECRET_JSON_MAX:
-        text = repo.read(entry.path)
-        m = _CREDENTIAL_TYPE.search(text)
-        if m and _CREDENTIAL_FIELD[m.group(1)] in text:
-            return ("a service-account key" if m.group(1) == b"service_account"
-                    else "user credentials with a refresh token")
     return None
+
+
+def secret_content(data: bytes) -> str | None:
+    """What secret `data` holds (a private key, Google credentials), if any."""
+    if _PRIVATE_KEY.search(data):
+        return "a private key"
+    m = _CREDENTIAL_TYPE.search(data)
+    if m and _CREDENTIAL_FIELD[m.group(1)] in data:
+        return ("a service-account key" if m.group(1) == b"service_account"
+                else "user credentials with a refresh token")
+    return None
+
+
+def secret(shown: str, kind: str) -> tuple[str, str]:
+    """The problem of a secret-looking file `shown` holding `kind`."""
+    return ("source-secret-file", f"{shown} looks like a secret ({kind}): it would be uploaded "
+            "with the trainer")
 
 
 def largest(files: dict[str, Entry], count: int = 5) -> list[tuple[str, int]]:

@@ -12,8 +12,10 @@ import os
 import posixpath
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..config.model import RepoConfig
 from ..rules import Problem
@@ -78,9 +80,12 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
     shown = repo.shown(source)
     entry = repo.entry(source)
     if entry is None or entry.kind != DIR:
-        what = "does not exist" if entry is None else (
-            "is a symbolic link (name the folder itself)" if entry.kind == LINK
-            else "is not a folder")
+        parts = source.split("/")
+        link = next((p for p in ("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+                     if (e := repo.entry(p)) is not None and e.kind == LINK), None)
+        what = ("is a symbolic link (name the folder itself)" if link == source else
+                f"is reached through a symbolic link ({repo.shown(link)}): name the folder "
+                "itself" if link else "does not exist" if entry is None else "is not a folder")
         raise BuildError([Problem("source-folder", "source", f"{shown} {what}", "python.source is "
                                   "a folder holding pyproject.toml or setup.py, relative to the "
                                   "spec file")])
@@ -106,14 +111,19 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
     if problems:
         raise BuildError(problems)
     repo.prefetch([e.path for e in found.files.values()])
+    # Each file is read once: the bytes checked (metadata, secrets) are the bytes archived.
+    blobs = {name: repo.read(found.files[name].path) for name in METADATA_FILES
+             if name in found.files}
     try:
-        meta = metadata.read({name: repo.read(found.files[name].path)
-                              for name in METADATA_FILES if name in found.files})
+        meta = metadata.read(blobs)
     except metadata.MetadataError as e:
         raise BuildError([Problem("source-metadata", "source", f"{shown}: {e}")]) from e
     if module is not None:
         _check_module(module, meta, found.files, shown)
-    members = [(path, e.executable, _reader(repo, e.path)) for path, e in found.files.items()]
+    secrets: list[Problem] = []
+    check = _Checked(repo, source, blobs, collect.allowing(config.allow_secret_files), secrets)
+    members = [(path, e.executable, check.reader(path, e.path))
+               for path, e in found.files.items()]
     members.append(("PKG-INFO", False, lambda: metadata.pkg_info(meta)))
     members.sort(key=lambda m: m[0].encode("utf-8", "surrogateescape"))
     prefix = f"{meta.dist}-{meta.version}"
@@ -121,12 +131,16 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
     written = None
     if out_dir is None:
         sha = archive.write(prefix, members, None, when)
+        if secrets:
+            raise BuildError(secrets)
     else:
         out_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".building-", dir=out_dir)
         try:
             with os.fdopen(fd, "wb") as f:
                 sha = archive.write(prefix, members, f, when)
+            if secrets:
+                raise BuildError(secrets)
             written = str(out_dir / f"{prefix}-{sha[:16]}.tar.gz")
             os.replace(tmp, written)
         finally:
@@ -136,8 +150,27 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
                    written)
 
 
-def _reader(repo: Repo, path: str):
-    return lambda: repo.read(path)
+@dataclass
+class _Checked:
+    """Reads each file of the archive once and checks the bytes read for secrets (an allowed
+    path excepted), adding each one found to `found`."""
+
+    repo: Repo
+    source: str
+    blobs: dict[str, bytes]  # already read: the metadata files
+    allowed: Any
+    found: list[Problem]
+
+    def reader(self, rel: str, path: str) -> Callable[[], bytes]:
+        def read() -> bytes:
+            data = self.blobs[rel] if rel in self.blobs else self.repo.read(path)
+            member = posixpath.join(self.source, rel) if self.source else rel
+            kind = collect.secret_content(data)
+            if kind and not (self.allowed and self.allowed.match_file(member)):
+                code, message = collect.secret(self.repo.shown(member), kind)
+                self.found.append(Problem(code, "source", message, _SECRET_HINT))
+            return data
+        return read
 
 
 def _check_module(module: str, meta: metadata.Metadata, files: dict, shown: str) -> None:

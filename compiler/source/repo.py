@@ -6,11 +6,16 @@ root (posix, "" for the root itself): what a folder holds (`children`), what one
 source at BASE and in the working tree builds the same archive.
 
 The repository of a spec is the nearest folder above it holding `Pulumi.yaml` or `.git` (for a
-git revision: `Pulumi.yaml`, else the repository's root). Nothing outside it is read.
+git revision: `Pulumi.yaml`, else the repository's root). Nothing outside it is read, listed or
+looked at: no question about a path is answered through a symbolic link (on disk, each folder
+on the way is opened with O_NOFOLLOW from the one before, so a link swapped in after a check
+makes the read fail instead of being followed). `resolve` follows links one component at a
+time, as the operating system would, and stops where one leaves the repository.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import stat
@@ -22,6 +27,12 @@ from .files import shown
 
 FILE, DIR, LINK, OTHER = "file", "dir", "link", "other"
 MARKERS = ("Pulumi.yaml", "Pulumi.yml", ".git")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# Calls relative to an open folder (POSIX *at functions): what makes "no link followed" hold
+# even if the tree changes while it is read.
+_AT = {os.open, os.stat, os.readlink} <= os.supports_dir_fd and os.scandir in os.supports_fd
+MAX_LINK_HOPS = 40  # Linux's MAXSYMLINKS: a chain the OS follows is followed here too
 
 
 class TreeError(Exception):
@@ -64,9 +75,59 @@ class Repo:
         return shown(posixpath.normpath(posixpath.join(self.root_shown, path)) if path
                      else self.root_shown)
 
+    def resolve(self, path: str) -> Resolved:
+        """Where `path` leads, following every link on the way as the operating system would
+        (links of links, links to folders, `..` after a link is the parent of its target),
+        asking only about paths that hold no link: never about anything outside."""
+        todo = [(part, "the path") for part in path.split("/")]  # (component, whose it is)
+        done: list[str] = []
+        entry, hops = Entry("", DIR), 0
+        while todo:
+            part, origin = todo.pop(0)
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not done:
+                    return Resolved("", None, f"{origin}, above the repository root")
+                done.pop()
+                entry = Entry("/".join(done), DIR)
+                continue
+            here = "/".join([*done, part])
+            found = self.entry(here)
+            if found is None or (todo and found.kind not in (DIR, LINK)):
+                return Resolved("/".join([here, *(p for p, _ in todo)]), None)
+            if found.kind != LINK:
+                done.append(part)
+                entry = found
+                continue
+            hops += 1
+            target = self.link_target(here)
+            if hops > MAX_LINK_HOPS:
+                return Resolved("", None, "too many levels of symbolic links")
+            if target.startswith("/"):
+                return Resolved("", None, f"{self.shown(here)} links to the absolute path "
+                                f"{target!r}")
+            if not target:
+                return Resolved("/".join([here, *(p for p, _ in todo)]), None)
+            origin = f"{self.shown(here)} links to {target!r}"
+            todo[:0] = [(p, origin) for p in target.split("/")]
+        return Resolved("/".join(done), entry)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a path leads to: `path` (relative to the root, no link in it) and its `entry`
+    (None: nothing is there); or `escape`, why it leaves the repository (its place then
+    unknown: nothing outside is looked at)."""
+
+    path: str
+    entry: Entry | None
+    escape: str | None = None
+
 
 class FsRepo(Repo):
-    """A repository in the working tree."""
+    """A repository in the working tree. Every path is reached from the root one folder at a
+    time, each opened without following a link (a path through a link is not there)."""
 
     def __init__(self, root: Path, root_shown: str):
         self.root, self.root_shown = root, root_shown
@@ -74,35 +135,75 @@ class FsRepo(Repo):
     def _full(self, path: str) -> str:
         return os.path.join(self.root, *path.split("/")) if path else str(self.root)
 
-    def entry(self, path: str) -> Entry | None:
+    def _folder(self, folders: list[str]) -> int | None:
+        """An open descriptor of folder `folders` (components below the root) reached without
+        following a link; None where the platform has no descriptor-relative calls (then each
+        folder on the way is checked by path, which a swap in between could still defeat)."""
+        if any(part in ("", ".", "..") for part in folders):
+            raise OSError(errno.EINVAL, "not a path inside the repository")
+        if not _AT:
+            for i in range(1, len(folders) + 1):
+                if os.path.islink(self._full("/".join(folders[:i]))):
+                    raise OSError(errno.ELOOP, "a symbolic link on the way")
+            return None
+        fd = os.open(self.root, os.O_RDONLY | _DIRECTORY)
         try:
-            info = os.lstat(self._full(path))
+            for part in folders:
+                inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _at(self, path: str, call):
+        """`call(name, dir_fd)` on `path`'s last component in its folder, reached as above."""
+        *folders, name = path.split("/")
+        fd = self._folder(folders)
+        try:
+            return call(name, fd) if fd is not None else call(self._full(path), None)
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def entry(self, path: str) -> Entry | None:
+        if not path:
+            return Entry("", DIR)
+        try:
+            info = self._at(path, lambda name, fd: os.stat(name, dir_fd=fd,
+                                                           follow_symlinks=False))
         except OSError:
             return None
         return _fs_entry(path, info)
 
     def children(self, folder: str) -> list[Entry]:
         try:
-            with os.scandir(self._full(folder)) as it:
-                found = []
-                for item in it:
-                    try:
-                        info = item.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    found.append(_fs_entry(posixpath.join(folder, item.name) if folder
-                                           else item.name, info))
+            fd = self._folder(folder.split("/") if folder else [])
+            try:
+                with os.scandir(self._full(folder) if fd is None else fd) as it:
+                    found = []
+                    for item in it:
+                        try:
+                            info = item.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        found.append(_fs_entry(posixpath.join(folder, item.name) if folder
+                                               else item.name, info))
+            finally:
+                if fd is not None:
+                    os.close(fd)
         except OSError as e:
             raise TreeError(f"{self.shown(folder)}: cannot list: {e.strerror or e}") from e
         return sorted(found, key=lambda e: e.path)
 
     def read(self, path: str) -> bytes:
-        full = self._full(path)
         try:
             # Non-blocking and checked again on the descriptor: a file swapped for a pipe
-            # between listing and reading is refused, never waited on.
-            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                         | getattr(os, "O_NOFOLLOW", 0))
+            # between listing and reading is refused, never waited on; a link, never followed.
+            fd = self._at(path, lambda name, at: os.open(name, os.O_RDONLY | _NOFOLLOW
+                                                         | getattr(os, "O_NONBLOCK", 0)
+                                                         | getattr(os, "O_NOCTTY", 0), dir_fd=at))
             with os.fdopen(fd, "rb") as f:
                 if not stat.S_ISREG(os.fstat(fd).st_mode):
                     raise TreeError(f"{self.shown(path)}: no longer a regular file")
@@ -112,7 +213,7 @@ class FsRepo(Repo):
 
     def link_target(self, path: str) -> str:
         try:
-            return os.readlink(self._full(path))
+            return self._at(path, lambda name, fd: os.readlink(name, dir_fd=fd))
         except OSError as e:
             raise TreeError(f"{self.shown(path)}: cannot read the link: {e.strerror or e}") from e
 

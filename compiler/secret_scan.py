@@ -1,0 +1,186 @@
+"""Which strings of a spec are credentials, by detect-secrets' detectors (Yelp). One answer
+for two readers: validate warns about each (plaintext-secret, compiler/secret_check.py) and
+review hides each (review/redact.py), so what a pull-request comment shows as ``<redacted>``
+is exactly what validate flagged.
+
+A string holds a secret where
+- a token format of detect-secrets' regex detectors matches anywhere in it (AWS, GitHub,
+  GitLab, Slack, Stripe, OpenAI, JWT, private keys, a URL's password, ...), or
+- it is the value of a name that says secret (an env variable, a ``--flag``, a ``key=`` or
+  ``key:`` inside a longer text): for detect-secrets' keywords (password, secret, api_key,
+  private_key, ...) any value, for the words its keyword list leaves out as too noisy
+  (token, key, auth, dsn, webhook) only a value of high entropy, measured by its
+  Hex (limit 3.0, its default) and Base64 (limit 4.0, below) entropy detectors.
+  detect-secrets' heuristic filters drop references (``${VAR}``, ``$VAR``, ``<x>``),
+  sequences, UUIDs and values without a letter; a path or a URL without a password is not
+  a secret value either.
+
+Only each detector's ``analyze_string`` is called: no verification request (the network),
+no settings, baseline or file, so a check is pure and takes microseconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# A name's words that say its value is secret, beyond detect-secrets' keyword list (whose
+# words are read from it, keyword.DENYLIST): `pass` (DB_PASS, --db-pass) and credentials,
+# any value like its keywords; Authorization (a header), after its scheme.
+_MORE_KEYWORDS = ("pass", "credential", "credentials", "authorization")
+# Words whose values are secret only when they look random: an OAuth or API token, a key.
+_ENTROPY_WORDS = ("token", "key", "auth", "dsn", "webhook")
+# detect-secrets' Base64 limit is 4.5, for any quoted string of a file; a value the name
+# already calls a token needs less: at 4.5 one HuggingFace token in six (hf_ + 34 letters and
+# digits) passes, at 4.0 none of 24 characters or more does, while words joined by - or _
+# (bert-base-uncased 3.3, my-project-staging-key 3.9) stay under it.
+BASE64_LIMIT = 4.0
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SCHEME = re.compile(r"(?i)^(?:bearer|basic|token|digest|negotiate)\s+")
+_NOT_A_VALUE = re.compile(r"^(?:/|\./|~/|[a-z][a-z0-9+.-]*://(?![^/\s@]*@))", re.IGNORECASE)
+# `NAME=VALUE`, `--flag=VALUE`, `--flag VALUE`, `Name: VALUE` inside a longer text, found at
+# every name (a lookahead: pairs overlap). A value stops at `=` and `:` (but a padding `=`
+# run), so no text makes the search quadratic.
+_PAIR = re.compile(r"(?<![\w.-])(?=(-{0,2}[A-Za-z][\w.-]*)(=|:[ \t]*|[ \t]+(?=[^\s-]))"
+                   r"(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?"
+                   r"([^\s\"'&;,)\]}=:]+=*))", re.IGNORECASE)
+_KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A secret in a string: its kind (detect-secrets' secret type, or the keyword rule's)
+    and where it is, ``text[start:end]``."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@functools.cache
+def _detectors() -> tuple[Any, ...]:
+    """detect-secrets' regex (token format) detectors, but the public IP address one."""
+    # Imported on first use: detect-secrets imports requests (for verification, never called).
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.ip_public import IPPublicDetector
+
+    return tuple(cls() for cls in get_mapping_from_secret_type_to_class().values()
+                 if issubclass(cls, RegexBasedDetector) and cls is not IPPublicDetector)
+
+
+@functools.cache
+def _keywords() -> frozenset[str]:
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    return frozenset(word.replace("_?", "") for word in DENYLIST) | frozenset(_MORE_KEYWORDS)
+
+
+@functools.cache
+def _entropy() -> tuple[Any, ...]:
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+
+    return HexHighEntropyString(), Base64HighEntropyString(limit=BASE64_LIMIT)
+
+
+def name_rule(name: str) -> str | None:
+    """"keyword" if a value of `name` is secret whatever it is, "entropy" if only a random
+    one, None if `name` says nothing. The name ends with such a word (or two: API_KEY), and a
+    keyword anywhere counts where it ends with one (AWS_SECRET_ACCESS_KEY): WANDB_API_KEY,
+    dbPassword, --hf-token, SECRET, but not SECRET_NAME, PASSWORD_FILE, TOKENIZERS_PARALLELISM."""
+    words = [w.lower() for w in _WORD.findall(name)]
+    if not words:
+        return None
+    tail = {words[-1], "".join(words[-2:])}
+    ends = tail & (_keywords() | set(_ENTROPY_WORDS))
+    if ends and ({*words, *("".join(words[i:i + 2]) for i in range(len(words)))} & _keywords()):
+        return "keyword"
+    return "entropy" if ends else None
+
+
+def _random(value: str) -> bool:
+    """detect-secrets' Hex or Base64 entropy detector would report the whole `value`."""
+    for detector in _entropy():
+        if set(value) <= set(detector.charset) \
+                and detector.calculate_shannon_entropy(value) > detector.entropy_limit:
+            return True
+    return False
+
+
+def _filtered(value: str) -> bool:
+    """detect-secrets' heuristic filters for keyword and entropy findings, and references."""
+    from detect_secrets.filters import heuristic as h
+
+    return (h.is_templated_secret(value) or h.is_prefixed_with_dollar_sign(value)
+            or h.is_sequential_string(value) or h.is_potential_uuid(value)
+            or h.is_not_alphanumeric_string(value) or bool(_NOT_A_VALUE.match(value)))
+
+
+def named_secret(value: str, name: str) -> str | None:
+    """The kind of secret `value` is as the value of `name` (a variable, a flag), or None."""
+    rule = name_rule(name)
+    if rule is None:
+        return None
+    value = _SCHEME.sub("", value.strip()) if name.lower() == "authorization" else value.strip()
+    if not value or _filtered(value):
+        return None
+    if rule == "keyword":
+        return "Secret Keyword"
+    return "High Entropy String" if _random(value) else None
+
+
+def _span(m: re.Match) -> tuple[int, int]:
+    """The secret of a detector's match: its last group where the match only closes after it
+    (a URL's password before ``@``), else the whole match (``ghp_…``, not its prefix)."""
+    groups = [i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)]
+    if groups and m.start(groups[-1]) > m.start() and m.end() - m.end(groups[-1]) <= 1:
+        return m.span(groups[-1])
+    return m.span()
+
+
+def _pairs(text: str):
+    """(name, start, end) of each ``name=value``, ``--flag=value``, ``--flag value`` and
+    ``Name: value`` in `text`, overlapping (``--header=Authorization: Bearer …``)."""
+    for m in _PAIR.finditer(text):
+        name, sep = m.group(1), m.group(2)
+        if sep.strip() or name.startswith("-"):  # `the token expired` is prose, not a pair
+            yield name.lstrip("-"), m.start(3), m.end(3)
+
+
+def scan(text: str) -> list[Finding]:
+    """Every secret in `text`, by token format and by ``name=value`` pairs, in order."""
+    found = []
+    for detector in _detectors():
+        secrets = set(detector.analyze_string(text))  # the detector's own checks (a JWT's)
+        if not secrets:
+            continue
+        for regex in detector.denylist:
+            for m in regex.finditer(text):
+                if any(secret in m.group() for secret in secrets):
+                    start, end = _span(m)
+                    if detector.secret_type == "Private Key":  # the block, not its header
+                        start = text.rfind("-----", 0, start) if text[:start].endswith("-") \
+                            else start
+                        end = _KEY_END.search(text, end).end()
+                    found.append(Finding(detector.secret_type, start, end))
+    for name, start, end in _pairs(text):
+        kind = named_secret(text[start:end], name)
+        if kind:
+            found.append(Finding(kind, start, end))
+    return sorted(found, key=lambda f: (f.start, -f.end))
+
+
+def secret_kind(value: str, name: str = "") -> str | None:
+    """The kind of the first secret in `value`, given to `name` (an env variable, a flag;
+    "" for none), or None: what validate reports and review hides."""
+    if name:
+        kind = named_secret(value, name.lstrip("-"))
+        if kind:
+            return kind
+    found = scan(value)
+    return found[0].kind if found else None
