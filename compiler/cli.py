@@ -14,24 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from . import (
-    decompile,
-    emit,
-    explain,
-    formats,
-    localrun,
-    pipeline,
-    review,
-    ruledoc,
-    scaffold,
-    source,
-    tree,
-    watch,
-)
 from . import diagnostics as diag
-from .modeline import suggest as suggest_modeline
-from .normalize import Options
-from .source import shown
+from . import emit, explain, localrun, pipeline, review, ruledoc, scaffold, tree
+from .importers import decompile
+from .jobs import watch
+from .options import Options
+from .report import formats
+from .schema.modeline import suggest as suggest_modeline
+from .source.files import STDIN, shown
 from .version import VERSION
 
 # 2 is `diff`'s "changes" (review.EXIT_CHANGED): a usage error must not read as a plan, so
@@ -72,7 +62,7 @@ def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: s
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.paths.count(source.STDIN) > 1:
+    if args.paths.count(STDIN) > 1:
         err.write("error: `-` (standard input) can be given once\n")
         return EXIT_USAGE
     found = tree.compile_paths(args.paths, _options(args), jobs=args.jobs, stdin=args.stdin)
@@ -88,10 +78,10 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = Path(args.path)
-    if args.path == source.STDIN and args.out:
+    if args.path == STDIN and args.out:
         err.write("error: --out compiles a folder; a spec from standard input (-) is printed\n")
         return EXIT_USAGE
-    if args.path != source.STDIN and (target.is_dir() or args.out):
+    if args.path != STDIN and (target.is_dir() or args.out):
         return _compile_tree(args, out, err)
     result = pipeline.compile_path(args.path, _options(args), args.stdin)
     _report([result], [], "text", out, err)

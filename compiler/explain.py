@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from . import fields
-from .catalog import accelerators, machines
-from .config import extension
+from .catalog import accelerators, machines, regions
+from .catalog.extension import NONE as NO_EXTENSION
+from .catalog.extension import Extension
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
 from .roles import BY_NAME
 from .targets import ml
-from .tuning import KIND as TUNING_KIND
-from .tuning import summary
+from .tuning.model import KIND as TUNING_KIND
+from .tuning.model import summary
 
 
 def endpoint(job: Job) -> str:
@@ -60,7 +61,7 @@ def render(result: Result) -> str:
     if job.tuning is not None:
         lines.append("  tuning")
         lines += [f"    {line}" for line in summary(job.tuning)]
-    marked = extension.marks(job)
+    marked = marks(job)
     if marked:
         lines.append("  from the repo config (not in trainspec's catalog, sent as written)")
         lines += [f"    - {m}" for m in marked]
@@ -124,3 +125,39 @@ def _settings(job: Job) -> list[str]:
         else:
             lines.append(f"  {row.explain:<10} {shown}")
     return ["  scheduling " + ", ".join(parts)] + lines
+
+
+def marks(job: Job) -> list[str]:
+    """`path: value (key in config)` for each value the catalog alone would refuse."""
+    ext: Extension = job.extension
+    if ext == NO_EXTENSION:
+        return []
+    vertex = job.platform == "vertex"
+    found = []
+    known_regions = regions.VERTEX_TRAINING_REGIONS if vertex else regions.ML_TRAINING_REGIONS
+    if ext.has_region(job.region) and job.region not in known_regions:
+        found.append(f"$.spec.region: {job.region} (extraRegions in {ext.source})")
+    for pool in job.pools.values():
+        machine, accel = pool.machine_type, pool.accelerator_type
+        if ext.has_machine(machine) and not _known_machine(vertex, machine or ""):
+            found.append(f"{pool.path}.machineType: {machine} (extraMachineTypes in "
+                         f"{ext.source})")
+        if accel and ext.has_accelerator(accel) and (
+                (vertex and accel not in accelerators.VERTEX_TYPES)  # ml v1's enum is closed
+                or not _in_region(vertex, job.region or "", accel, pool.accelerator_count)):
+            found.append(f"{pool.path}.accelerator.type: {accel} in {job.region} "
+                         f"(extraAccelerators in {ext.source})")
+    return found
+
+
+def _known_machine(vertex: bool, machine: str) -> bool:
+    if vertex:
+        return machine in machines.VERTEX_MACHINES or machine in machines.LEGACY_TO_VERTEX
+    return machine in machines.ML_CE_MACHINES or machine in machines.ML_LEGACY_MACHINES \
+        or machine == machines.ML_CLOUD_TPU
+
+
+def _in_region(vertex: bool, region: str, accel: str, count: int | None) -> bool:
+    if vertex:
+        return regions.vertex_accelerator_in_region(region, accel, count)
+    return regions.ml_accelerator_in_region(region, accel)

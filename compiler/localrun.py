@@ -35,7 +35,7 @@ from typing import TextIO
 from . import fields, pipeline
 from .diagnostics import format_text
 from .model import Container, EnvVar, Job, Pool, PythonPackage
-from .normalize import Options
+from .options import Options
 from .roles import BY_NAME, CHIEF, ROLES
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130

@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .config.extension import NONE as NO_EXTENSION
-from .config.extension import Extension
+from .catalog.extension import NONE as NO_EXTENSION
+from .catalog.extension import Extension
 
 if TYPE_CHECKING:
     from .fields import Row
-    from .tuning import Tuning
+    from .tuning.model import Tuning
 
 PLATFORMS = ("vertex", "ai-platform")
 KINDS = ("TrainingJob", "HyperparameterTuningJob")

@@ -7,15 +7,19 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, policy, schemas, secret_check, source, targets
+from . import packaging, secret_check, targets
 from .config import apply as config_apply
 from .config import load as config_load
+from .config import policy
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
-from .normalize import Options, normalize
-from .targets import ml, vertex
-
-TARGETS = {"vertex": vertex, "ai-platform": ml}
+from .normalize.job import normalize
+from .options import Options
+from .schema import validate as schemas
+from .source import read as source
+from .source.document import Document
+from .source.files import STDIN
+from .targets import ml
 
 
 @dataclass
@@ -27,7 +31,7 @@ class Result:
     job: Job | None = None
     body: dict | None = None
     origins: dict[str, str] = field(default_factory=dict)
-    document: source.Document | None = None
+    document: Document | None = None
     # The job's identity, kept when `job`/`document` are dropped (worker processes):
     # (metadata.name, platform, project, where metadata.name is written).
     identity: tuple[str, str, str | None, Position | None] | None = None
@@ -43,7 +47,7 @@ class Result:
         return [d for d in self.diagnostics if d.is_error]
 
 
-def compile_document(doc: source.Document, found: list[Diagnostic], options: Options,
+def compile_document(doc: Document, found: list[Diagnostic], options: Options,
                      today: datetime.date, files: packaging.Files | None = None,
                      notes: list[Diagnostic] | tuple = ()) -> Result:
     """Compile a parsed document; `found` holds the loader's diagnostics, `notes` what
@@ -64,7 +68,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     job = normalize(doc, c, options)
     result.uploads = packaging.resolve(job, c, files, options.package_dir,
                                        repo.config.packaging)
-    target = TARGETS[job.platform]
+    target = targets.PLATFORMS[job.platform].target
     targets.prepare(target, job, c, today)
     policy.check(job, repo.policies, c)
     secret_check.check(doc.data, repo.policies, c)
@@ -81,7 +85,7 @@ def compile_document(doc: source.Document, found: list[Diagnostic], options: Opt
     return _done(result)
 
 
-def _tuned(result: Result, repo: config_load.Found, doc: source.Document, options: Options,
+def _tuned(result: Result, repo: config_load.Found, doc: Document, options: Options,
            fixed: list[Diagnostic]) -> Result:
     """The repo config's ignore/severity, inline ignores and --strict, applied; `fixed` (the
     loader's and the schema's problems) are never ignored nor softened."""
@@ -114,7 +118,7 @@ def compile_stream(stream: BinaryIO, options: Options = Options(),
 def compile_path(path: str, options: Options = Options(), stdin: BinaryIO | None = None,
                  today: datetime.date | None = None) -> Result:
     """`compile_file`, or `compile_stream(stdin)` for the path `-`."""
-    if path == source.STDIN and stdin is not None:
+    if path == STDIN and stdin is not None:
         return compile_stream(stdin, options, today)
     return compile_file(path, options, today)
 

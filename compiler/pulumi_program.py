@@ -14,9 +14,9 @@ import pulumi
 from compiler import packaging, pipeline, tree
 from compiler import pulumi_resources as jobs
 from compiler.diagnostics import Diagnostic, format_text
-from compiler.jsonpath import child
 from compiler.model import CONFIG_NAMESPACE
-from compiler.normalize import Options
+from compiler.options import Options
+from compiler.source.jsonpath import child
 
 
 class Settings:

@@ -35,7 +35,8 @@ import subprocess
 from pathlib import Path
 from typing import TextIO
 
-from . import emit, pipeline, schemas
+from . import emit, pipeline
+from .schema import validate as schemas
 from .version import VERSION
 
 TEMPLATES = Path(__file__).resolve().parent / "_templates"

@@ -16,8 +16,8 @@ from typing import Any
 
 from .config.model import Policy
 from .diagnostics import Collector
-from .jsonpath import child
 from .secret_scan import named_secret, scan, secret_kind
+from .source.jsonpath import child
 
 CODE = "plaintext-secret"
 ARG_KEYS = ("args", "command", "containerArgs", "containerCommand")

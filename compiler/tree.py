@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from . import emit, packaging, pipeline, source
+from . import emit, packaging, pipeline
 from .config import load as config_load
 from .config.load import FILE_NAME as CONFIG_FILE
 from .diagnostics import WARNING, Diagnostic, Position, TrainspecError, sort_key
-from .normalize import Options
-from .source import shown
+from .options import Options
+from .source.files import STDIN, shown
 
 SUFFIXES = (".yaml", ".yml")
 WHAT = "*.yaml or *.yml spec"  # how messages name a spec file when none is found
@@ -134,9 +134,9 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
     set. `jobs` other than 1 lets a large tree compile in worker processes (0: one per core),
     whose results carry no `job`, `document` or `origins`; `compile_file` compiles one file
     instead of `pipeline.compile_file` with `options` (serially)."""
-    read_stdin = stdin is not None and source.STDIN in paths
+    read_stdin = stdin is not None and STDIN in paths
     notes: dict[str, list[Diagnostic]] = {}
-    files, missing = discover([p for p in paths if not (read_stdin and p == source.STDIN)], notes)
+    files, missing = discover([p for p in paths if not (read_stdin and p == STDIN)], notes)
     if compile_file is not None:
         results = [compile_file(f) for f in files]
         for r in results:

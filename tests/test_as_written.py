@@ -13,9 +13,11 @@ import math
 
 import pytest
 
-from compiler import decompile, discovery, emit, pipeline, source
+from compiler import discovery, emit, pipeline
 from compiler.cloud.rest import ApiError, Client
-from compiler.normalize import Options
+from compiler.importers import decompile
+from compiler.options import Options
+from compiler.source import read as source
 
 TODAY = datetime.date(2026, 11, 22)
 

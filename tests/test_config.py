@@ -14,11 +14,12 @@ import jsonschema
 import pytest
 from files import write
 
-from compiler import cli, durations, fields, source
+from compiler import cli, durations, fields
 from compiler.catalog import accelerators
 from compiler.config import check, load
-from compiler.packaging.tree import GitFiles
 from compiler.rules import RULES
+from compiler.source import read as source
+from compiler.source.repo import GitFiles
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = """\

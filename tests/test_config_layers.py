@@ -13,7 +13,7 @@ from files import write
 from test_config import EXTENSION, LABEL_ERROR, LABEL_POLICY, NEW_HARDWARE, SPEC, lines, repo, run
 
 from compiler.config import load
-from compiler.packaging.tree import GitFiles
+from compiler.source.repo import GitFiles
 
 __all__ = ["repo"]  # the fixture, shared with test_config.py
 

@@ -10,8 +10,9 @@ import jsonschema
 import pytest
 import yaml
 
-from compiler import cli, formats
+from compiler import cli
 from compiler.diagnostics import Diagnostic, Position
+from compiler.report import formats
 from compiler.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import decompile, pipeline
-from compiler.normalize import Options
+from compiler import pipeline
+from compiler.importers import decompile
+from compiler.options import Options
 
 CASES = sorted(p for p in (Path(__file__).parent / "gcloud-hpt").iterdir() if p.is_dir())
 # gcloud flags that are not the command's own: global flags and the config file.

@@ -20,7 +20,7 @@ import pytest
 from compiler import discovery, emit, pipeline
 from compiler.cloud import emulator
 from compiler.diagnostics import format_text
-from compiler.normalize import Options
+from compiler.options import Options
 from compiler.targets import body_schema
 
 GOLDEN = Path(__file__).parent / "golden"

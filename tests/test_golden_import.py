@@ -27,9 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import decompile, pipeline
+from compiler import pipeline
 from compiler.diagnostics import format_text
-from compiler.normalize import Options
+from compiler.importers import decompile
+from compiler.options import Options
 
 ROOT = Path(__file__).parent / "golden-import"
 SCRIPT = Path(__file__).parent.parent / "scripts" / "regenerate-golden-import"

@@ -6,14 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compiler import identity
 from compiler.cloud import jobs
+from compiler.jobs import identity
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_identity_and_spec_hash_are_pure_and_importable_without_pulumi() -> None:
-    code = ("import sys; from compiler import identity, track, watch; "
+    code = ("import sys; from compiler.jobs import identity, track, watch; "
             "from compiler.cloud import jobs; "
             "assert 'pulumi' not in sys.modules, sorted(m for m in sys.modules if 'pulumi' in m)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,

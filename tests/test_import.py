@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cli, decompile, pipeline
+from compiler import cli, pipeline
 from compiler.diagnostics import format_text
-from compiler.importers import sources
-from compiler.normalize import Options
+from compiler.importers import decompile, sources
+from compiler.options import Options
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 ENTRIES = {p.stem: json.loads(p.read_text()) for p in sorted(CORPUS.glob("*.json"))}

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler import cli, emit, scaffold, schemas
+from compiler import cli, emit, scaffold
+from compiler.schema import validate as schemas
 from compiler.version import VERSION
 
 if sys.version_info >= (3, 11):

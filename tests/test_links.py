@@ -25,8 +25,9 @@ from test_tree import GOOD
 from compiler import cli, pipeline
 from compiler import tree as tree_module
 from compiler.config.model import RepoConfig
-from compiler.normalize import Options
-from compiler.packaging import sdist, tree
+from compiler.options import Options
+from compiler.packaging import sdist
+from compiler.source import repo as tree
 
 AT = "specs/job.yaml:7:13: error: $.spec.python.source: "
 # A private key as `ssh-keygen` writes one (a throwaway: never a real key).

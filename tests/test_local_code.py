@@ -18,8 +18,9 @@ from files import write
 from compiler import cli, pipeline
 from compiler.config import load
 from compiler.config.model import RepoConfig
-from compiler.normalize import Options
-from compiler.packaging import sdist, tree
+from compiler.options import Options
+from compiler.packaging import sdist
+from compiler.source import repo as tree
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = '[project]\nname = "tiny-trainer"\nversion = "0.2.0"\n'

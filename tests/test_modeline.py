@@ -8,7 +8,9 @@ import os
 import threading
 from pathlib import Path
 
-from compiler import cli, modeline, schemas
+from compiler import cli
+from compiler.schema import modeline
+from compiler.schema import validate as schemas
 
 SCHEMA_LINE = "# yaml-language-server: $schema=../schemas/v1/trainspec.schema.json\n"
 SPEC = """apiVersion: trainspec/v1

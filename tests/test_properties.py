@@ -209,7 +209,7 @@ _TUNING_EXAMPLE = {
 
 
 def _import(body: dict, spec: dict) -> str:
-    from compiler import decompile  # noqa: PLC0415 - written by another engineer, optional
+    from compiler.importers import decompile
 
     flags = decompile.parse_flags(["--region", spec["spec"]["region"]])
     outcome = decompile.decompile(json.dumps(body), "job.json", flags)

@@ -33,7 +33,7 @@ from compiler import model, pipeline
 from compiler import pulumi_resources as pr
 from compiler.cloud import emulator as emu
 from compiler.cloud import jobs as cloud_jobs
-from compiler.normalize import Options
+from compiler.options import Options
 
 pytestmark = pytest.mark.slow
 

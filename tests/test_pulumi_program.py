@@ -23,7 +23,7 @@ from pulumi.runtime import rpc
 
 from compiler import pipeline, pulumi_program
 from compiler import pulumi_resources as pr
-from compiler.normalize import Options
+from compiler.options import Options
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "wandb-s3cr3t-0123456789"

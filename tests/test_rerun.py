@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from compiler import cli, pipeline, plan
-from compiler.identity import spec_hash
+from compiler.jobs.identity import spec_hash
 
 VERTEX = """\
 apiVersion: trainspec/v1

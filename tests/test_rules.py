@@ -9,8 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from compiler import discovery, durations, pipeline, schemas
-from compiler.normalize import Options
+from compiler import discovery, durations, pipeline
+from compiler.options import Options
+from compiler.schema import validate as schemas
 from compiler.targets import body_schema
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from compiler import schemagen, schemas
 from compiler.catalog import accelerators, regions
 from compiler.catalog import vertex_machines as vx
+from compiler.schema import completions as schemagen
+from compiler.schema import validate as schemas
 
 
 def _published() -> dict:
@@ -55,7 +56,7 @@ def test_markdown_descriptions_link_to_https_pages() -> None:
 def test_committed_schema_has_the_catalogs_completions() -> None:
     text = schemas.VERSIONS[schemas.CURRENT].read_text(encoding="utf-8")
     assert text == schemagen.render(schemagen.generate(json.loads(text))), \
-        "run `python -m compiler.schemagen --write` and commit the schema"
+        "run `python -m compiler.schema.completions --write` and commit the schema"
 
 
 def _completions(pointer: str) -> list[str]:

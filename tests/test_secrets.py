@@ -14,7 +14,8 @@ import pytest
 import yaml
 from files import write
 
-from compiler import cli, decompile, review, secret_check
+from compiler import cli, review, secret_check
+from compiler.importers import decompile
 from compiler.secret_check import found
 from compiler.secret_scan import scan, secret_kind
 

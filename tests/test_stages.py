@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler import pipeline, source
-from compiler.normalize import Options, normalize
-from compiler.pipeline import TARGETS
+from compiler import pipeline
+from compiler.normalize.job import normalize
+from compiler.options import Options
+from compiler.source import read as source
+from compiler.targets import PLATFORMS
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = datetime.date(2026, 11, 22)
@@ -22,22 +24,22 @@ def _resolved(spec: Path, platform: str):
     doc, _ = source.parse(spec.read_bytes(), "spec.yaml")
     c = doc.collector()
     job = normalize(doc, c, Options(platform=platform))
-    for resolve in TARGETS[platform].RESOLVE:
+    for resolve in PLATFORMS[platform].target.RESOLVE:
         resolve(job)
     return job, c
 
 
-@pytest.mark.parametrize("platform", sorted(TARGETS))
+@pytest.mark.parametrize("platform", sorted(PLATFORMS))
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.parent.name)
 def test_check_passes_never_change_the_job(spec: Path, platform: str) -> None:
     job, c = _resolved(spec, platform)
     before = copy.deepcopy(job)
-    for check in TARGETS[platform].CHECK:
+    for check in PLATFORMS[platform].target.CHECK:
         check(job, c, TODAY)
     assert job == before
 
 
-@pytest.mark.parametrize("platform", sorted(TARGETS))
+@pytest.mark.parametrize("platform", sorted(PLATFORMS))
 def test_every_default_resolve_chooses_is_noted(platform: str) -> None:
     """A spec that leaves the machine and the chief to the target gets both, said in notes."""
     spec = b"""apiVersion: trainspec/v1
@@ -51,7 +53,7 @@ spec:
     doc, _ = source.parse(spec, "spec.yaml")
     job = normalize(doc, doc.collector(), Options(platform=platform))
     assert not job.pools and job.spec_chief is not None and not job.notes
-    for resolve in TARGETS[platform].RESOLVE:
+    for resolve in PLATFORMS[platform].target.RESOLVE:
         resolve(job)
     chief = job.pools["chief"]
     assert chief is job.spec_chief and chief.machine_type

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler import pipeline, tuning, tuning_rules
+from compiler import pipeline
 from compiler.diagnostics import Collector
-from compiler.normalize import Options
+from compiler.options import Options
+from compiler.tuning import model as tuning
+from compiler.tuning import rules as tuning_rules
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = datetime.date(2026, 11, 22)

@@ -22,13 +22,15 @@ import pytest
 from job_specs import FAIL, HOLD, ml, vertex
 from job_specs import tuning as vertex_tuning
 
-from compiler import cli, joblog, model, pipeline, track, watch, workspace
-from compiler import identity as ident
+from compiler import cli, model, pipeline
 from compiler import pulumi_resources as pr
 from compiler.cloud import jobs as cloud_jobs
 from compiler.cloud.emulator import serve
 from compiler.cloud.rest import ApiError, Client
-from compiler.normalize import Options
+from compiler.jobs import identity as ident
+from compiler.jobs import log as joblog
+from compiler.jobs import track, watch, workspace
+from compiler.options import Options
 
 ROOT = Path(__file__).resolve().parent.parent
 STEP = 10.0  # emulator seconds per state step

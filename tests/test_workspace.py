@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.workspace import WorkspaceError, resolve
+from compiler.jobs.workspace import WorkspaceError, resolve
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ from typing import Any
 
 from ..diagnostics import ERROR, WARNING, Diagnostic, Position
 from ..rules import RULES
-from ..schemas import did_you_mean
+from ..schema.validate import did_you_mean
+from ..source.inline import Ignores
 from .check import NOT_TUNABLE, UNKNOWN, UNTUNABLE, UNTUNABLE_HINT
-from .inline import Ignores
 from .load import Found
 
 

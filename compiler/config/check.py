@@ -9,13 +9,14 @@ import functools
 import json
 from typing import Any
 
-from .. import durations, source
+from .. import durations
+from ..catalog.extension import Extension
 from ..diagnostics import Collector, Diagnostic, Position
-from ..jsonpath import child
 from ..rules import RULES
-from ..schemas import SCHEMA_DIR, did_you_mean, problems_of, validator_for
+from ..schema.validate import SCHEMA_DIR, did_you_mean, problems_of, validator_for
+from ..source import read as source
+from ..source.jsonpath import child
 from . import pyproject
-from .extension import Extension
 from .model import DEFAULT_MAX_MIB, NONE, Config, Override, Policy, RepoConfig
 
 UNKNOWN, NOT_TUNABLE = "unknown-code", "code-not-tunable"

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import source
 from ..diagnostics import Diagnostic, Position
-from ..packaging.tree import FILE, LINK, Files, GitFiles, GitRepo
+from ..source import files as safe_files
+from ..source.repo import FILE, LINK, Files, GitFiles, GitRepo
 from .check import CODE, parse_pyproject, parse_yaml
 from .model import NONE, Config, Policy
 
@@ -61,7 +61,7 @@ def find(spec_file: str, files: Files | None = None) -> Found:
     if isinstance(files, GitFiles):
         return _find_git(spec_file, files)
     base = os.path.abspath((files.base if files is not None else None) or ".")
-    if spec_file == source.STDIN_NAME:
+    if spec_file == safe_files.STDIN_NAME:
         start = base
     elif spec_file.startswith("<"):
         return Found()
@@ -75,7 +75,7 @@ def find(spec_file: str, files: Files | None = None) -> Found:
         if has_yaml or toml is not None:
             spec = "" if spec_file.startswith("<") else \
                 os.path.relpath(os.path.join(base, spec_file), folder).replace(os.sep, "/")
-            shown = source.shown(os.path.relpath(yaml_path, base))
+            shown = safe_files.shown(os.path.relpath(yaml_path, base))
             if has_yaml and toml is not None and not os.path.islink(toml_path):
                 layers.append(Found(NONE, spec, (_both(shown, toml[0].file),)))
             else:  # (a linked pyproject.toml beside a trainspec.yaml: its error only)
@@ -139,14 +139,14 @@ def _stat_key(path: str) -> tuple:
 
 
 def _fs_yaml(path: str, base: str) -> tuple[Config, tuple[Diagnostic, ...]]:
-    return _fs_yaml_cached(path, source.shown(os.path.relpath(path, base)), _stat_key(path))
+    return _fs_yaml_cached(path, safe_files.shown(os.path.relpath(path, base)), _stat_key(path))
 
 
 @functools.lru_cache(maxsize=64)
 def _fs_yaml_cached(path: str, shown: str, _stat: tuple) -> tuple[Config, tuple[Diagnostic, ...]]:
     if os.path.islink(path):  # it could point anywhere: nothing outside the repository is read
         return NONE, (_link(shown),)
-    blob, problem = source.read_bytes(path)
+    blob, problem = safe_files.read_bytes(path)
     if problem is not None:
         return NONE, (dataclasses.replace(problem, file=shown, code=CODE),)
     return parse_yaml(blob or b"", shown)
@@ -158,7 +158,7 @@ def _link(shown: str, hint: str | None = None) -> Diagnostic:
 
 
 def _fs_pyproject(path: str, base: str) -> tuple[Config, tuple[Diagnostic, ...]] | None:
-    shown = source.shown(os.path.relpath(path, base))
+    shown = safe_files.shown(os.path.relpath(path, base))
     if os.path.islink(path):  # it could point anywhere, and might hide a [tool.trainspec]
         return NONE, (_link(shown, _UNTOLD),)
     return _fs_pyproject_cached(path, shown, _stat_key(path))
@@ -167,7 +167,7 @@ def _fs_pyproject(path: str, base: str) -> tuple[Config, tuple[Diagnostic, ...]]
 @functools.lru_cache(maxsize=64)
 def _fs_pyproject_cached(path: str, shown: str,
                          _stat: tuple) -> tuple[Config, tuple[Diagnostic, ...]] | None:
-    blob, problem = source.read_bytes(path)
+    blob, problem = safe_files.read_bytes(path)
     if problem is not None and "larger than" in problem.message:
         # Too big to read, so it might hide a [tool.trainspec]: never silently no config.
         return Config(file=shown), (dataclasses.replace(
@@ -212,7 +212,7 @@ def _find_git(spec_file: str, files: GitFiles) -> Found:
 def _git_read(repo: GitRepo, path: str, cache: dict, parse: Any) -> Any:
     if path not in cache:
         entry, shown = repo.entry(path), repo.shown(path)
-        if entry is None or entry.kind != FILE or entry.size > source.MAX_BYTES:
+        if entry is None or entry.kind != FILE or entry.size > safe_files.MAX_BYTES:
             # A linked or too big pyproject.toml might hide a [tool.trainspec], as on disk.
             cache[path] = None if parse is parse_pyproject and entry is not None and \
                 entry.kind not in (LINK, FILE) else (NONE, (Diagnostic(

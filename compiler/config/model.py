@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .extension import NONE as NO_EXTENSION
-from .extension import Extension
+from ..catalog.extension import NONE as NO_EXTENSION
+from ..catalog.extension import Extension
 
 DEFAULT_MAX_MIB = 100
 

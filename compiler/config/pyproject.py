@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from ..diagnostics import Position
-from ..jsonpath import child
+from ..source.jsonpath import child
 
 if sys.version_info >= (3, 11):
     import tomllib

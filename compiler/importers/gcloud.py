@@ -14,7 +14,6 @@ command. The recorded cases in tests/golden-import/ check them against the real 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
 
 from .. import suggest
 from .gcloud_checks import check_ml, check_tuning, check_vertex
@@ -27,10 +26,8 @@ from .gcloud_tables import (
     VERTEX_VALUE,
 )
 from .gcloud_values import GcloudError, set_flag
+from .invocation import ML_COMMAND, TUNING_COMMAND, VERTEX_COMMAND, Invocation
 
-VERTEX_COMMAND = ("ai", "custom-jobs", "create")
-TUNING_COMMAND = ("ai", "hp-tuning-jobs", "create")
-ML_COMMAND = ("ai-platform", "jobs", "submit", "training")
 TRACKS = ("alpha", "beta")
 # gcloud's global flags: none changes the request body except --project (the URL's project).
 GLOBAL_VALUE = frozenset({"--project", "--account", "--billing-project", "--configuration",
@@ -40,27 +37,6 @@ GLOBAL_BOOL = frozenset({"--quiet", "-q", "--log-http", "--no-log-http", "--user
                          "--no-user-output-enabled"})
 GLOBAL_REFUSED = {"--help": "prints help and sends nothing", "-h": "prints help and sends nothing",
                   "--flags-file": "reads more flags from a file; write them on the command line"}
-
-
-@dataclass
-class Invocation:
-    """What a gcloud command line asks for."""
-
-    api: str  # "vertex" or "ai-platform"
-    track: str  # "ga", "beta" or "alpha"
-    tuning: bool = False  # `ai hp-tuning-jobs create` (api "vertex")
-    project: str | None = None
-    config: str | None = None  # --config FILE, as written
-    values: dict[str, object] = field(default_factory=dict)  # flag → parsed value
-    job: str | None = None  # ai-platform's JOB argument
-    user_args: list[str] | None = None  # ai-platform: the words after `--`
-
-    @property
-    def text(self) -> str:
-        name = "gcloud " + ("" if self.track == "ga" else self.track + " ")
-        command = TUNING_COMMAND if self.tuning else VERTEX_COMMAND if self.api == "vertex" \
-            else ML_COMMAND
-        return name + " ".join(command)
 
 
 def parse(words: list[str]) -> Invocation:

@@ -15,7 +15,7 @@ from .gcloud_tables import KMS, LOCAL_ONLY_KEYS, LOCAL_POOL_KEYS, VERTEX_ACCELER
 from .gcloud_values import GcloudError
 
 if TYPE_CHECKING:
-    from .gcloud import Invocation
+    from .invocation import Invocation
 
 _JOB_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}\Z")  # [MMJ] job naming rules
 

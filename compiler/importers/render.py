@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from ..jsonpath import child
+from ..source.jsonpath import child
 
 FLOW_WIDTH = 72  # short scalar lists and mappings are written inline: [a, b], {type: T4, count: 1}
 _FLOW_UNSAFE = set(",[]{}")

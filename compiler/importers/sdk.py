@@ -13,10 +13,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .. import fields
-from ..tuning import PARENT_VALUES, RANGED, VALUE_SPECS
+from ..tuning.model import PARENT_VALUES, RANGED, VALUE_SPECS
 
 if TYPE_CHECKING:
-    from .sources import Source
+    from .loaded import Source
 
 # Mappings whose keys are user data, never field names: not converted from snake_case.
 _USER_KEYS = frozenset({"labels", "environment_variables"})

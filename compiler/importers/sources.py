@@ -10,43 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field
 
-from .. import source
 from ..diagnostics import Collector, Diagnostic
+from ..schema.foreign import SDK_KEYS as _SDK_KEYS
+from ..source import read as source
 from . import sdk
+from .loaded import Source
 from .sdk import camel
 
 ML, VERTEX = "ai-platform", "vertex"
-
-
-@dataclass
-class Source:
-    """A loaded config: its kind, the API request it stands for, and what was noticed."""
-
-    kind: str
-    api: str
-    request: dict
-    collector: Collector
-    notes: dict[str, list[str]] = field(default_factory=dict)  # request path → comments
-    project: str | None = None
-    region: str | None = None
-    study: dict | None = None  # the HyperparameterTuningJob fields beside trialJobSpec
-    # Local code gcloud would build (local-package-path, --package-path): python.source, and
-    # the comments that go with it.
-    local_source: str | None = None
-    local_notes: list[str] = field(default_factory=list)
-    local_staging: tuple[str, str] | None = None  # (gs://BUCKET, where it came from)
-
-    def note(self, path: str, text: str) -> None:
-        self.notes.setdefault(path, []).append(text)
-
-    def tuning_request(self) -> dict:
-        """A `vertex-hpt` source as the one HyperparameterTuningJob request it stands for."""
-        out = {k: v for k, v in self.request.items() if k != "jobSpec"}
-        out.update(self.study or {})
-        out["trialJobSpec"] = self.request.get("jobSpec")
-        return out
 
 
 def load(text: bytes | str, file: str) -> tuple[Source | None, list[Diagnostic]]:
@@ -87,27 +59,6 @@ def _exact_json(text: bytes | str) -> dict | None:
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
-
-
-_SDK_KEYS = ("worker_pool_specs", "job_spec", "trial_job_spec", "container_uri",
-             "ai_platform_training_args", "training_input")
-
-
-def describe(data: dict) -> str | None:
-    """What job config `data` is (a phrase for messages), or None when it is none `import`
-    reads: how a spec folder tells a stray gcloud config from a broken spec."""
-    if "trainingInput" in data:
-        return ("an AI Platform Training (ml v1) REST body" if "jobId" in data else
-                "a gcloud ai-platform jobs submit training --config file")
-    if "trialJobSpec" in data or "studySpec" in data:
-        return "a Vertex AI hyperparameter tuning job"
-    if "jobSpec" in data:
-        return "a Vertex AI CustomJob REST body"
-    if "workerPoolSpecs" in data:
-        return "a gcloud ai custom-jobs create --config file (a CustomJobSpec)"
-    if any(k in data for k in _SDK_KEYS):
-        return "a set of Vertex AI Python SDK arguments"
-    return None
 
 
 def _retarget(d: Diagnostic) -> Diagnostic:

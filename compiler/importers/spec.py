@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Collector
-from ..jsonpath import child
-from ..schemas import inline_refs, schema
+from ..schema.validate import inline_refs, schema
+from ..source.jsonpath import child
 
 
 def _key_orders(node: Any, name: str, orders: dict[str, dict[str, int]]) -> None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import tuning_rules
 from ..diagnostics import Collector
-from ..tuning import (
+from ..tuning import rules as tuning_rules
+from ..tuning.model import (
     ALGORITHMS,
     GOALS,
     MEASUREMENTS,

@@ -18,8 +18,8 @@ from pathlib import Path
 from ..config.model import RepoConfig
 from ..diagnostics import Collector
 from ..model import Job, PythonPackage
+from ..source.repo import CurrentFolder, Files, GitFiles
 from .sdist import BuildError, Package, build, cache_dir
-from .tree import CurrentFolder, Files, GitFiles
 
 __all__ = ["Upload", "resolve", "bucket_name", "cache_dir", "Files", "GitFiles", "CurrentFolder",
            "Package"]

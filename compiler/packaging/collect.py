@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .tree import DIR, FILE, LINK, OTHER, Entry, Repo
+from ..source.repo import DIR, FILE, LINK, OTHER, Entry, Repo
 
 MAX_FILES = 20_000  # a trainer is tens or hundreds of files; more is a folder that was not ignored
 MAX_GITIGNORE = 1024 * 1024

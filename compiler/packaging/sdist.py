@@ -19,8 +19,8 @@ from typing import Any
 
 from ..config.model import RepoConfig
 from ..rules import Problem
+from ..source.repo import DIR, LINK, Repo, TreeError
 from . import archive, collect, metadata
-from .tree import DIR, LINK, Repo, TreeError
 
 OBJECT_PREFIX = "trainspec/packages"
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")

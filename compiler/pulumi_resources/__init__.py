@@ -54,7 +54,8 @@ from typing import Any
 import pulumi
 from pulumi import dynamic
 
-from ..identity import identity, spec_hash
+from ..jobs.identity import identity, spec_hash
+from ..targets import PLATFORMS
 from . import ml, vertex
 from .bodies import restore_ints, source_map
 from .ml import CREATE_ATTEMPTS
@@ -150,9 +151,8 @@ class AiPlatformJob(_JobResource, module="trainspec", name="AiPlatformJob"):
 
 JOB_TYPES = tuple(f"{DYNAMIC_TYPE_PREFIX}{n}" for n in (
     "VertexCustomJob", "VertexHyperparameterTuningJob", "AiPlatformJob"))
-# (platform, spec kind) → resource. On ai-platform a tuning job is a Job like any other.
-RESOURCES = {("vertex", "TrainingJob"): VertexCustomJob,
-             ("vertex", "HyperparameterTuningJob"): VertexHyperparameterTuningJob,
-             ("ai-platform", "TrainingJob"): AiPlatformJob,
-             ("ai-platform", "HyperparameterTuningJob"): AiPlatformJob}
+# (platform, spec kind) → resource, as the platform registry (compiler.targets) names them.
+_CLASSES = {c.__name__: c for c in (VertexCustomJob, VertexHyperparameterTuningJob, AiPlatformJob)}
+RESOURCES = {(name, kind): _CLASSES[resource] for name, platform in PLATFORMS.items()
+             for kind, resource in platform.resources.items()}
 

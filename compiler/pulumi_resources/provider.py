@@ -12,7 +12,7 @@ from ..cloud.jobs import failure, logs_url
 from ..cloud.rest import ApiError, Client
 from ..diagnostics import TrainspecError
 from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
-from ..normalize import Options
+from ..options import Options
 from .bodies import describe, has_unknown, locate, restore_ints, secret_keys, splice_secrets
 
 INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",

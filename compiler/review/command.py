@@ -9,7 +9,7 @@ from typing import TextIO
 
 from .. import packaging
 from ..diagnostics import format_text
-from ..normalize import Options
+from ..options import Options
 from .compare import EXIT_ERROR, WORKTREE, Review, Side, compare
 from .render import RENDER, redacted_errors
 from .sides import (

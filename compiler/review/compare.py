@@ -8,9 +8,9 @@ from typing import Any
 
 from .. import packaging, pipeline, tree
 from .. import plan as planning
-from ..normalize import Options
+from ..options import Options
 from ..tree import Content
-from ..tuning import summary as tuning_summary
+from ..tuning.model import summary as tuning_summary
 from .redact import spec_secrets
 
 EXIT_SAME, EXIT_ERROR, EXIT_CHANGED = 0, 1, 2

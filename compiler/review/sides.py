@@ -12,11 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import source, tree
+from .. import tree
 from ..diagnostics import Diagnostic, Position, format_text
-from ..normalize import Options
-from ..packaging.tree import TreeError, cat_file_batch
-from ..source import shown
+from ..options import Options
+from ..source import read as source
+from ..source.files import MAX_BYTES, read_bytes, shown
+from ..source.repo import TreeError, cat_file_batch
 from ..tree import Content
 
 
@@ -77,8 +78,8 @@ def _read_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]) 
         elif mode == "120000":
             out[path] = _unreadable(path, "a symbolic link: diff reads the spec files git stores, "
                                     "not what links point to", "file-type")
-        elif int(size) > source.MAX_BYTES:
-            out[path] = _unreadable(path, f"file is larger than {source.MAX_BYTES // 1048576} MiB "
+        elif int(size) > MAX_BYTES:
+            out[path] = _unreadable(path, f"file is larger than {MAX_BYTES // 1048576} MiB "
                                     f"({size} bytes)", "file-size")
         else:
             blobs.append(path)
@@ -110,7 +111,7 @@ def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
             out[rel] = _unreadable(rel, "a symbolic link: diff reads the spec files git "
                                    "stores, not what links point to", "file-type")
             continue
-        blob, problem = source.read_bytes(str(full))
+        blob, problem = read_bytes(str(full))
         out[rel] = blob if problem is None else _unreadable(rel, problem.message,
                                                                 problem.code)
     return dict(sorted(out.items()))
@@ -133,7 +134,7 @@ def _read_file(root: Path, ref: str | None, path: str) -> Content | None:
         full = root / path
         if not os.path.lexists(full):
             return None
-        blob, problem = source.read_bytes(str(full))
+        blob, problem = read_bytes(str(full))
         return blob if problem is None else _unreadable(path, problem.message, problem.code)
     return _read_git(root, ref, path, lambda listed: listed == path).get(path)
 

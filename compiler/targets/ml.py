@@ -11,8 +11,19 @@ from __future__ import annotations
 from .. import fields
 from ..model import Container, Job, Pool, PythonPackage
 from ..roles import CHIEF, ROLES
-from ..tuning import ALGORITHMS, GOALS, ML_SCALE_NONE, ML_TYPES, RANGED, SCALES, SETTINGS, Parameter, Tuning
-from . import compact, ml_check, ml_resolve
+from ..tuning.model import (
+    ALGORITHMS,
+    GOALS,
+    ML_SCALE_NONE,
+    ML_TYPES,
+    RANGED,
+    SCALES,
+    SETTINGS,
+    Parameter,
+    Tuning,
+)
+from . import ml_check, ml_resolve
+from .common import compact
 from .ml_check import job_id
 
 # The create request's discovery document and schema (ml v1 projects.jobs.create).

@@ -11,13 +11,14 @@ import datetime
 import re
 from decimal import Decimal
 
-from .. import fields, tuning_rules
+from .. import fields
 from ..catalog import accelerators, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import to_google
 from ..model import Job, Pool, PythonPackage
 from ..roles import CHIEF
-from ..schemas import did_you_mean
+from ..schema.validate import did_you_mean
+from ..tuning import rules as tuning_rules
 from .ml_resolve import legacy_names
 
 MIN_MAX_WAIT = Decimal(1800)  # [DD-ML] Scheduling.maxWaitTime: "minimum 1800s"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import fields
 from ..model import Container, Job, Pool, PythonPackage
 from ..roles import ROLES
-from ..tuning import (
+from ..tuning.model import (
     ALGORITHMS,
     CONVEX_INT64,
     DEFAULT_STOPPING_RULE,
@@ -27,7 +27,8 @@ from ..tuning import (
     Parameter,
     Tuning,
 )
-from . import compact, vertex_check, vertex_resolve
+from . import vertex_check, vertex_resolve
+from .common import compact
 from .vertex_check import FLEX_START_GPUS as FLEX_START_GPUS  # the testing kit's import
 
 # The create requests' discovery document and schemas (aiplatform v1 customJobs.create,

@@ -12,14 +12,23 @@ from decimal import Decimal
 
 import yaml
 
-from .. import fields, tuning_rules
+from .. import fields
 from ..catalog import accelerators, documented, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import human
 from ..model import Job, Pool, PythonPackage
 from ..rules import Problem
-from ..schemas import did_you_mean
-from ..tuning import DEFAULT_STOPPING_RULE, DISCRETE_GAP, KIND, SETTINGS, STOPPING_RULES, Tuning, to_spec
+from ..schema.validate import did_you_mean
+from ..tuning import rules as tuning_rules
+from ..tuning.model import (
+    DEFAULT_STOPPING_RULE,
+    DISCRETE_GAP,
+    KIND,
+    SETTINGS,
+    STOPPING_RULES,
+    Tuning,
+    to_spec,
+)
 from .vertex_resolve import python_path
 
 SEVEN_DAYS = Decimal(7 * 86400)

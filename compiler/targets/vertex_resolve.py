@@ -10,7 +10,7 @@ import dataclasses
 from ..catalog import accelerators, images, machines
 from ..model import Job, Pool, PythonPackage
 from ..roles import CHIEF
-from ..tuning import DEFAULT_STOPPING_RULE, KIND
+from ..tuning.model import DEFAULT_STOPPING_RULE, KIND
 
 
 def resolve_chief(job: Job) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from .. import discovery, pipeline, tree
-from ..normalize import Options
+from ..options import Options
 from ..targets import body_schema
 
 # A fixed date keeps generated specs' warnings (image end of availability) reproducible.

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import pipeline
+from .. import targets
 
-PLATFORMS = tuple(pipeline.TARGETS)
+PLATFORMS = tuple(targets.PLATFORMS)
 
 
 def _st():

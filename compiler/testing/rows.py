@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .. import fields, schemas
+from .. import fields
 from ..fields import Row
+from ..schema import validate as schemas
 from .draws import _duration, _names, _st
 
 # The values a row's codec cannot make: a format the schema holds the value to (a resource

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from compiler.cloud import emulated_tuning
-from compiler.cloud import logging_emulator as cloud_logging
+from compiler.cloud.emulator import logs as cloud_logging
+from compiler.cloud.emulator import tuning as emulated_tuning
 
 from .common import (
     HOLD_LABEL,

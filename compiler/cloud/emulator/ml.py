@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from compiler import discovery
-from compiler.cloud import logging_emulator as cloud_logging
+from compiler.cloud.emulator import logs as cloud_logging
 
 from .common import ML_SCHEMA, ML_STEPS, Refusal, etag, invalid, parse_body, rfc3339, web_access
 from .listing import ML_FILTER_FIELDS, page

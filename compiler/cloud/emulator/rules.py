@@ -7,7 +7,7 @@ import ipaddress
 import json
 
 from compiler import discovery
-from compiler.cloud import emulated_tuning
+from compiler.cloud.emulator import tuning as emulated_tuning
 
 from .common import ML_JOB_ID, TUNING_SCHEMA
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from compiler.cloud import emulated_tuning
-from compiler.cloud import logging_emulator as cloud_logging
+from compiler.cloud.emulator import logs as cloud_logging
+from compiler.cloud.emulator import tuning as emulated_tuning
 
 from .common import (
     COLLECTIONS,

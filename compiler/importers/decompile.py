@@ -17,12 +17,15 @@ import re
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from . import packaging, pipeline, source
-from .diagnostics import Collector, Diagnostic, format_text, has_errors
-from .importers import flags, gcloud, ml, render, sources, study, vertex
-from .importers.spec import Draft
-from .normalize import Options
-from .tuning import KIND as TUNING_KIND
+from .. import packaging, pipeline
+from ..diagnostics import Collector, Diagnostic, format_text, has_errors
+from ..options import Options
+from ..schema.foreign import describe
+from ..source import files as safe_files
+from ..source import read as source
+from ..tuning.model import KIND as TUNING_KIND
+from . import flags, gcloud, ml, render, sources, study, vertex
+from .spec import Draft
 
 KIND_TEXT = {
     "ml-gcloud": "gcloud ai-platform jobs submit training --config file",
@@ -207,7 +210,7 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
         kind = "vertex-gcloud" if inv.api == "vertex" else "ml-gcloud"
         src = sources.Source(kind, inv.api, req, Collector(GCLOUD_FILE))
         return decompile("", GCLOUD_FILE, ns, src)
-    blob, problem = source.read_bytes(inv.config)  # a pipe, a device, a huge file: refused
+    blob, problem = safe_files.read_bytes(inv.config)  # a pipe, a device, a huge file: refused
     if problem is not None:
         return Outcome(None, None, [problem])
     src, found = sources.load(blob, inv.config)
@@ -228,7 +231,7 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
                            "API refuses the request (write "
                            + ("studySpec, trialJobSpec" if inv.tuning else
                               "workerPoolSpecs, machineSpec") + ", ...)"
-                           if snake else str(sources.describe(raw) or src.kind)),
+                           if snake else str(describe(raw) or src.kind)),
                         file=inv.config)
     return decompile(blob, inv.config, ns, src)
 
@@ -260,7 +263,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if getattr(args, "gcloud_words", None) is not None:
         outcome = import_gcloud(args.gcloud_words, args.own)
     else:
-        blob, problem = source.read_bytes(args.path)  # a pipe, a device, a huge file: refused
+        blob, problem = safe_files.read_bytes(args.path)  # a pipe, a device, a huge file: refused
         if problem is not None:
             err.write(problem.format() + "\n")
             return 1

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from . import pipeline
-from .cloud import jobs as api
-from .cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
-from .durations import human
+from .. import pipeline
+from ..cloud import jobs as api
+from ..cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
+from ..durations import human
+from ..options import Options
+from ..roles import ROLES
+from ..tuning.model import KIND as TUNING_KIND
 from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
-from .normalize import Options
-from .roles import ROLES
-from .tuning import KIND as TUNING_KIND
 from .workspace import Stack
 
 # trainspec's pool roles → each API's task-name prefix (the replica index follows), see

@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
-from .config.load import folders_up
-from .diagnostics import Diagnostic, sort_key
-from .rules import RULES, Rule
-from .version import VERSION
+from ..config.load import folders_up
+from ..diagnostics import Diagnostic, sort_key
+from ..rules import RULES, Rule
+from ..version import VERSION
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://trainspec.dev"

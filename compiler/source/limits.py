@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import yaml
 
-from .diagnostics import Collector, Diagnostic, Position
+from ..diagnostics import Collector, Diagnostic, Position
 
 try:  # libyaml's parser when available: the same node tree, several times faster
     Loader: type = yaml.CSafeLoader

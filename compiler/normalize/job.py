@@ -1,50 +1,32 @@
 """Spec data → neutral model, with the platform-independent semantic rules.
 
-Runs on schema-checked data but never trusts it: every read is type-checked (reads.py), so a
-spec with schema errors still gets its other problems reported (and never a traceback). Here:
-the top level (metadata, placement, tuning, the simple fields of compiler/fields.py,
-cross-field rules); pools in normalize_pools.py, tasks and env in normalize_tasks.py, labels in
-normalize_labels.py.
+Runs on schema-checked data but never trusts it: every read is type-checked (reads.py, the
+shared readers in reader.py), so a spec with schema errors still gets its other problems
+reported (and never a traceback). Here: the top level (metadata, placement, tuning, the simple
+fields of compiler/fields.py, cross-field rules); pools in pools.py, tasks and env in tasks.py,
+labels in labels.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from . import durations, fields, tuning_rules
-from . import normalize_tasks as tasks
-from .config.extension import NONE as NO_EXTENSION
-from .config.extension import Extension
-from .diagnostics import Collector
-from .jsonpath import child
-from .model import KINDS, PLATFORMS, Job, Pool, PythonPackage
-from .normalize_labels import labels
-from .normalize_pools import pool
-from .packaging import bucket_name
-from .reads import as_dict, as_int, as_str
-from .roles import CHIEF, ROLES
-from .source import Document
-from .tuning import KIND as TUNING_KIND
+from .. import fields
+from ..diagnostics import Collector
+from ..model import KINDS, PLATFORMS, Job, Pool, PythonPackage
+from ..options import Options
+from ..packaging import bucket_name
+from ..roles import CHIEF, ROLES
+from ..source.document import Document
+from ..source.reads import as_dict, as_str
+from ..tuning import rules as tuning_rules
+from ..tuning.model import KIND as TUNING_KIND
+from . import tasks
+from .labels import labels
+from .pools import pool
+from .reader import Reader
 
 DEFAULT_PROJECT_KEYS = ("project", "region")
-
-
-@dataclass(frozen=True)
-class Options:
-    """What the caller adds to a spec: CLI flags or Pulumi stack config."""
-
-    platform: str | None = None  # overrides spec.platform
-    project: str | None = None  # default for specs without spec.project
-    region: str | None = None  # default for specs without spec.region
-    # Bucket for python.source archives, for specs without spec.stagingBucket (--staging-bucket,
-    # stack config trainspec:stagingBucket); gs://NAME or NAME.
-    staging_bucket: str | None = None
-    # Where built archives are written (the Pulumi program, local-run); None: only hashed.
-    package_dir: str | None = None
-    strict: bool = False  # --strict: every warning is an error (config/apply.py)
-    # The repo config's catalog extensions, set per spec by the pipeline from its config.
-    extension: Extension = NO_EXTENSION
 
 
 def _run(value: Any) -> str | None:
@@ -54,41 +36,9 @@ def _run(value: Any) -> str | None:
     return str(value) if isinstance(value, (int, str)) else None
 
 
-class Normalizer:
-    """One spec's normalization: the document, where problems go, and the caller's options;
-    the readers every part shares (text as written, integers not misread, simple fields)."""
-
-    def __init__(self, doc: Document, c: Collector, options: Options):
-        self.doc, self.c, self.options = doc, c, options
-        self.as_text: set[str] = set()  # paths whose scalar is sent as the text written
-
-    def text(self, value: Any, path: str) -> str:
-        """A scalar as typed: non-strings keep their source text (1e-3, yes, 0600)."""
-        if isinstance(value, str):
-            return value
-        self.as_text.add(path)
-        return self.doc.raw.get(path, str(value))
-
-    def strings(self, value: Any, path: str) -> tuple[str, ...]:
-        """A list of args as typed: non-string scalars keep their source text (1e-3, yes)."""
-        if not isinstance(value, list):
-            return ()
-        return tuple(self.text(item, child(path, i)) for i, item in enumerate(value)
-                     if isinstance(item, (str, int, float, bool)))
-
-    def integer(self, raw: dict, key: str, path: str) -> int | None:
-        """An integer field; None if absent, not an integer, or misread (see numbers_as_written),
-        so no rule reasons about a value the spec did not mean."""
-        return None if path in self.doc.suspect else as_int(raw.get(key))
-
-    def numbers_as_written(self) -> None:
-        """Refuse numbers YAML read otherwise than they look (0600 is octal 384, 1:30 is 90)
-        or that JSON cannot carry (.inf, .nan, beyond int64), wherever the number itself,
-        not its text, would be used."""
-        for path, reading in self.doc.suspect.items():
-            if path not in self.as_text:
-                message, hint = reading.problem(duration=path in fields.DURATION_PATHS)
-                self.c.error(path, message, hint, code="misread-number")
+class Normalizer(Reader):
+    """One spec's normalization: the job, built once from the document, with its pools,
+    tasks, tuning and cross-field rules."""
 
     # -- top level -------------------------------------------------------------------------
     def job(self) -> Job:
@@ -194,24 +144,6 @@ class Normalizer:
             if value is not None:
                 out[row.attr] = value
         return out
-
-    def decode(self, row: fields.Row, raw: dict, key: str, path: str) -> Any:
-        """`raw[key]` as the row's model value; None if absent, misread or refused here."""
-        if key not in raw or path in self.doc.suspect:
-            return None
-        value = row.codec.decode(raw[key])
-        if row.codec.name != "duration":
-            return value
-        if value is None:
-            self.c.error(path, f"invalid duration {raw[key]!r}",
-                         "use 90s, 30m, 2h, 1d, 1h30m or plain seconds", code="duration-syntax")
-        elif value == 0 and row.codec.positive:
-            self.c.error(path, f"{key} must be greater than 0", code="duration-range")
-        elif durations.problem(value):
-            self.c.error(path, f"{raw[key]!r} is {durations.problem(value)}", code="duration-range")
-        else:
-            return value
-        return None
 
     def cross_checks(self, job: Job) -> None:
         c = self.c

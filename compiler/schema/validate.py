@@ -11,13 +11,14 @@ from typing import Any
 
 import jsonschema
 
-from .diagnostics import Collector
-from .jsonpath import child
-from .suggest import did_you_mean
+from ..diagnostics import Collector
+from ..source.jsonpath import child
+from ..suggest import did_you_mean
+from .foreign import describe
 
 # The published schemas live in the repository's top-level schemas/; compiler/_schemas is a
 # symlink to it, shipped as package data, so installed copies (pip install .) find them too.
-SCHEMA_DIR = Path(__file__).resolve().parent / "_schemas"
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "_schemas"
 
 # apiVersion → schema file. Older versions get an upgrade function here when v2 exists
 # (kustomize's FixKustomization pattern): small ordered pure functions, oldest first.
@@ -104,8 +105,6 @@ def check_version(data: dict, c: Collector) -> str | None:
     supported = ", ".join(sorted(VERSIONS))
     version = data.get("apiVersion")
     if version is None:
-        from .importers.sources import describe
-
         kind = describe(data)
         if kind:
             c.error("$", f"this is {kind}, not a trainspec spec",

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .jsonpath import child
-from .model import Container, EnvVar, Job, Pool, PythonPackage, secret_config_key
-from .reads import as_str
+from ..model import Container, EnvVar, Job, Pool, PythonPackage, secret_config_key
+from ..source.jsonpath import child
+from ..source.reads import as_str
 
 if TYPE_CHECKING:
-    from .normalize import Normalizer
+    from .reader import Reader
 
 # Total of command + args per replica. No limit is documented (facts §D.1, ❌): a warning.
 MAX_ARGS_CHARS = 100_000
@@ -20,7 +20,7 @@ MAX_PACKAGES = 100  # [DD-AIP] pythonPackageSpec.packageUris, [DD-ML] packageUri
 MAX_ENV = 100  # [DD-AIP] ContainerSpec.env
 
 
-def spec_task(n: Normalizer, spec: dict) -> tuple[Container | None, PythonPackage | None]:
+def spec_task(n: Reader, spec: dict) -> tuple[Container | None, PythonPackage | None]:
     box = container(n, spec.get("container"), "$.spec.container", None)
     package = python(n, spec.get("python"), "$.spec.python", None)
     if box and package:
@@ -29,7 +29,7 @@ def spec_task(n: Normalizer, spec: dict) -> tuple[Container | None, PythonPackag
     return box, package
 
 
-def container(n: Normalizer, raw: Any, path: str, base: Container | None) -> Container | None:
+def container(n: Reader, raw: Any, path: str, base: Container | None) -> Container | None:
     if not isinstance(raw, dict):
         return None
     base = base or Container()
@@ -40,7 +40,7 @@ def container(n: Normalizer, raw: Any, path: str, base: Container | None) -> Con
     )
 
 
-def python(n: Normalizer, raw: Any, path: str, base: PythonPackage | None) -> PythonPackage | None:
+def python(n: Reader, raw: Any, path: str, base: PythonPackage | None) -> PythonPackage | None:
     if not isinstance(raw, dict):
         return None
     base = base or PythonPackage()
@@ -63,7 +63,7 @@ def python(n: Normalizer, raw: Any, path: str, base: PythonPackage | None) -> Py
     )
 
 
-def env(n: Normalizer, raw: dict, path: str, base: tuple[EnvVar, ...]) -> tuple[EnvVar, ...]:
+def env(n: Reader, raw: dict, path: str, base: tuple[EnvVar, ...]) -> tuple[EnvVar, ...]:
     merged = {e.name: e for e in base}
     for name, value in raw.items():
         p = child(path, name)
@@ -76,7 +76,7 @@ def env(n: Normalizer, raw: dict, path: str, base: tuple[EnvVar, ...]) -> tuple[
     return tuple(merged.values())
 
 
-def pool_task(n: Normalizer, job: Job, raw: dict, path: str):
+def pool_task(n: Reader, job: Job, raw: dict, path: str):
     pc, pp = raw.get("container"), raw.get("python")
     if isinstance(pc, dict) and isinstance(pp, dict):
         n.c.error(path, "a pool takes container or python, not both", code="task-kind")
@@ -87,7 +87,7 @@ def pool_task(n: Normalizer, job: Job, raw: dict, path: str):
     return job.container or job.python, frozenset()
 
 
-def task_rules(n: Normalizer, pool: Pool) -> None:
+def task_rules(n: Reader, pool: Pool) -> None:
     c, path, task = n.c, pool.path, pool.task
     if task is None:
         c.error(path, "nothing to run: no container or python package for this pool",

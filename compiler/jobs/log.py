@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime
 import json
 
+from ..cloud import jobs as api
+from ..cloud.rest import Client
 from . import track
-from .cloud import jobs as api
-from .cloud.rest import Client
 
 LOG_OVERLAP = 60.0  # seconds re-read on each poll: entries that arrive late are still shown
 

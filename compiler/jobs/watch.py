@@ -17,10 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from . import diagnostics as diag
-from . import durations, joblog, pipeline, status_table, track, tree
-from .cloud import jobs as api
-from .cloud.rest import ApiError, Client, ConfigError
+from .. import diagnostics as diag
+from .. import durations, pipeline, tree
+from ..cloud import jobs as api
+from ..cloud.rest import ApiError, Client, ConfigError
+from . import log as joblog
+from . import table as status_table
+from . import track
 from .workspace import Stack, WorkspaceError, resolve
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 130

@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .diagnostics import Collector
-from .jsonpath import child
-from .reads import as_dict, as_int
-from .tuning import (
+from ..diagnostics import Collector
+from ..source.jsonpath import child
+from ..source.numbers import INT64
+from ..source.reads import as_dict, as_int
+from .model import (
     ALGORITHMS,
     CONDITIONAL_PARENTS,
     DISCRETE_GAP,
@@ -41,8 +42,7 @@ from .tuning import (
     Parameter,
     Tuning,
 )
-from .tuning_syntax import error, say, where
-from .yaml_numbers import INT64
+from .syntax import error, say, where
 
 
 def _n(value: Any) -> int | float | None:

@@ -23,7 +23,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..source import shown
+from .files import shown
 
 FILE, DIR, LINK, OTHER = "file", "dir", "link", "other"
 MARKERS = ("Pulumi.yaml", "Pulumi.yml", ".git")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .diagnostics import Collector
-from .tuning import Parameter, Tuning
+from ..diagnostics import Collector
+from .model import Parameter, Tuning
 
 # message → (rule code, message in spec.tuning words, message in aiPlatform.hyperparameters
 # words)

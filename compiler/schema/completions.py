@@ -1,6 +1,6 @@
 """Editor completions in the published schema, generated from the catalog.
 
-`python -m compiler.schemagen` checks that schemas/v1/trainspec.schema.json carries the
+`python -m compiler.schema.completions` checks that schemas/v1/trainspec.schema.json carries the
 catalog's regions, machine types and accelerators; `--write` rewrites it. Only the
 `defaultSnippets` of the three fields below are generated; everything else in the schema is
 written by hand.
@@ -23,10 +23,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .catalog import accelerators, regions
-from .catalog import ml_machines as ml
-from .catalog import vertex_machines as vx
-from .schemas import CURRENT, VERSIONS
+from ..catalog import accelerators, regions
+from ..catalog import ml_machines as ml
+from ..catalog import vertex_machines as vx
+from .validate import CURRENT, VERSIONS
 
 # Generations without an API enum, keyed as in the region tables.
 _TPU_NAMES = {regions.TPU_V6E: "TPU v6e", regions.TPU_7X: "TPU 7x"}
@@ -149,7 +149,7 @@ def render(schema: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m compiler.schemagen", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m compiler.schema.completions", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--write", action="store_true", help="rewrite the schema file")
     args = p.parse_args(argv)
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(wanted, encoding="utf-8")
         print(f"wrote {path.name}")
         return 0
-    print(f"{path.name} is stale: run `python -m compiler.schemagen --write`", file=sys.stderr)
+    print(f"{path.name} is stale: run `python -m compiler.schema.completions --write`", file=sys.stderr)
     return 1
 
 

@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-from .model import IDENTITY_LABEL, SPEC_HASH_LABEL
+from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
 
 __all__ = ["IDENTITY_LABEL", "SPEC_HASH_LABEL", "identity", "spec_hash"]
 

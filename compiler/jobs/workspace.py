@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import source
-from .diagnostics import TrainspecError
+from ..diagnostics import TrainspecError
+from ..source import read as source
 
 PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
 DEFAULT_ORGANIZATION = "organization"  # pulumi.get_organization() on file (DIY) backends

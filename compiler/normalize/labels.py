@@ -3,9 +3,9 @@ labels it manages (compiler/identity.py), and the number left beside them."""
 
 from __future__ import annotations
 
-from .diagnostics import Collector
-from .jsonpath import child
-from .model import MANAGED_LABELS, MAX_LABELS
+from ..diagnostics import Collector
+from ..model import MANAGED_LABELS, MAX_LABELS
+from ..source.jsonpath import child
 
 
 def labels(c: Collector, labels: dict, path: str) -> dict[str, str]:

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from . import fields
-from .catalog import machines
-from .config.model import Policy
-from .diagnostics import Collector
-from .durations import human
-from .model import Container, Job, Pool, PythonPackage
-from .roles import CHIEF
+from .. import fields
+from ..catalog import machines
+from ..diagnostics import Collector
+from ..durations import human
+from ..model import Container, Job, Pool, PythonPackage
+from ..roles import CHIEF
+from .model import Policy
 
 API_DEFAULT_TIMEOUT = Decimal(7 * 24 * 3600)  # both APIs stop a job after 7 days by default
 

@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 from typing import TextIO
 
-from .schemas import CURRENT, VERSIONS
-from .source import read_bytes, shown
+from ..source.files import read_bytes, shown
+from .validate import CURRENT, VERSIONS
 
 SCHEMA_IN_REPO = Path("schemas") / "v1" / "trainspec.schema.json"
 # How yaml-language-server recognises a modeline (modelineUtil.ts): a comment among those that

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .diagnostics import Collector, Diagnostic, Position
+from ..diagnostics import Collector, Diagnostic, Position
 from .jsonpath import child
-from .yaml_limits import MAX_DEPTH, MAX_NODES, Budget
-from .yaml_numbers import EXPONENT_NUMBER, reading
+from .limits import MAX_DEPTH, MAX_NODES, Budget
+from .numbers import EXPONENT_NUMBER, reading
 
 if TYPE_CHECKING:
-    from .source import Document
+    from .document import Document
 
 _T = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null", _T + "timestamp"}

@@ -1,49 +1,24 @@
 """A spec's text or file → a Document: plain data and where each JSON path was written.
 
-Files are read safely (regular files only, bounded, names escaped for output), text must be
-UTF-8 and one YAML document; its cost is bounded before composing (yaml_limits.py), and the
+Files are read safely (files.py: regular files only, bounded, names escaped for output), text
+must be UTF-8 and one YAML document; its cost is bounded before composing (limits.py), and the
 composed nodes become plain data in compose.py (no tag runs code, duplicate keys are errors,
-numbers YAML 1.1 misreads are recorded: yaml_numbers.py). Every problem is a located
+numbers YAML 1.1 misreads are recorded: numbers.py). Every problem is a located
 diagnostic, never an exception.
 """
 
 from __future__ import annotations
 
-import os
-import stat
-from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import yaml
 
+from ..diagnostics import Diagnostic, Position
+from . import inline
 from .compose import Builder
-from .config import inline
-from .config.inline import Ignores
-from .diagnostics import Collector, Diagnostic, Position
-from .yaml_limits import Budget, Loader, affordable
-from .yaml_numbers import Reading
-
-MAX_BYTES = 1024 * 1024  # a real spec is a few KiB; args are at most 100,000 characters a pool
-
-
-@dataclass
-class Document:
-    """A loaded spec: plain data plus where each JSON path was written."""
-
-    file: str
-    data: Any
-    positions: dict[str, Position] = field(default_factory=dict)
-    # Original text of non-string scalars (`1e-3`, `yes`), so string lists can keep what was typed.
-    raw: dict[str, str] = field(default_factory=dict)
-    # Numbers whose value is not what most readers see in the text (YAML 1.1 octal `0600` and
-    # base-60 `1:30`) or that JSON cannot carry (`.inf`, `.nan`, beyond int64): path → why.
-    # Harmless where the text is kept (args, env); anywhere else the caller refuses them.
-    suspect: dict[str, Reading] = field(default_factory=dict)
-    # `# trainspec: ignore[code]` comments by line (config/inline.py; config/apply.py).
-    ignores: Ignores = field(default_factory=dict)
-
-    def collector(self) -> Collector:
-        return Collector(self.file, self.positions)
+from .document import Document
+from .files import MAX_BYTES, STDIN_NAME, read_bytes, shown
+from .limits import Budget, Loader, affordable
 
 
 def parse(text: bytes | str, file: str = "<input>", *,
@@ -126,72 +101,12 @@ def parse(text: bytes | str, file: str = "<input>", *,
     return doc, c.items
 
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISSOCK, "a socket"))
-
-
-def shown(path: str) -> str:
-    """`path` as diagnostics print it: control characters (a newline in a file name would
-    forge output lines) escaped."""
-    if path.isprintable():
-        return path
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in path)
-
-
-def read_bytes(path: str) -> tuple[bytes | None, Diagnostic | None]:
-    """The bytes of spec file `path` (at most MAX_BYTES + 1), or why it cannot be a spec.
-
-    Only regular files are opened (symbolic links to them are followed): a named pipe would
-    block, a device (/dev/zero) never ends. The type is checked before opening and again on the
-    open descriptor (opened non-blocking), so a file swapped in between changes nothing.
-    """
-    name = shown(path)
-
-    def refuse(code: str, message: str) -> tuple[None, Diagnostic]:
-        return None, Diagnostic("$", message, file=name, position=Position(1, 1), code=code)
-
-    if name != path:
-        return refuse("file-name", "the file name holds a control character (a line break?): "
-                      "rename it")
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        if os.path.islink(path):
-            return refuse("file-missing", f"broken symbolic link to {shown(os.readlink(path))!r}")
-        return refuse("file-missing", "no such file")
-    except OSError as e:
-        return refuse("file-unreadable", f"cannot read file: {e.strerror or e}")
-    for test, kind in _KINDS:
-        if test(info.st_mode):
-            return refuse("file-type", f"not a regular file ({kind}): a spec is a YAML file")
-    if info.st_size > MAX_BYTES:
-        return refuse("file-size", f"file is larger than {MAX_BYTES // 1048576} MiB "
-                          f"({info.st_size} bytes)")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as e:
-        return refuse("file-unreadable", f"cannot read file: {e.strerror or e}")
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return refuse("file-type", "not a regular file: a spec is a YAML file")
-        try:
-            return f.read(MAX_BYTES + 1), None
-        except OSError as e:
-            return refuse("file-unreadable", f"cannot read file: {e.strerror or e}")
-
-
 def read(path: str) -> tuple[Document, list[Diagnostic]]:
     """Read and parse a spec file; unreadable files become diagnostics, never exceptions."""
     blob, problem = read_bytes(path)
     if problem is not None:
         return Document(problem.file, None), [problem]
     return parse(blob, path)
-
-
-STDIN = "-"  # the path that means "read the spec from standard input"
-STDIN_NAME = "<stdin>"  # how diagnostics name it
 
 
 def read_stream(stream: BinaryIO, name: str = STDIN_NAME) -> tuple[Document, list[Diagnostic]]:

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import fields
-from . import normalize_tasks as tasks
-from .catalog import accelerators, machines
-from .model import Job, Pool
-from .reads import as_dict, as_str
-from .roles import CHIEF
+from .. import fields
+from ..catalog import accelerators, machines
+from ..model import Job, Pool
+from ..roles import CHIEF
+from ..source.reads import as_dict, as_str
+from . import tasks
 
 if TYPE_CHECKING:
-    from .normalize import Normalizer
+    from .reader import Reader
 
 
-def pool(n: Normalizer, job: Job, role: str, raw: dict, path: str) -> Pool:
+def pool(n: Reader, job: Job, role: str, raw: dict, path: str) -> Pool:
     c = n.c
     pool = Pool(role=role, path=path)
     replicas = n.integer(raw, "replicas", path + ".replicas")
@@ -48,7 +48,7 @@ def pool(n: Normalizer, job: Job, role: str, raw: dict, path: str) -> Pool:
     return pool
 
 
-def accelerator(n: Normalizer, pool: Pool, raw: dict, path: str) -> None:
+def accelerator(n: Reader, pool: Pool, raw: dict, path: str) -> None:
     name = as_str(raw.get("type"))
     count = n.integer(raw, "count", path + ".count")
     if name is None:
@@ -70,7 +70,7 @@ def accelerator(n: Normalizer, pool: Pool, raw: dict, path: str) -> None:
     pool.accelerator_count = count
 
 
-def reservation(n: Normalizer, raw: dict | None, path: str) -> None:
+def reservation(n: Reader, raw: dict | None, path: str) -> None:
     if not raw:
         return
     affinity = as_str(raw.get("affinity"))

@@ -1,0 +1,1 @@
+"""Reporters: diagnostics and results written as text, JSON, SARIF, GitHub annotations."""

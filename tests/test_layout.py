@@ -1,0 +1,28 @@
+"""The structure of the package (scripts/import-graph): no import circle, no import running back
+up into an enclosing folder, one platform registry every stage reads."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from compiler import model
+from compiler.targets import PLATFORMS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_package_has_no_circle_and_no_import_running_back_up() -> None:
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "import-graph"), "--list"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "module circles 0, room circles 0" in run.stdout
+    assert run.stdout.rstrip().endswith("imports running back up 0"), run.stdout
+
+
+def test_the_platform_registry_names_every_platform_and_kind() -> None:
+    assert tuple(PLATFORMS) == model.PLATFORMS
+    for platform in PLATFORMS.values():
+        assert set(platform.bodies) == set(platform.resources) == set(platform.console) \
+            == set(model.KINDS), platform.name
