@@ -49,10 +49,11 @@ class Specs(pulumi.ComponentResource):
             job = r.job
             wanted = resource_type(job.platform, job.kind)
             stack, project = pulumi.get_stack(), pulumi.get_project()
-            # A job declared by the dynamic providers' program (a top-level resource), or of
-            # another kind here (a changed spec.kind or platform), is this resource.
-            aliases = [f"urn:pulumi:{stack}::{project}::{OLD_TYPE_PREFIX}{t.rsplit(':', 1)[1]}"
-                       f"::{job.name}" for t in JOBS] + [
+            # This resource is also: a job declared by the dynamic providers' program, or
+            # imported with `pulumi import` (top-level resources), and a job of another kind
+            # here (a changed spec.kind or platform).
+            top = [f"{OLD_TYPE_PREFIX}{t.rsplit(':', 1)[1]}" for t in JOBS] + list(JOBS)
+            aliases = [f"urn:pulumi:{stack}::{project}::{t}::{job.name}" for t in top] + [
                 pulumi.Alias(type_=t) for t in JOBS if t != wanted]
             opts = pulumi.ResourceOptions.merge(by_job.get(job.name), pulumi.ResourceOptions(
                 parent=self, aliases=aliases))

@@ -29,7 +29,8 @@ from ..jobs.identity import identity, spec_hash
 from ..options import Options
 from ..pulumi_resources import ml, vertex
 from ..pulumi_resources.bodies import has_unknown, source_map
-from ..pulumi_resources.provider import JobProvider
+from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
+from ..pulumi_resources.provider import JobError, JobProvider
 from ..targets import PLATFORMS
 
 PACKAGE = "trainspec"
@@ -197,6 +198,46 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
         "keepJobRecords": True if keep is None else keep, "secretEnv": secrets,
     }
     return Checked(inputs, [], warnings)
+
+
+# The fields of a job as read that its create request had (the rest is the server's).
+REQUEST_FIELDS = {
+    token("VertexCustomJob"): ("displayName", "jobSpec", "labels", "encryptionSpec"),
+    token("VertexHyperparameterTuningJob"): (
+        "displayName", "studySpec", "maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
+        "trialJobSpec", "labels", "encryptionSpec"),
+    token("AiPlatformJob"): ("jobId", "trainingInput", "labels"),
+}
+
+
+def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict, dict]:
+    """`pulumi import`: (inputs, outputs) of a job read with only its id.
+
+    The inputs are the spec `trainspec import` writes for the job's request (inline, as `spec`);
+    checked like any other, they compile back to that request, so the next preview of a program
+    that declares the same spec is a no-op. A job another stack or project owns is refused.
+    """
+    from ..importers.decompile import decompile, parse_flags
+
+    provider = CLASSES[type_token]()
+    provider.config = config
+    job = provider._get(provider._client(), job_id)
+    body = {k: job[k] for k in REQUEST_FIELDS[type_token] if k in job}
+    body["labels"] = {k: v for k, v in (body.get("labels") or {}).items()
+                      if k not in (IDENTITY_LABEL, SPEC_HASH_LABEL)}
+    parts = job_id.split("/")
+    flags = ["--project", parts[1]] + (["--region", parts[3]] if parts[2] == "locations" else [])
+    outcome = decompile(json.dumps(body), job_id, parse_flags(flags))
+    if not outcome.ok or outcome.text is None:
+        raise JobError(f"{job_id}: trainspec cannot write a spec for this job:\n"
+                       + "\n".join(d.format() for d in outcome.diagnostics))
+    inputs = {"spec": yaml.safe_load(outcome.text)}
+    checked = check(type_token, urn, {}, inputs, config)
+    if checked.failures:
+        raise JobError(f"{job_id}: the spec written for this job does not check: "
+                       + "; ".join(r for _, r in checked.failures))
+    provider._owned(job, checked.inputs)  # another stack's job: refused, untouched
+    return inputs, provider._outs(checked.inputs, job, job_id)
 
 
 def _text(value: Any) -> str | None:

@@ -134,6 +134,15 @@ class Servicer(ProviderServicer):
                                 "(projects/P/locations/R/customJobs/ID, "
                                 "projects/P/locations/R/hyperparameterTuningJobs/ID or "
                                 "projects/P/jobs/ID)")
+        if not props and not inputs:  # `pulumi import`: only the id is known
+            wanted = self._type(request.urn, request.type, context)
+            if wanted != type_token:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                    f"{request.id} is a {type_token} job, not a {wanted}")
+            adopted = await self._call(context, jobs.adopt, self._type(
+                request.urn, request.type, context), request.urn, request.id, self.config)
+            return provider_pb2.ReadResponse(id=request.id, inputs=wire.encode(adopted[0]),
+                                             properties=self._outs(adopted[1], set()))
         provider = self.providers[type_token]
         result = await self._call(context, provider.read, request.id, props)
         if not result.id:
