@@ -136,3 +136,29 @@ def test_pulumi_import_adopts_a_running_job_and_the_next_preview_changes_nothing
 
     p.run("destroy", "--yes", "--skip-preview")
     assert emulator.vertex_jobs()[job["name"]]["state"] == "JOB_STATE_CANCELLED"
+
+
+def test_pulumi_package_get_schema_prints_the_committed_schema(yaml_project):
+    import json
+
+    from compiler import provider
+
+    import shutil
+    import sys
+    from pathlib import Path
+
+    p = yaml_project()
+    # The plugin as the engine finds it. By name (`get-schema trainspec`) the CLI asks the
+    # Pulumi registry first, which these machines cannot reach.
+    exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
+    proc = subprocess_run(p, "package", "get-schema", exe)
+    assert json.loads(proc.stdout) == json.loads(provider.schema_text())
+
+
+def subprocess_run(p, *args: str):
+    """`pulumi ARGS` in the project (without --non-interactive, which `package` refuses)."""
+    import subprocess
+    proc = subprocess.run([p.cli, *args], cwd=p.root, env=p.env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
