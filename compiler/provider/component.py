@@ -12,7 +12,7 @@ from __future__ import annotations
 import pulumi
 
 from .. import pulumi_program as program
-from ..diagnostics import Diagnostic, format_text
+from ..diagnostics import format_text
 from ..options import Options
 from .jobs import Config, resource_type, token
 from .sdk import JOBS
@@ -34,9 +34,10 @@ class Specs(pulumi.ComponentResource):
         results, problems = program.compile_specs(path, options)
         by_job, more = program.job_options(settings, {r.job.name for r in results if r.ok})
         problems += more
-        problems += [Diagnostic("$.spec.python.source", "python.source is not uploaded by the "
-                                "trainspec provider yet: use the Python program for this spec",
-                                file=r.file, code="no-specs")
+        problems += [program._at(r, "$.spec.python.source", "python.source archives are not "
+                                 "uploaded by the trainspec provider yet",
+                                 "apply this spec with trainspec's Python program",
+                                 code="provider-python-source")
                      for r in results if r.ok and r.uploads]
         if problems:
             raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"

@@ -162,3 +162,32 @@ def subprocess_run(p, *args: str):
                           timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
+
+
+def test_a_spec_warning_is_a_pulumi_warning_on_its_resource(yaml_project, emulator):
+    p = yaml_project()
+    p.write(BERT, vertex(labels=HOLD)
+            + "  env: {HF_TOKEN: hf_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM}\n")
+    for proc in (p.run("preview"), p.up()):
+        lines = proc.stdout.splitlines()
+        # Shown under the job's own heading in Diagnostics, located and coded.
+        at = lines.index("  trainspec:index:VertexCustomJob (bert):")
+        assert lines[at + 1].startswith("    warning: specs/bert.yaml:12:19: warning: "
+                                        "$.spec.env.HF_TOKEN:"), lines[at:at + 3]
+        assert lines[at + 1].endswith("[plaintext-secret]")
+
+
+def test_python_source_is_refused_by_the_component_until_it_uploads(yaml_project, emulator):
+    from test_pulumi_program import SOURCE_SPEC, TRAINER_PYPROJECT
+
+    p = yaml_project()
+    p.write("trainer/pyproject.toml", TRAINER_PYPROJECT)
+    p.write("trainer/trainer/__init__.py", "")
+    p.write("trainer/trainer/task.py", "print('training')\n")
+    p.write("specs/job-a.yaml", SOURCE_SPEC.format(name="job-a"))
+    p.run("config", "set", "trainspec:stagingBucket", "gs://acme-staging")
+    proc = p.run("preview", check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "specs/job-a.yaml:" in text and "[provider-python-source]" in text, text
+    assert emulator.calls == []
