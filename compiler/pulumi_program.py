@@ -2,8 +2,11 @@
 HyperparameterTuningJob, or an AI Platform Training job, by spec.platform and kind).
 
 Reads stack config, compiles every spec, and fails with every diagnostic (file:line:col)
-before declaring anything if one spec is invalid: never a partial apply. Provider logic lives in
-compiler/pulumi_resources/. It ships inside the package, so a specs repository's __main__.py is
+before declaring anything if one spec is invalid: never a partial apply. The jobs are the
+trainspec provider's (compiler/provider/: the `Specs` component, served by the plugin
+`pulumi-resource-trainspec`); a stack created with the dynamic providers of trainspec 0.1
+(compiler/pulumi_resources/, kept for their state) moves over by aliases. It ships inside the
+package, so a specs repository's __main__.py is
 three lines (compiler/_templates/__main__.py, written by `python -m compiler init`).
 """
 
@@ -12,8 +15,7 @@ from __future__ import annotations
 import pulumi
 
 from compiler import packaging, pipeline, tree
-from compiler import pulumi_resources as jobs
-from compiler.diagnostics import Diagnostic, format_text
+from compiler.diagnostics import Diagnostic
 from compiler.model import CONFIG_NAMESPACE
 from compiler.options import Options
 from compiler.source.jsonpath import child
@@ -150,29 +152,6 @@ def upload(item: packaging.Upload) -> pulumi.CustomResource:
         content_type="application/gzip")
 
 
-def declare(result: pipeline.Result, keep_records: bool,
-            opts: pulumi.ResourceOptions | None = None) -> pulumi.CustomResource:
-    job = result.job
-    resource = jobs.RESOURCES[(job.platform, job.kind)](
-        job.name,
-        request=result.body,
-        project=job.project,
-        region=job.region,
-        spec_file=result.file,
-        source_map=jobs.source_map(result),
-        keep_job_records=keep_records,
-        secret_env=secret_env(job.secrets),
-        run=job.run,
-        opts=opts,
-    )
-    exported = {"name": resource.name, "state": resource.state, "error": resource.error,
-                "consoleUrl": resource.consoleUrl, "logsUrl": resource.logsUrl}
-    if isinstance(resource, jobs.VertexHyperparameterTuningJob):
-        exported.update(trialCount=resource.trialCount, bestTrial=resource.bestTrial)
-    pulumi.export(job.name, exported)
-    return resource
-
-
 def service_account(project: str | None) -> pulumi.Output:
     """Optional per-stack service account that may submit jobs (roles/aiplatform.user)."""
     import pulumi_gcp as gcp  # only when asked for: the import is slow
@@ -203,32 +182,34 @@ def output_bucket(name: str, project: str | None, region: str | None,
 
 
 def main() -> dict[str, pulumi.CustomResource]:
-    """The program; returns the declared jobs by name (for tests)."""
-    config, gcp = Settings(), pulumi.Config("gcp")
-    options = Options(project=gcp.get("project"), region=gcp.get("region"),
-                      staging_bucket=config.get("stagingBucket"),
-                      package_dir=str(packaging.cache_dir()))
-    results, problems = compile_specs(config.get("specs") or "specs", options)
-    options_by_job, config_problems = job_options(config, {r.job.name for r in results if r.ok})
-    problems += config_problems
-    if problems:
-        raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
-                              + format_text(problems))
+    """The program; returns the declared jobs by name (for tests).
+
+    The jobs are the trainspec provider's (`trainspec:index:Specs` and its job resources, the
+    same component a YAML program declares); this program adds what needs pulumi-gcp: the
+    python.source uploads the jobs wait for, and the optional service account and bucket.
+    """
+    from .provider.component import Specs, compile_folder, stack_options
+    from .provider.jobs import Config
+
+    config = Settings()
+    provider_config = Config()  # defaults come from gcp:project / gcp:region, as before
+    results = compile_folder(config.get("specs") or "specs",
+                             stack_options(provider_config, str(packaging.cache_dir())),
+                             uploads=True)
+    gcp = pulumi.Config("gcp")
     runner = service_account(gcp.get("project")) if config.get_bool("createServiceAccount") \
         else None
     if config.get("outputBucket"):
         output_bucket(config.get("outputBucket"), gcp.get("project"), gcp.get("region"), runner)
-    keep = config.get_bool("keepJobRecords")
-    keep = True if keep is None else keep  # run history is what users look at afterwards
     objects: dict[str, pulumi.CustomResource] = {}
-    declared = {}
+    depends: dict[str, list[pulumi.Resource]] = {}
     for r in results:
         for item in r.uploads:
             if item.uri not in objects:
                 objects[item.uri] = upload(item)
-        opts = options_by_job.get(r.job.name)
-        if r.uploads:  # the job is submitted only once its packages are uploaded
-            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
-                depends_on=[objects[u.uri] for u in r.uploads]))
-        declared[r.job.name] = declare(r, keep, opts)
-    return declared
+        # The job is submitted only once its packages are uploaded.
+        depends[r.job.name] = [objects[u.uri] for u in r.uploads]
+    specs = Specs("specs", results, provider_config, depends_on=depends)
+    for name in sorted(specs.resources):
+        pulumi.export(name, specs.jobs.apply(lambda jobs, n=name: jobs[n]))
+    return specs.resources

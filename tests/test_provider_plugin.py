@@ -14,13 +14,12 @@ from pathlib import Path
 
 import grpc
 import pytest
+from job_specs import ml, vertex
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 from compiler import provider
 from compiler.provider import jobs, sdk, wire
 from compiler.pulumi_resources.provider import INPUT_KEYS, OUTPUT_KEYS, TUNING_OUTPUT_KEYS
-
-from job_specs import ml, vertex
 
 ROOT = Path(__file__).resolve().parent.parent
 URN = "urn:pulumi:dev::acme::trainspec:index:Specs$trainspec:index:{t}::{n}"
@@ -47,8 +46,8 @@ def test_the_schema_names_every_input_and_output_the_provider_keeps():
     for name, cls in sdk.JOBS.items():
         resource = schema["resources"][name]
         assert set(resource["inputProperties"]) == {
-            "specFile", "spec", "project", "region", "keepJobRecords", "secretEnv",
-            "organization"}
+            "specFile", "spec", "project", "region", "stagingBucket", "keepJobRecords",
+            "secretEnv", "organization"}
         outputs = OUTPUT_KEYS + (TUNING_OUTPUT_KEYS if cls is sdk.VertexHyperparameterTuningJob
                                  else ())
         assert set(resource["properties"]) == (

@@ -33,7 +33,7 @@ def _provider_class():
     import pulumi
     from pulumi.provider import ConstructResult, Provider
 
-    from .component import TYPE, Specs
+    from .component import TYPE, Specs, compile_folder, stack_options
 
     class TrainspecProvider(Provider):
         def __init__(self) -> None:
@@ -47,7 +47,8 @@ def _provider_class():
             path = inputs.get("path")
             if not isinstance(path, str) or not path:
                 raise pulumi.RunError(f"{TYPE} {name!r}: path (a folder of specs) is required")
-            component = Specs(name, path, self.config, options)
+            results = compile_folder(path, stack_options(self.config), uploads=False)
+            component = Specs(name, results, self.config, options)
             return ConstructResult(urn=component.urn, state={"jobs": component.jobs})
 
     return TrainspecProvider

@@ -26,10 +26,10 @@ from .. import pipeline
 from ..cloud.rest import Client
 from ..diagnostics import Diagnostic
 from ..jobs.identity import identity, spec_hash
+from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
 from ..options import Options
 from ..pulumi_resources import ml, vertex
 from ..pulumi_resources.bodies import has_unknown, source_map
-from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
 from ..pulumi_resources.provider import JobError, JobProvider
 from ..targets import PLATFORMS
 
@@ -154,8 +154,8 @@ def compile_source(news: dict, name: str, options: Options) -> tuple[pipeline.Re
 
 def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> Checked:
     """The checked inputs of a job resource: its spec compiled, and every problem found."""
-    keys = ("specFile", "spec", "project", "region", "organization", "secretEnv",
-            "keepJobRecords")
+    keys = ("specFile", "spec", "project", "region", "stagingBucket", "organization",
+            "secretEnv", "keepJobRecords")
     if any(has_unknown(news.get(k)) for k in keys):
         return Checked(news, [], [])  # a preview with values not known yet: checked at `up`
     has_file, has_spec = bool(news.get("specFile")), news.get("spec") is not None
@@ -169,7 +169,8 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
                                            f"are read from the project directory, {os.getcwd()})")], [])
     stack, project_name, name = parse_urn(urn)
     options = Options(project=_text(news.get("project")) or config.project,
-                      region=_text(news.get("region")) or config.region)
+                      region=_text(news.get("region")) or config.region,
+                      staging_bucket=_text(news.get("stagingBucket")))
     result, prop, label = compile_source(news, name, options)
     problems = result.errors + pipeline.location_errors(result)
     warnings = [d for d in result.diagnostics if not d.is_error]

@@ -35,13 +35,14 @@ class _Job(pulumi.CustomResource):
     def __init__(self, resource_name: str, *, spec_file: pulumi.Input[str] | None = None,
                  spec: pulumi.Input[dict] | None = None, project: pulumi.Input[str] | None = None,
                  region: pulumi.Input[str] | None = None,
+                 staging_bucket: pulumi.Input[str] | None = None,
                  keep_job_records: pulumi.Input[bool] | None = None,
                  secret_env: pulumi.Input[dict] | None = None,
                  organization: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None) -> None:
         props: dict[str, Any] = {
             "specFile": spec_file, "spec": spec, "project": project, "region": region,
-            "keepJobRecords": keep_job_records, "secretEnv": secret_env,
+            "stagingBucket": staging_bucket, "keepJobRecords": keep_job_records, "secretEnv": secret_env,
             "organization": organization,
             **{k: None for k in (*COMPUTED, *self.OUTPUTS)}}
         opts = pulumi.ResourceOptions.merge(

@@ -194,9 +194,10 @@ class Project:
                                 text=True, start_new_session=True)
 
     def kill_strays(self) -> None:
-        """Kill what a SIGKILLed `pulumi up` leaves running: the engine starts the dynamic
-        provider (`python -m pulumi.dynamic`, this project's venv) in a session of its own,
-        and nothing tells it to stop once the engine is gone."""
+        """Kill what a SIGKILLed `pulumi up` leaves running: the engine starts its provider
+        plugins (`pulumi-resource-trainspec`, and a 0.1 stack's dynamic provider,
+        `python -m pulumi.dynamic`) in sessions of their own, in the project directory, and
+        nothing tells them to stop once the engine is gone."""
         proc = Path("/proc")
         if not proc.is_dir():
             return
@@ -205,9 +206,13 @@ class Project:
                 continue
             try:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
+                cwd = os.readlink(entry / "cwd")
             except OSError:
                 continue
-            if b"pulumi.dynamic" in argv and any(str(self.root).encode() in a for a in argv):
+            ours = cwd == str(self.root) or any(str(self.root).encode() in a for a in argv)
+            plugin = b"pulumi.dynamic" in argv or any(
+                a.endswith(b"pulumi-resource-trainspec") for a in argv)
+            if ours and plugin:
                 try:
                     os.kill(int(entry.name), signal.SIGKILL)
                 except OSError:

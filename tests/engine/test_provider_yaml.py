@@ -140,12 +140,11 @@ def test_pulumi_import_adopts_a_running_job_and_the_next_preview_changes_nothing
 
 def test_pulumi_package_get_schema_prints_the_committed_schema(yaml_project):
     import json
-
-    from compiler import provider
-
     import shutil
     import sys
     from pathlib import Path
+
+    from compiler import provider
 
     p = yaml_project()
     # The plugin as the engine finds it. By name (`get-schema trainspec`) the CLI asks the
