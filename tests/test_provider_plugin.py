@@ -47,7 +47,7 @@ def test_the_schema_names_every_input_and_output_the_provider_keeps():
         resource = schema["resources"][name]
         assert set(resource["inputProperties"]) == {
             "specFile", "spec", "project", "region", "stagingBucket", "keepJobRecords",
-            "secretEnv", "organization"}
+            "secretEnv", "organization", "impersonateServiceAccount"}
         outputs = OUTPUT_KEYS + (TUNING_OUTPUT_KEYS if cls is sdk.VertexHyperparameterTuningJob
                                  else ())
         assert set(resource["properties"]) == (
@@ -126,3 +126,42 @@ def test_wire_keeps_secrets_and_unknowns():
     assert jobs.for_id("projects/p/locations/r/customJobs/1") == jobs.token("VertexCustomJob")
     assert jobs.for_id("projects/p/jobs/x") == jobs.token("AiPlatformJob")
     assert jobs.for_id("projects/p/x") is None
+
+
+def test_a_job_impersonates_its_own_account_else_the_providers():
+    job = jobs.VertexCustomJob()
+    job.config = jobs.Config(impersonate_service_account="provider@p.iam.gserviceaccount.com")
+    assert job._client().impersonate_service_account == "provider@p.iam.gserviceaccount.com"
+    jobs.IMPERSONATE.set("job@p.iam.gserviceaccount.com")
+    try:
+        assert job._client().impersonate_service_account == "job@p.iam.gserviceaccount.com"
+    finally:
+        jobs.IMPERSONATE.set(None)
+
+
+def test_the_plugin_stops_when_the_engine_that_started_it_is_gone(tmp_path):
+    import os
+    import time
+
+    exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
+    # A stand-in engine: starts the plugin in a session of its own (as the CLI does), prints
+    # its pid once it served, and dies.
+    engine = subprocess.run([sys.executable, "-c", (
+        "import subprocess, sys\n"
+        f"p = subprocess.Popen([{exe!r}, '127.0.0.1:1'], stdout=subprocess.PIPE, "
+        "stderr=subprocess.DEVNULL, start_new_session=True)\n"
+        "p.stdout.readline()\n"
+        "print(p.pid)\n")], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    pid = int(engine.stdout.strip())
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        if Path(f"/proc/{pid}/stat").is_file() and \
+                Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            return  # exited, not yet reaped by its new parent
+        time.sleep(0.2)
+    os.kill(pid, 9)
+    pytest.fail("the plugin kept running after its engine was gone")

@@ -16,6 +16,7 @@ side; component.py the `Specs` component.
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import resources
 
@@ -54,6 +55,19 @@ def _provider_class():
     return TrainspecProvider
 
 
+async def _exit_with_the_engine(engine_pid: int) -> None:
+    """Stop when the engine that started us is gone (a killed `pulumi up`: the plugin runs in a
+    session of its own). Nobody would receive an answer, and a create still retrying would
+    start a job no state knows; a job already POSTed carries its labels, and the next `up`
+    adopts it."""
+    import asyncio
+
+    while os.getppid() == engine_pid:
+        await asyncio.sleep(1)
+    sys.stderr.write("pulumi-resource-trainspec: the engine is gone; stopping\n")
+    os._exit(1)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Serve the provider on a local port (printed first, as the engine expects)."""
     import asyncio
@@ -76,7 +90,9 @@ def main(argv: list[str] | None = None) -> None:
         await server.start()
         sys.stdout.write(f"{port}\n")
         sys.stdout.flush()
+        watchdog = asyncio.create_task(_exit_with_the_engine(os.getppid()))
         await server.wait_for_termination()
+        watchdog.cancel()
 
     try:
         asyncio.run(serve())

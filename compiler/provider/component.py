@@ -72,6 +72,8 @@ class Specs(pulumi.ComponentResource):
         keep = settings.get_bool("keepJobRecords")
         keep = config.keep_job_records if keep is None else keep
         stack, project = pulumi.get_stack(), pulumi.get_project()
+        # As trainspec 0.1 read it; the provider's own setting, when given, is the default.
+        impersonate = pulumi.Config("gcp").get("impersonateServiceAccount")
         self.resources: dict[str, pulumi.CustomResource] = {}
         exported = {}
         for r in results:
@@ -90,7 +92,8 @@ class Specs(pulumi.ComponentResource):
                 staging_bucket=job.staging_bucket,
                 keep_job_records=True if keep is None else keep,
                 secret_env=program.secret_env(job.secrets),
-                organization=pulumi.get_organization(), opts=opts)
+                organization=pulumi.get_organization(),
+                impersonate_service_account=impersonate, opts=opts)
             self.resources[job.name] = resource
             tuning = job.platform == "vertex" and job.kind == TUNING
             exported[job.name] = {k: getattr(resource, k) for k in (

@@ -15,6 +15,7 @@ adds what a real provider does differently:
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 from dataclasses import dataclass
@@ -84,14 +85,21 @@ class Config:
         return found
 
 
+# The service account one call impersonates: the job's `impersonateServiceAccount` input (the
+# Specs component sets it from `gcp:impersonateServiceAccount`, which the engine never shows a
+# provider), else the provider's. Set per gRPC call; worker threads inherit it.
+IMPERSONATE: contextvars.ContextVar[str | None] = contextvars.ContextVar("impersonate",
+                                                                         default=None)
+
+
 class _Configured:
     """What a provider-served job adds to the dynamic provider's logic."""
 
     config = Config()
 
     def _client(self) -> Client:
-        return Client(self.config.endpoint,
-                      impersonate_service_account=self.config.impersonate_service_account)
+        return Client(self.config.endpoint, impersonate_service_account=(
+            IMPERSONATE.get() or self.config.impersonate_service_account))
 
     def _check_spec(self, news: dict) -> list:
         return []  # Check compiled the spec already (one compile per Check)
@@ -155,7 +163,7 @@ def compile_source(news: dict, name: str, options: Options) -> tuple[pipeline.Re
 def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> Checked:
     """The checked inputs of a job resource: its spec compiled, and every problem found."""
     keys = ("specFile", "spec", "project", "region", "stagingBucket", "organization",
-            "secretEnv", "keepJobRecords")
+            "secretEnv", "keepJobRecords", "impersonateServiceAccount")
     if any(has_unknown(news.get(k)) for k in keys):
         return Checked(news, [], [])  # a preview with values not known yet: checked at `up`
     has_file, has_spec = bool(news.get("specFile")), news.get("spec") is not None

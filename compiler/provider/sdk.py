@@ -39,11 +39,13 @@ class _Job(pulumi.CustomResource):
                  keep_job_records: pulumi.Input[bool] | None = None,
                  secret_env: pulumi.Input[dict] | None = None,
                  organization: pulumi.Input[str] | None = None,
+                 impersonate_service_account: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None) -> None:
         props: dict[str, Any] = {
             "specFile": spec_file, "spec": spec, "project": project, "region": region,
             "stagingBucket": staging_bucket, "keepJobRecords": keep_job_records, "secretEnv": secret_env,
             "organization": organization,
+            "impersonateServiceAccount": impersonate_service_account,
             **{k: None for k in (*COMPUTED, *self.OUTPUTS)}}
         opts = pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))

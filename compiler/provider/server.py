@@ -121,7 +121,7 @@ class Servicer(ProviderServicer):
         provider = self.providers[self._type(request.urn, request.type, context)]
         if request.preview:  # not sent while supportsPreview is false; never submit in one
             return provider_pb2.CreateResponse(properties=request.properties)
-        result = await self._call(context, provider.create, props)
+        result = await self._call(context, provider.create, props, using=props)
         return provider_pb2.CreateResponse(id=result.id, properties=self._outs(result.outs, secret))
 
     async def Read(self, request, context):
@@ -144,7 +144,7 @@ class Servicer(ProviderServicer):
             return provider_pb2.ReadResponse(id=request.id, inputs=wire.encode(adopted[0]),
                                              properties=self._outs(adopted[1], set()))
         provider = self.providers[type_token]
-        result = await self._call(context, provider.read, request.id, props)
+        result = await self._call(context, provider.read, request.id, props, using=inputs)
         if not result.id:
             return provider_pb2.ReadResponse()  # the API's NOT_FOUND: the job is gone
         return provider_pb2.ReadResponse(id=result.id, properties=self._outs(result.outs, secret),
@@ -156,15 +156,17 @@ class Servicer(ProviderServicer):
         provider = self.providers[self._type(request.urn, request.type, context)]
         if request.preview:
             return provider_pb2.UpdateResponse(properties=request.news)
-        result = await self._call(context, provider.update, request.id, olds, news)
+        result = await self._call(context, provider.update, request.id, olds, news, using=news)
         return provider_pb2.UpdateResponse(properties=self._outs(result.outs, secret))
 
     async def Delete(self, request, context):
         props, _ = wire.decode(request.properties)
+        old_inputs, _ = wire.decode(request.old_inputs)
         # By the id, not the URN: a state written by the dynamic providers, or a job whose spec
         # changed kind, is deleted by the provider of the job it is.
         type_token = jobs.for_id(request.id) or self._type(request.urn, request.type, context)
-        await self._call(context, self.providers[type_token].delete, request.id, props)
+        await self._call(context, self.providers[type_token].delete, request.id, props,
+                         using=old_inputs)
         return empty_pb2.Empty()
 
     # -- helpers --
@@ -176,7 +178,10 @@ class Servicer(ProviderServicer):
         return type_token
 
     @staticmethod
-    async def _call(context, method: Callable, *args: Any):
+    async def _call(context, method: Callable, *args: Any, using: dict | None = None):
+        """`method(*args)` on a worker thread, as the identity the inputs `using` name."""
+        account = (using or {}).get("impersonateServiceAccount")
+        jobs.IMPERSONATE.set(account if isinstance(account, str) and account else None)
         try:
             return await asyncio.to_thread(method, *args)
         except JobError as exc:  # one line, as the engine prints it
