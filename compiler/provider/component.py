@@ -20,10 +20,10 @@ from __future__ import annotations
 import pulumi
 
 from .. import pipeline
-from .. import pulumi_program as program
 from ..diagnostics import format_text
 from ..options import Options
 from ..targets import TUNING
+from . import stack as program
 from .jobs import Config, resource_type, token
 from .sdk import JOBS
 
