@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 from job_specs import HOLD, ml, tuning, vertex
+from test_lifecycle import BERT, CENSUS, states
 
 from compiler import pipeline
 from compiler.cloud.rest import Client
 from compiler.options import Options
 
-BERT, CENSUS = "specs/bert.yaml", "specs/census.yaml"
 
 
 @pytest.fixture
@@ -24,10 +24,6 @@ def yaml_project(project, yaml_host):
     def make(**kw):
         return project(runtime="yaml", **kw)
     return make
-
-
-def states(jobs: dict) -> list[str]:
-    return sorted(j["state"] for j in jobs.values())
 
 
 def test_preview_sends_nothing_up_creates_one_job_per_spec_and_a_second_up_makes_no_call(
