@@ -18,7 +18,6 @@ from compiler.cloud.rest import Client
 from compiler.options import Options
 
 
-
 @pytest.fixture
 def yaml_project(project, yaml_host):
     def make(**kw):
