@@ -272,6 +272,7 @@ TRIGGERS = {
     "file-size": lambda tmp: _compile(SPEC + "#" * (1 << 20), "big.yaml"),
     "yaml-merge": lambda tmp: _compile(SPEC + "  <<: [1]\n" + CONTAINER, "s.yaml"),
     "yaml-recursive-alias": lambda tmp: _compile("a: &x [*x]\n", "s.yaml"),
+    "yaml-value": lambda tmp: _compile(SPEC + "  project: !!int x\n" + CONTAINER, "s.yaml"),
     "required-key": lambda tmp: _compile(SPEC.replace("metadata: {name: job}\n", ""), "s.yaml"),
     "value-length": lambda tmp: _compile(SPEC + "  container: {image: ''}\n", "s.yaml"),
     "accelerator-type": lambda tmp: _compile(SPEC + CONTAINER + "  pools:\n    chief: "

@@ -51,6 +51,8 @@ def hostile_files() -> dict[str, str]:
                   for n in range(1, 8)),
         "long-scalar.yaml": HEAD.replace("{name: h}", "{name: '" + "x" * 1_000_000 + "'}")
         + "  container: {image: gcr.io/p/t:1}\n",
+        # A 600 KB base-60 integer: PyYAML's conversion is quadratic in its length (20 s).
+        "long-base60.yaml": HEAD + "  x: 1" + ":59" * 200_000 + "\n",
         # Under the old 4 MiB cap: 1.3 million nodes took 10 s and 500 MB to refuse.
         "too-big.yaml": HEAD + "  x: [" + "[]," * 1_300_000 + "]\n",
     }
