@@ -478,6 +478,8 @@ _ROW = "  - {code: a-b, severity: error, summary: s, source: trainspec}\n"
      "list of rules"),
     ("", "rules.yaml: the registry is a mapping of named sections, each a list of rules"),
     ("x: [\n", "rules.yaml: not valid YAML: while parsing a flow node"),
+    ("x: 0x_\n", "rules.yaml: not valid YAML: invalid literal for int() with base 16"),
+    ("x: !!bool maybe\n", "rules.yaml: not valid YAML: 'maybe'"),
 ])
 def test_a_malformed_registry_file_is_refused_with_where_and_why(text: str, error: str) -> None:
     with pytest.raises(rules.RegistryError) as info:
