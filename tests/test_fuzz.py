@@ -259,6 +259,24 @@ def test_keys_with_control_characters_print_one_line_per_diagnostic(copies, targ
     assert_behaves(command, write(copies, name, text), text)
 
 
+# Number-like text (what YAML 1.1's int, float, bool, null and timestamp patterns look at)
+# under every scalar tag, in block and flow context: read, or refused with a located error.
+NUMBER_LIKE = st.from_regex(r"[-+]?(0[xbo]?)?[0-9a-fA-F_:.eEnNoOyY~+-]{0,10}", fullmatch=True)
+PREFIXES = ("", "!!int ", "!!float ", "!!bool ", "!!null ", "!!timestamp ", "!!str ", "&a ",
+            "&a !!float ")
+
+
+@settings(CI, max_examples=300)
+@given(st.sampled_from(PREFIXES), NUMBER_LIKE, st.booleans())
+@example("", "0x_", False)
+@example("!!int ", "1:_", True)
+def test_number_like_text_under_any_tag_is_read_or_refused_located(prefix, text, exponents):
+    for yaml_text in (f"a: {prefix}{text}\n", f"a: [{prefix}{text}]\n", f"a: {prefix}'{text}'\n"):
+        doc, found = source.parse(yaml_text, "s.yaml", exponents=exponents)
+        assert (doc.data is None) == bool(found), (yaml_text, found)
+        assert all(d.position is not None and d.code for d in found), (yaml_text, found)
+
+
 # -- regressions: the crashes these families found, each pinned --------------------------------
 
 SPEC = """\
