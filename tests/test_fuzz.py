@@ -85,15 +85,18 @@ def paths(name: str) -> tuple[tuple, ...]:
     return tuple(value_paths(spec_data(name)))
 
 
+def value_at(data, path: tuple):
+    for key in path:
+        data = data[key]
+    return data
+
+
 def replaced(data: dict, path: tuple, value) -> dict:
     """A copy of `data` with `value` at `path` (the root itself when `path` is empty)."""
     if not path:
         return value
     out = copy.deepcopy(data)
-    at = out
-    for key in path[:-1]:
-        at = at[key]
-    at[path[-1]] = value
+    value_at(out, path[:-1])[path[-1]] = value
     return out
 
 
@@ -113,19 +116,14 @@ def odd_scalar(data: dict, path: tuple, odd: str) -> str:
 def tagged(data: dict, path: tuple, tag: str, alias: bool) -> str:
     """The value at `path` written with an explicit `tag`, or anchored and aliased under the
     tag (a tag on an alias)."""
-    value = data
-    for key in path:
-        value = value[key]
-    flow = json.dumps(value, ensure_ascii=False)
+    flow = json.dumps(value_at(data, path), ensure_ascii=False)
     if not alias:
         return with_text(data, path, f"{tag} {flow}")
     return with_text(data, path, f"&fz {flow}") + f"fuzz-alias: {tag} *fz\n"
 
 
 def swapped(data: dict, path: tuple, kind: str) -> str:
-    value = data
-    for key in path:
-        value = value[key]
+    value = value_at(data, path)
     other = {"list": [value], "map": {"key": value}, "string": "text", "integer": 7,
              "float": 2.5, "bool": True, "null": None}[kind]
     return to_yaml(replaced(data, path, other))
