@@ -3,8 +3,10 @@
 PyYAML composes the nodes (never constructs Python objects from tags), so: only the plain
 YAML tags are read and none runs code (`!!python/...` is refused, not resolved), keys are
 strings and unique, merge keys (`<<`) are flattened with the mapping's own keys winning, alias
-expansion is bounded (billion-laughs) and recursion refused (compiler/yaml_limits.py), and
-numbers YAML 1.1 misreads are recorded (compiler/yaml_numbers.py).
+expansion is bounded (billion-laughs) and recursion refused (compiler/yaml_limits.py),
+numbers YAML 1.1 misreads are recorded (compiler/yaml_numbers.py), and a scalar PyYAML cannot
+convert is never a traceback: an explicit tag's text not of its type (`!!int x`) is an error,
+a plain `0x_` the string YAML 1.2 reads.
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ class Builder:
                       "plain YAML only; tags never run")
             return None
         if tag == _T + "str" and self.exponents and not node.style \
-                and EXPONENT_NUMBER.match(node.value):
+                and EXPONENT_NUMBER.match(node.value) and not self.tagged(node):
             value = float(node.value)
             self.doc.raw[path] = node.value
             odd = reading(node.value, value)
@@ -123,7 +125,6 @@ class Builder:
         trainspec). An explicit tag (`!!int x`, `!!bool maybe`, `!!null x`) whose text is not
         of its type is an error, and so is an integer longer than Python converts (slowly)."""
         text, tag = node.value, node.tag
-        explicit = _TAGGED.match(self.text, node.start_mark.index) is not None
         ours = _FORMS[tag].match(text) or (tag == _T + "float" and YAML12_FLOAT.match(text))
         digits = len(text.replace("_", "").lstrip("+-"))
         if ours and tag == _T + "int" and digits > MAX_DIGITS:
@@ -137,11 +138,15 @@ class Builder:
                 return yaml.SafeLoader.yaml_constructors[tag](_SAFE, node)
             except (ValueError, LookupError):
                 pass
-        if not explicit:
+        if not self.tagged(node):
             return text
         name = "!!" + tag.removeprefix(_T)
         return self.unreadable(node, path, f"it is tagged {name}",
                                f"{name} is written {_TYPES[tag][1]}; drop the tag for text")
+
+    def tagged(self, node: yaml.ScalarNode) -> bool:
+        """Whether the scalar was written with an explicit tag (else PyYAML resolved it)."""
+        return _TAGGED.match(self.text, node.start_mark.index) is not None
 
     def unreadable(self, node: yaml.ScalarNode, path: str, why: str, hint: str) -> object:
         text = node.value if len(node.value) <= 40 else node.value[:40] + "…"

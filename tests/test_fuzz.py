@@ -323,6 +323,12 @@ def test_an_explicit_tag_on_text_of_its_type_is_read(odd, value) -> None:
     assert not any("yaml-" in d for d in found), found
 
 
+def test_an_explicit_str_tag_keeps_an_exponent_text_where_json_numbers_are_read() -> None:
+    doc, found = source.parse("a: [1e-05, !!str 1e-05, &x !!str 2E5, '3e1']\n", "c.yaml",
+                              exponents=True)
+    assert doc.data == {"a": [1e-05, "1e-05", "2E5", "3e1"]} and not found
+
+
 LONG = "9" * 5000
 
 
