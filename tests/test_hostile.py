@@ -19,8 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from compiler import cli, emit, tree
+from compiler import cli, emit, source, tree, yaml_limits
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT_BYTES = 1 << 30
@@ -316,3 +317,43 @@ def test_check_quotes_the_command_it_suggests(tmp_path) -> None:
 def _run_cli(*argv: str) -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
     return cli.main(list(argv), out, err), err.getvalue()
+
+
+# -- trainspec's limits fire first, whatever the YAML library -----------------------------------
+
+DEEP = {"flow": "a: " + "[" * 30_000 + "]" * 30_000 + "\n",
+        "flow-map": "a: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n",
+        "dash": "- " * 30_000 + "a\n",
+        "indent": "".join(" " * i + "a:\n" for i in range(1400)) + " " * 1400 + "b\n",
+        # brackets in a quoted string, then nesting: libyaml reads both ahead of its events
+        "quoted": "a: ['" + "[" * 1000 + "', " + "[" * 3000 + "]" * 3000 + "]\n",
+        "after-keys": "".join(f"k{i}: {i}\n" for i in range(2000)) + "z: " + "[" * 3000 + "\n"}
+
+
+def _loaders() -> list:
+    """The parsers trainspec may run on: libyaml's (at its default nesting limit and, where
+    PyYAML lets it be set, at one just above trainspec's) and PyYAML's pure-Python one."""
+    found = [pytest.param(yaml.SafeLoader, None, id="pure-python")]
+    if hasattr(yaml, "CSafeLoader"):
+        found.append(pytest.param(yaml.CSafeLoader, None, id="libyaml"))
+        if getattr(getattr(yaml, "_yaml", None), "_get_max_nest_level", lambda: -1)() != -1:
+            found.append(pytest.param(yaml.CSafeLoader, 70, id="libyaml-limit-70"))
+    return found
+
+
+@pytest.mark.parametrize("loader, nest", _loaders())
+@pytest.mark.parametrize("name", sorted(DEEP))
+def test_nesting_is_refused_by_trainspecs_own_limit(monkeypatch, loader, nest, name) -> None:
+    monkeypatch.setattr(yaml_limits, "Loader", loader)
+    monkeypatch.setattr(source, "Loader", loader)
+    if nest is not None:
+        default = yaml._yaml._get_max_nest_level()
+        yaml._yaml._set_max_nest_level(nest)
+    try:
+        _, found = source.parse(DEEP[name], "deep.yaml")
+    finally:
+        if nest is not None:
+            yaml._yaml._set_max_nest_level(default)
+    assert [(d.code, d.message) for d in found] == [
+        ("yaml-limits", "nesting deeper than 64 levels")], [d.format() for d in found]
+    assert found[0].position is not None and found[0].position.line >= 1
