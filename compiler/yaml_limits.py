@@ -23,6 +23,11 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 MAX_NODES = 50_000  # after alias expansion; a real spec has a few hundred
 MAX_DEPTH = 64
+# The document as composed, in characters: every key and value as expanded through aliases, and
+# the JSON path of each value (kept with its position: a path holds every key above it). Text
+# under the size limit without aliases stays under it; a 1 MiB key aliased as a key at 60 levels
+# would be 3.6 GB of paths.
+MAX_EXPANDED = 8 * 1024 * 1024
 # Below these, composing cannot cost much: at most SAFE_DEPTH levels and ~SMALL_TEXT nodes.
 # SAFE_DEPTH is MAX_DEPTH: a text that might nest deeper is walked, so trainspec's limit is
 # the one that fires, not whichever limit the composer of this libyaml has.

@@ -50,6 +50,15 @@ def hostile_files() -> dict[str, str]:
         "merge-bomb.yaml": "a0: &a0 {" + ", ".join(f"k{i}: {i}" for i in range(1000)) + "}\n"
         + "".join(f"a{n}: &a{n} {{<<: [{', '.join([f'*a{n - 1}'] * 10)}]}}\n"
                   for n in range(1, 8)),
+        # A 1 MB anchored scalar used as a key at 60 levels: 3.6 GB of JSON paths before the
+        # composer counted characters; as a value 10,000 times, 10 GB of values to send.
+        "alias-key-bomb.yaml": "a: &k " + "k" * 1_000_000 + "\nb:\n"
+        + "".join(" " * (2 * i + 2) + "*k :\n" for i in range(60)) + " " * 122 + "x\n",
+        "alias-value-bomb.yaml": HEAD + "  args: &v [" + "v" * 1_000_000 + "]\n  x: ["
+        + ", ".join(["*v"] * 10_000) + "]\n",
+        # No alias: one long explicit key above 20,000 values, each path holding the key.
+        "long-key-parent.yaml": "? " + "k" * 600_000 + "\n:\n"
+        + "".join(f"  x{i}: 1\n" for i in range(20_000)),
         "long-scalar.yaml": HEAD.replace("{name: h}", "{name: '" + "x" * 1_000_000 + "'}")
         + "  container: {image: gcr.io/p/t:1}\n",
         # Under the old 4 MiB cap: 1.3 million nodes took 10 s and 500 MB to refuse.
@@ -141,7 +150,8 @@ def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_pat
     for argv in (["diff", "main~1", "main"], ["diff", "main~1"]):  # a commit, the work tree
         proc = run_limited(*argv, "--repo", str(repo))
         assert_refused(proc, " ".join(argv), report=True)
-        assert "11 of 11 spec file(s) changed: 11 error" in proc.stdout
+        n = sum(name.endswith(".yaml") for name in hostile_files())
+        assert f"{n} of {n} spec file(s) changed: {n} error" in proc.stdout
 
 
 # -- hostile repo configs (docs/config.md) ------------------------------------------------------
@@ -357,3 +367,19 @@ def test_nesting_is_refused_by_trainspecs_own_limit(monkeypatch, loader, nest, n
     assert [(d.code, d.message) for d in found] == [
         ("yaml-limits", "nesting deeper than 64 levels")], [d.format() for d in found]
     assert found[0].position is not None and found[0].position.line >= 1
+
+
+@pytest.mark.parametrize("name", ["alias-key-bomb.yaml", "alias-value-bomb.yaml",
+                                  "long-key-parent.yaml"])
+def test_what_a_document_expands_to_is_counted_in_characters(hostile, tmp_path, name) -> None:
+    folder = tmp_path / "specs"  # a folder, as validate and compile of a repository read it
+    folder.mkdir()
+    shutil.copy(hostile / name, folder / name)
+    shutil.copy(ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml", folder / "good.yaml")
+    for argv in (["validate", str(folder)], ["compile", str(folder), "--out", str(tmp_path / "o")]):
+        proc = run_limited(*argv)
+        assert_refused(proc, f"{' '.join(argv)} ({name})")
+        refusals = [line for line in proc.stderr.splitlines() if ": error: " in line]
+        assert len(refusals) == 1 and refusals[0].endswith("[yaml-limits]"), refusals
+        assert "expands to more than 8 MiB of keys, values and paths" in refusals[0]
+        assert len(refusals[0]) < 1000  # the path it names is cut short
