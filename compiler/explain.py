@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import fields
 from .catalog import accelerators, machines
 from .config import extension
+from .diagnostics import printable
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
@@ -71,7 +72,7 @@ def render(result: Result) -> str:
     if warnings:
         lines.append("  warnings")
         lines += [f"    - {d.path}: {d.message}" for d in warnings]
-    return "\n".join(lines) + "\n"
+    return "".join(printable(line) + "\n" for line in lines)  # descriptions, keys: one line each
 
 
 def _pool(job: Job, pool: Pool) -> list[str]:

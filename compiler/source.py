@@ -19,7 +19,7 @@ import yaml
 from .compose import Builder
 from .config import inline
 from .config.inline import Ignores
-from .diagnostics import Collector, Diagnostic, Position
+from .diagnostics import Collector, Diagnostic, Position, printable
 from .yaml_limits import Budget, Loader, affordable
 from .yaml_numbers import Reading
 
@@ -134,10 +134,7 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
 def shown(path: str) -> str:
     """`path` as diagnostics print it: control characters (a newline in a file name would
     forge output lines) escaped."""
-    if path.isprintable():
-        return path
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in path)
+    return printable(path)
 
 
 def read_bytes(path: str) -> tuple[bytes | None, Diagnostic | None]:

@@ -9,6 +9,7 @@ near the old 4 MiB cap took seconds and hundreds of MB.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import resource
@@ -383,3 +384,120 @@ def test_what_a_document_expands_to_is_counted_in_characters(hostile, tmp_path, 
         assert len(refusals) == 1 and refusals[0].endswith("[yaml-limits]"), refusals
         assert "expands to more than 8 MiB of keys, values and paths" in refusals[0]
         assert len(refusals[0]) < 1000  # the path it names is cut short
+
+
+# -- keys, values and file names never forge a diagnostic line (issue 16) -----------------------
+
+# Line breaks (\n \r U+2028 U+2029 U+0085 \x1c), terminal controls (ESC, BEL, CSI U+009B, DEL,
+# NUL, TAB) and a bidi override.
+HOSTILE_CHARS = ["\n", "\r", "\u2028", "\u2029", "\x85", "\x1c", "\x1b", "\x07", "\x9b", "\x7f",
+                 "\x00", "\t", "\u202e"]
+
+
+def _raw(text: str) -> list[str]:
+    """The characters of `text` a terminal or report would show raw: none but line ends."""
+    return sorted({ch for ch in text if not ch.isprintable() and ch != "\n"})
+
+
+def _hostile_spec(ch: str) -> str:
+    """A spec with `ch` in an unknown key, a label key and a value quoted in a message (YAML's
+    double-quoted escapes: the text itself holds no control character)."""
+    good = (ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text()
+    return (good.replace("labels: {team: nlp, purpose: smoke-test}",
+                         f"labels: {{team: nlp, {json.dumps('t' + ch)}: x}}")
+            .replace("  region: europe-west4", f"  region: {json.dumps('eu' + ch + 'rope')}")
+            .replace("spec:\n", f"spec:\n  {json.dumps('bad' + ch + 'key')}: 1\n"))
+
+
+@pytest.mark.parametrize("ch", HOSTILE_CHARS, ids=lambda ch: f"U+{ord(ch):04X}")
+def test_a_hostile_key_or_value_is_escaped_in_every_format(tmp_path, ch) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(_hostile_spec(ch), encoding="utf-8")
+    code, out, err = _cli("validate", str(spec))
+    assert code == 1 and "Traceback" not in err
+    lines = err.splitlines()  # splitlines also breaks at U+2028, U+0085, \x1c...
+    assert lines[-1] == "1 spec(s) checked, 1 with errors"
+    assert len(lines) >= 4 and all(line.startswith(f"{spec}:") for line in lines[:-1]), lines
+    assert _raw(err) == []
+    assert "bad" + printable_form(ch) + "key" in err
+    for fmt in ("json", "sarif", "github"):
+        code, out, err = _cli("validate", "--format", fmt, str(spec))
+        assert code == 1 and _raw(out) == [] and _raw(err) == [], fmt
+        if fmt == "github":
+            assert all(line.startswith("::error ") for line in out.splitlines()), out
+        elif fmt == "json":  # JSON carries the key as written, escaped by JSON itself
+            paths = [d["path"] for d in json.loads(out)["diagnostics"]]
+            assert "$.spec['bad" + ch + "key']" in paths, paths
+        else:  # a SARIF viewer shows the message as text
+            texts = [r["message"]["text"] for r in json.loads(out)["runs"][0]["results"]]
+            assert any("bad" + printable_form(ch) + "key" in t for t in texts), texts
+
+
+def printable_form(ch: str) -> str:
+    return ch.encode("unicode_escape").decode("ascii")
+
+
+@pytest.mark.parametrize("ch", HOSTILE_CHARS, ids=lambda ch: f"U+{ord(ch):04X}")
+def test_explain_prints_a_hostile_description_on_one_line(tmp_path, ch) -> None:
+    spec = tmp_path / "spec.yaml"
+    good = (ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text()
+    spec.write_text(good.replace("  name: bert-cpu-smoke\n", "  name: bert-cpu-smoke\n"
+                                 f"  description: {json.dumps('a' + ch + 'b')}\n"))
+    code, out, err = _cli("explain", str(spec))
+    assert code == 0, err
+    assert _raw(out) == [] and f"  a{printable_form(ch)}b" in out.splitlines()
+
+
+@pytest.mark.parametrize("name", ["new\nline.yaml", "esc\x1b[2J.yaml", "ls\u2028ep.yaml",
+                                  "nel\x85.yaml", "bidi\u202eLMY.yaml"])
+def test_a_hostile_file_name_is_escaped_in_every_format(tmp_path, name) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / name).write_text("apiVersion: trainspec/v1\n")
+    for fmt in ("text", "json", "sarif", "github"):
+        code, out, err = _cli("validate", "--format", fmt, str(specs))
+        assert code == 1 and _raw(out) == [] and _raw(err) == [], fmt
+        if fmt == "text":
+            assert err.splitlines()[0].startswith(f"{specs}/{printable_form(name)}:1:1: error: ")
+            assert len(err.splitlines()) == 2
+
+
+def test_diff_reports_escape_hostile_keys_and_file_names(tmp_path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    repo = tmp_path / "repo"
+    (repo / "specs").mkdir(parents=True)
+    git = ["git", "-C", str(repo)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q",
+                    "--allow-empty", "-m", "base"], check=True)
+    for i, ch in enumerate(HOSTILE_CHARS):
+        text = _hostile_spec(ch)
+        (repo / "specs" / f"ok{i}.yaml").write_text(  # a value in a new, valid spec
+            text.replace("bert-cpu-smoke", f"j{i}")
+            .replace(f"  {json.dumps('bad' + ch + 'key')}: 1\n", "")
+            .replace(json.dumps("eu" + ch + "rope"), "europe-west4")
+            .replace(json.dumps("t" + ch) + ": x", "purpose: x")
+            .replace("args: [", f"args: [{json.dumps('--a' + ch)}, "), encoding="utf-8")
+        (repo / "specs" / f"bad{i}.yaml").write_text(text.replace("bert-cpu-smoke", f"b{i}"),
+                                                     encoding="utf-8")
+    (repo / "specs" / "a`b|<details>@x*y*.yaml").write_text(
+        (ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text().replace("bert-cpu-smoke",
+                                                                             "md"))
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = _cli("diff", "main", "--repo", str(repo), "--format", fmt)
+        assert code == 1 and "Traceback" not in err, err[-2000:]
+        assert _raw(out) == [] and _raw(err) == [], fmt
+        if fmt == "markdown":
+            row = next(line for line in out.splitlines() if "@x" in line)
+            assert row.startswith("| ``specs/a`b\\|<details>@x*y*.yaml`` | md |"), row
+            assert "\n<details>@x" not in out
+        if fmt == "text":
+            for line in out.splitlines():
+                assert not re.match(r"^\S+:\d+:\d+: error:", line), line  # errors are indented
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
