@@ -133,7 +133,8 @@ def _die(_chunk):  # module level: a worker process unpickles it by name
     os._exit(3)
 
 
-def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_path) -> None:
+def _empty_repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A git repository whose main branch has one empty commit, with an empty specs/ folder."""
     if shutil.which("git") is None:
         pytest.skip("needs git")
     repo = tmp_path / "repo"
@@ -142,6 +143,11 @@ def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_pat
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
     subprocess.run([*git, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q",
                     "--allow-empty", "-m", "base"], check=True)
+    return repo, git
+
+
+def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_path) -> None:
+    repo, git = _empty_repo(tmp_path)
     for name in hostile_files():
         if name.endswith(".yaml"):
             shutil.copy(hostile / name, repo / "specs" / name)
@@ -463,14 +469,7 @@ def test_a_hostile_file_name_is_escaped_in_every_format(tmp_path, name) -> None:
 
 
 def test_diff_reports_escape_hostile_keys_and_file_names(tmp_path) -> None:
-    if shutil.which("git") is None:
-        pytest.skip("needs git")
-    repo = tmp_path / "repo"
-    (repo / "specs").mkdir(parents=True)
-    git = ["git", "-C", str(repo)]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    subprocess.run([*git, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q",
-                    "--allow-empty", "-m", "base"], check=True)
+    repo, _ = _empty_repo(tmp_path)
     for i, ch in enumerate(HOSTILE_CHARS):
         text = _hostile_spec(ch)
         (repo / "specs" / f"ok{i}.yaml").write_text(  # a value in a new, valid spec
