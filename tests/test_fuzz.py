@@ -247,8 +247,7 @@ def test_keys_with_control_characters(copies, target, char, command) -> None:
     assert_behaves(command, write(copies, name, text), text, escaped=False)
 
 
-@pytest.mark.xfail(reason="escaped by branch escape", strict=False)
-@settings(CI, max_examples=30, phases=(Phase.explicit, Phase.generate))  # no time shrinking it
+@settings(CI, max_examples=30)
 @given(targets(), st.sampled_from(CONTROL), st.sampled_from(COMMANDS))
 def test_keys_with_control_characters_print_one_line_per_diagnostic(copies, target, char,
                                                                      command) -> None:

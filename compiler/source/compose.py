@@ -18,7 +18,7 @@ import yaml
 
 from ..diagnostics import Collector, Diagnostic, Position
 from .jsonpath import child
-from .limits import MAX_DEPTH, MAX_NODES, Budget
+from .limits import MAX_DEPTH, MAX_EXPANDED, MAX_NODES, Budget
 from .numbers import EXPONENT_NUMBER, MAX_DIGITS, YAML12_FLOAT, reading
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ class Builder:
         self.doc = doc
         self.text = text  # what was composed: node marks index it
         self.count = 0
+        self.size = 0  # characters composed: paths, keys and values (MAX_EXPANDED)
         self.stack: set[int] = set()
         self.exponents = exponents
 
@@ -67,6 +68,14 @@ class Builder:
             raise Budget
         if depth > MAX_DEPTH:
             self.fail(node, path, "yaml-limits", f"nesting deeper than {MAX_DEPTH} levels")
+            raise Budget
+        self.size += len(path) + (len(node.value) if isinstance(node, yaml.ScalarNode) else 0)
+        if self.size > MAX_EXPANDED:
+            shown = path if len(path) <= 200 else path[:200] + "…"
+            self.fail(node, shown, "yaml-limits", f"the document expands to more than "
+                      f"{MAX_EXPANDED // 1048576} MiB of keys, values and paths",
+                      "aliases expanding into huge trees, or long keys above many values, are "
+                      "refused")
             raise Budget
         self.doc.positions.setdefault(path, self.pos(node))
         if id(node) in self.stack:
@@ -160,8 +169,8 @@ class Builder:
         for key_node, value_node in own:
             key = key_node.value
             p = child(path, key)
+            out[key] = self.build(value_node, p, depth + 1)  # counts `p` before it is kept
             self.doc.positions[p + "#key"] = self.pos(key_node)
-            out[key] = self.build(value_node, p, depth + 1)
             if isinstance(value_node, yaml.CollectionNode) and not value_node.flow_style:
                 # A block mapping/list "starts" at its first child; users look for its key.
                 self.doc.positions[p] = self.pos(key_node)
@@ -170,8 +179,8 @@ class Builder:
             key = key_node.value
             if key not in out:
                 p = child(path, key)
-                self.doc.positions.setdefault(p + "#key", self.pos(key_node))
                 out[key] = self.build(value_node, p, depth + 1)
+                self.doc.positions.setdefault(p + "#key", self.pos(key_node))
         return out
 
     def pairs(self, node: yaml.MappingNode, path: str, depth: int,
