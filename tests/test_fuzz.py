@@ -21,11 +21,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from compiler.source import read as source
 from compiler.cli import main
+from compiler.source import read as source
 from compiler.testing import to_yaml, value_paths
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -262,7 +262,8 @@ def test_secret_literals_are_scrubbed_from_diagnostics():
 
 def test_key_value_args_are_redacted(repo):
     edit(repo / "specs" / "resnet.yaml", "args: [--epochs=3]",
-         "args: [--epochs=3, api_key=XYZSECRET123, --token=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU, password=pw0rd55, "
+         "args: [--epochs=3, api_key=XYZSECRET123, --token=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU, "
+         "password=pw0rd55, "
          "'python t.py --secret=sh3llsecret --lr=0.1']")
     for fmt in ("text", "markdown", "json"):
         code, out, err = run(repo, "main", "--format", fmt)
@@ -285,7 +286,8 @@ def test_redact_text_hides_only_the_secret_part():
             "https://u:<redacted>@host/x?access_token=<redacted>&y=1",
         "the token expired": "the token expired",  # prose, not a pair
         "monkey=3 --lr=0.1 keyfile=a": "monkey=3 --lr=0.1 keyfile=a",
-        "SSH_KEY=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU sshKey=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU --key=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU": "SSH_KEY=<redacted> sshKey=<redacted> --key=<redacted>",
+        "SSH_KEY=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU sshKey=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU "
+        "--key=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU": "SSH_KEY=<redacted> sshKey=<redacted> --key=<redacted>",
     }
     for text, expected in cases.items():
         assert review.redact_text(text) == expected, text
@@ -650,9 +652,11 @@ def test_password_flags_hide_their_value(flag):
 @pytest.mark.parametrize("name,value,secret", [
     ("DB_PASS", "v4lue", True), ("DB_PASSWORD", "v4lue", True), ("APP_SECRET", "v4lue", True),
     ("AWS_SECRET_ACCESS_KEY", "v4lue", True), ("GH_TOKEN", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True),
-    ("AWS_KEY", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True), ("SENTRY_DSN", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True),
+    ("AWS_KEY", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True),
+    ("SENTRY_DSN", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True),
     ("GH_TOKEN", "v4lue", False),  # a token's name, not a random value (detect-secrets' entropy)
-    ("LR", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", False), ("PASSTHROUGH", "v4lue", False), ("BYPASS_CACHE", "v4lue", False),
+    ("LR", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", False), ("PASSTHROUGH", "v4lue", False),
+    ("BYPASS_CACHE", "v4lue", False),
     ("KEYBOARD_LAYOUT", "v4lue", False), ("NUM_PASSES", "v4lue", False),
     ("TOKENIZERS_PARALLELISM", "false", False), ("SECRET_NAME", "projects/p/secrets/s", False),
     ("PASSWORD_FILE", "/run/secrets/db", False), ("API_KEY", "${API_KEY}", False)])
