@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import os
 import shlex
 from pathlib import Path
 
@@ -26,7 +27,9 @@ from compiler.diagnostics import format_text
 from compiler.importers import sources
 from compiler.normalize import Options
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# Beside the clone; TRAINSPEC_CORPUS names it for a checkout elsewhere (a git worktree).
+CORPUS = Path(os.environ.get("TRAINSPEC_CORPUS")
+              or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 ENTRIES = {p.stem: json.loads(p.read_text()) for p in sorted(CORPUS.glob("*.json"))}
 pytestmark = pytest.mark.skipif(not ENTRIES, reason=f"no corpus at {CORPUS}")
 
