@@ -19,7 +19,7 @@ from typing import TextIO
 
 from . import packaging, pipeline, source
 from .diagnostics import Collector, Diagnostic, format_text, has_errors
-from .importers import flags, gcloud, ml, render, sources, study, vertex
+from .importers import flags, gcloud, ml, render, sources, study, typed, vertex
 from .importers.spec import Draft
 from .normalize import Options
 from .tuning import KIND as TUNING_KIND
@@ -60,6 +60,9 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
         src, found = sources.load(text, file)
         if src is None or has_errors(found):
             return Outcome(None, None, found)
+    typed.check(src)  # every value of the API's shape before any importer reads one
+    if src.collector.failed:
+        return Outcome(None, src.kind, src.collector.items)
     flags.merge(src, ns)
     if src.kind != "vertex-hpt" and ns.trial_job_only:
         src.collector.error("$", "--trial-job-only applies to a Vertex hyperparameter tuning "
