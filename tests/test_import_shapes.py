@@ -60,6 +60,7 @@ CASES = {
     "env-name-list": (_env(["x"]), "$.jobSpec.workerPoolSpecs[0].containerSpec.env[0].name"),
     "env-name-mapping": (_env({}), "$.jobSpec.workerPoolSpecs[0].containerSpec.env[0].name"),
     "env-name-null": (_env(None), "$.jobSpec.workerPoolSpecs[0].containerSpec.env[0]"),
+    "env-name-number": (_env(1.5), "$.jobSpec.workerPoolSpecs[0].containerSpec.env[0]"),
     "reservation-type-list": (_job({**POOL, "machineSpec": {
         "machineType": "n1-standard-4", "reservationAffinity": {
             "reservationAffinityType": ["ANY_RESERVATION"]}}}),
@@ -119,7 +120,7 @@ def test_a_value_of_the_wrong_type_is_a_located_error(case: str, tmp_path) -> No
     file.write_text(json.dumps(config, indent=2))
     code, err = _import([str(file)])
     assert code == 1, err
-    if path.endswith("env[0]"):  # a null name is no name: the entry is no {name, value}
+    if path.endswith("env[0]"):  # a null or number name: the entry is no {name, value}
         assert f"error: {path}: an env entry must be {{name, value}}" in err, err
         return
     _located(err, str(file), path)
