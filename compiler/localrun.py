@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import fields, pipeline
-from .diagnostics import format_text
+from .report import format_text
 from .model import Container, EnvVar, Job, Pool, PythonPackage
 from .options import Options
 from .roles import BY_NAME, CHIEF, ROLES

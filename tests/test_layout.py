@@ -26,3 +26,16 @@ def test_the_platform_registry_names_every_platform_and_kind() -> None:
     for platform in PLATFORMS.values():
         assert set(platform.bodies) == set(platform.resources) == set(platform.console) \
             == set(model.KINDS), platform.name
+
+
+
+def test_reporters_are_read_from_the_one_registry() -> None:
+    """Commands reach the reporters through compiler.report (REPORTERS, format_text), never
+    a renderer module of their own, so a format is written once."""
+    inner = ("report.formats import", "report.text import", "report import formats",
+             "report import text", "def format_text", "def render_markdown", "def sarif")
+    found = [f"{path.relative_to(ROOT)}: {name}"
+             for path in (ROOT / "compiler").rglob("*.py")
+             if path.relative_to(ROOT / "compiler").parts[0] != "report"
+             for name in inner if name in path.read_text(encoding="utf-8")]
+    assert found == []

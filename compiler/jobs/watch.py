@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from .. import diagnostics as diag
 from .. import durations, pipeline, tree
 from ..cloud import jobs as api
 from ..cloud.rest import ApiError, Client, ConfigError
+from ..report import format_text
 from . import log as joblog
 from . import table as status_table
 from . import track
@@ -123,7 +123,7 @@ def _find(paths: list[str], args: argparse.Namespace,
     problems = found.errors + [d for r in found.results for d in pipeline.location_errors(r)]
     results = [(r, stacks[Path(r.file).parent]) for r in found.results]
     if problems:
-        err.write(diag.format_text(problems) + "\n")
+        err.write(format_text(problems) + "\n")
         raise Stop(EXIT_FAILED)
     try:
         client = Client()
