@@ -19,7 +19,6 @@ from .schema import validate as schemas
 from .source import read as source
 from .source.document import Document
 from .source.files import STDIN
-from .targets import ml
 
 
 @dataclass
@@ -156,9 +155,10 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
                                     code="duplicate-job-name"))
             continue
         names[name] = r.file
-        if platform == "ai-platform":
+        job_id = targets.PLATFORMS[platform].job_id
+        if job_id is not None:
             # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
-            key = (project, r.body.get("jobId") or ml.job_id(name))
+            key = (project, r.body.get("jobId") or job_id(name, None))
             if key in job_ids:
                 found.append(Diagnostic(
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"
