@@ -5,7 +5,7 @@ filesystem root; nothing above it is read), each folder with a `trainspec.yaml` 
 pyproject.toml with `[tool.trainspec]` holds a config; both in one folder is an error. The
 nearest config is the spec's config (ignore, severity, overrides, extensions, packaging);
 the `policy` of every one of them applies, so that a nested config can add guardrails but
-never drop the root's (compiler/policy.py combines them). A spec at a git revision
+never drop the root's (policy.py combines them). A spec at a git revision
 (`diff BASE`) reads the configs at that revision.
 """
 

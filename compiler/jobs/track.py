@@ -27,7 +27,7 @@ from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
 from .workspace import Stack
 
 # trainspec's pool roles → each API's task-name prefix (the replica index follows), see
-# compiler/cloud/logging_emulator.py for where the names come from.
+# compiler/cloud/emulator/logs.py for where the names come from.
 TASK_PREFIXES = {
     "vertex": {r.name: f"workerpool{r.pool}-" for r in ROLES},
     "ai-platform": {r.name: f"{r.ml_task}-replica-" for r in ROLES},

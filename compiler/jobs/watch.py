@@ -4,7 +4,7 @@ Each finds a spec's job from the spec alone (`compiler.track`, `compiler.workspa
 state, the same auth and endpoint rules as the providers (`compiler.cloud.rest.Client`).
 Bad input (a missing or invalid spec, no Pulumi stack) is reported as located errors and exit
 1 before any API call; no command leaves a traceback, and Ctrl-C stops quietly (exit 130).
-`status`'s text table is status_table.py.
+`status`'s text table is table.py.
 """
 
 from __future__ import annotations
