@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, secret_check, targets
+from . import packaging, targets
 from .config import apply as config_apply
 from .config import load as config_load
 from .config import policy
@@ -16,6 +16,7 @@ from .model import Job
 from .normalize.job import normalize
 from .options import Options
 from .schema import validate as schemas
+from .secrets import check as secret_check
 from .source import read as source
 from .source.document import Document
 from .source.files import STDIN
