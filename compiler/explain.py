@@ -6,6 +6,7 @@ from . import fields
 from .catalog import accelerators
 from .catalog.extension import NONE as NO_EXTENSION
 from .catalog.extension import Extension
+from .diagnostics import printable
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
@@ -67,7 +68,7 @@ def render(result: Result) -> str:
     if warnings:
         lines.append("  warnings")
         lines += [f"    - {d.path}: {d.message}" for d in warnings]
-    return "\n".join(lines) + "\n"
+    return "".join(printable(line) + "\n" for line in lines)  # descriptions, keys: one line each
 
 
 def _pool(job: Job, pool: Pool) -> list[str]:

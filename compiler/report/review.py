@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import pipeline
 from .. import plan as planning
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, json_printable, printable
 from ..review.compare import SECRET_CHANGE, Entry, Review
 from ..review.redact import redact, redact_diagnostic, redact_text
 from .text import format_text
@@ -149,7 +149,7 @@ def render_text(rv: Review) -> str:
             out += ["  " + line for line in format_text(redacted_errors(e.old, e.secrets)).splitlines()]
         out.append("")
     out += moved + [_summary_line(rv)]
-    return "\n".join(out) + "\n"
+    return "".join(printable(line) + "\n" for line in out)  # a key never forges a line
 
 
 def _summary_line(rv: Review) -> str:
@@ -166,7 +166,17 @@ _ACTION_LABEL = {"create": "🟢 create", "replace": "🟠 replace", "update": "
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Markdown of a table cell: `|` would end the cell."""
+    return printable(text).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """Markdown of `text` as inline code: its backticks cannot end the span, so nothing in it
+    (a file name, a revision) is read as Markdown or HTML."""
+    text = printable(text)
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def _fence(body: str) -> str:
@@ -180,8 +190,9 @@ COMMENT_LIMIT = 65_536  # characters in a GitHub comment body; longer ones are r
 def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
     """A PR comment. Longer than `limit`, it is summarised (whole table rows, no per-spec
     details, a count of what is left out), never cut mid-table: GitHub refuses longer ones."""
-    head = [MARKER, f"### trainspec diff: `{rv.base}` → `{rv.head}`", ""]
-    moved = [f"- moved, same request: `{e.old_file}` → `{e.new_file}`" for e in rv.moved]
+    head = [MARKER, f"### trainspec diff: {_code(rv.base)} → {_code(rv.head)}", ""]
+    moved = [f"- moved, same request: {_code(e.old_file)} → {_code(e.new_file)}"
+             for e in rv.moved]
     if not rv.changed:
         text = "\n".join(head + [f"No changes: {rv.compared} spec file(s) compile to the same "
                                  "requests."] + moved) + "\n"
@@ -191,8 +202,8 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
                                  f"requests; {len(rv.moved)} moved to another file."]) + "\n"
     table = ["| Spec | Job | Platform | Action |", "|---|---|---|---|"]
     for e in rv.changed:
-        spec = f"`{e.old_file}` → `{e.new_file}`" if e.renamed else f"`{e.file}`"
-        table.append(f"| {_cell(spec)} | {_cell(e.job or '?')} | {e.platform or '?'} | "
+        spec = f"{_code(e.old_file)} → {_code(e.new_file)}" if e.renamed else _code(e.file)
+        table.append(f"| {_cell(spec)} | {_md(e.job or '?')} | {_md(e.platform or '?')} | "
                      f"{_ACTION_LABEL[e.action]} |")
     details = []
     for e in rv.changed:
@@ -205,6 +216,7 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
             body, what, lang = "\n".join(lines), e.plan.description, "diff"
         if e.base_failed:
             body += "\n# the BASE side did not compile:\n" + format_text(redacted_errors(e.old, e.secrets))
+        body = "\n".join(map(printable, body.split("\n")))
         fence = _fence(body)
         details += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>",
                     "", f"{fence}{lang}", body, fence, "", "</details>", ""]
@@ -237,7 +249,14 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
 
 
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """`text` inside HTML (the comment's <details> lines): tags and entities escaped."""
+    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _md(text: str) -> str:
+    """`text` as Markdown text (a table cell): as is if it is a plain name, else as inline code,
+    where nothing (emphasis, a link, HTML, an @mention, `|` ending the cell) is markup."""
+    return text if re.fullmatch(r"[A-Za-z0-9_.-]*", text) else _cell(_code(text))
 
 
 def render_json(rv: Review) -> str:
@@ -262,5 +281,5 @@ def render_json(rv: Review) -> str:
               "changed": len(rv.changed), "ok": not rv.failed, "exitCode": rv.exit_code,
               "summary": summary, "entries": specs,
               "moved": [{"oldFile": e.old_file, "newFile": e.new_file} for e in rv.moved]}
-    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_printable(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
