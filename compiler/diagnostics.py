@@ -94,11 +94,6 @@ def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
 
 
-def format_text(diagnostics: Iterable[Diagnostic]) -> str:
-    return "\n".join(d.format() for d in sorted(diagnostics, key=sort_key))
-
-
-
 class TrainspecError(Exception):
     """Base class of trainspec's own failures."""
 

@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, secret_check, targets
+from . import packaging, targets
 from .config import apply as config_apply
 from .config import load as config_load
 from .config import policy
@@ -16,10 +16,10 @@ from .model import Job
 from .normalize.job import normalize
 from .options import Options
 from .schema import validate as schemas
+from .secrets import check as secret_check
 from .source import read as source
 from .source.document import Document
 from .source.files import STDIN
-from .targets import ml
 
 
 @dataclass
@@ -48,13 +48,15 @@ class Result:
 
 
 def compile_document(doc: Document, found: list[Diagnostic], options: Options,
-                     today: datetime.date, files: packaging.Files | None = None,
+                     today: datetime.date, repo: config_load.Found,
+                     files: packaging.Files | None = None,
                      notes: list[Diagnostic] | tuple = ()) -> Result:
-    """Compile a parsed document; `found` holds the loader's diagnostics, `notes` what
-    discovery says about the file (tunable, as any rule). `files` reads the python.source
-    folders (default: the working tree, spec paths relative to the current folder)."""
+    """Compile a parsed document with its repo config `repo` (docs/config.md), which the
+    entry point that reads files looks up (compile_file, compile_text, compile_stream, or
+    tree.py for a tree); `found` holds the loader's diagnostics, `notes` what discovery says
+    about the file (tunable, as any rule). `files` reads the python.source folders (default:
+    the working tree, spec paths relative to the current folder)."""
     result = Result(doc.file, [*found, *notes], document=doc)
-    repo = config_load.find(doc.file, files)  # the repo config: docs/config.md
     options = dataclasses.replace(options, extension=repo.config.extension)
     if has_errors(found) or doc.data is None:
         return _done(_tuned(result, repo, doc, options, result.diagnostics))
@@ -95,24 +97,32 @@ def _tuned(result: Result, repo: config_load.Found, doc: Document, options: Opti
 
 
 def compile_text(text: bytes | str, file: str = "<input>", options: Options = Options(),
-                 today: datetime.date | None = None,
-                 files: packaging.Files | None = None) -> Result:
+                 today: datetime.date | None = None, files: packaging.Files | None = None,
+                 seen: config_load.Seen | None = None) -> Result:
+    """Compile spec text named `file` (a path in `files`) with its repo config, read here;
+    `seen` is shared by the specs of one tree (config_load.find)."""
     doc, found = source.parse(text, file)
-    return compile_document(doc, found, options, today or datetime.date.today(), files)
+    return compile_document(doc, found, options, today or datetime.date.today(),
+                            config_load.find(doc.file, files, seen), files)
 
 
 def compile_file(path: str, options: Options = Options(),
-                 today: datetime.date | None = None,
-                 notes: list[Diagnostic] | tuple = ()) -> Result:
+                 today: datetime.date | None = None, notes: list[Diagnostic] | tuple = (),
+                 seen: config_load.Seen | None = None) -> Result:
+    """Compile the spec file at `path` with its repo config, both read here; `seen` is
+    shared by the specs of one tree (config_load.find)."""
     doc, found = source.read(path)
-    return compile_document(doc, found, options, today or datetime.date.today(), notes=notes)
+    return compile_document(doc, found, options, today or datetime.date.today(),
+                            config_load.find(doc.file, seen=seen), notes=notes)
 
 
 def compile_stream(stream: BinaryIO, options: Options = Options(),
                    today: datetime.date | None = None) -> Result:
-    """Compile the spec read from a binary stream (stdin: the `-` path), named <stdin>."""
+    """Compile the spec read from a binary stream (stdin: the `-` path), named <stdin>, with
+    the config of the current folder."""
     doc, found = source.read_stream(stream)
-    return compile_document(doc, found, options, today or datetime.date.today())
+    return compile_document(doc, found, options, today or datetime.date.today(),
+                            config_load.find(doc.file))
 
 
 def compile_path(path: str, options: Options = Options(), stdin: BinaryIO | None = None,
@@ -156,9 +166,10 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
                                     code="duplicate-job-name"))
             continue
         names[name] = r.file
-        if platform == "ai-platform":
+        job_id = targets.PLATFORMS[platform].job_id
+        if job_id is not None:
             # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
-            key = (project, r.body.get("jobId") or ml.job_id(name))
+            key = (project, r.body.get("jobId") or job_id(name, None))
             if key in job_ids:
                 found.append(Diagnostic(
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"

@@ -13,9 +13,10 @@ import pulumi
 
 from compiler import packaging, pipeline, tree
 from compiler import pulumi_resources as jobs
-from compiler.diagnostics import Diagnostic, format_text
+from compiler.diagnostics import Diagnostic
 from compiler.model import CONFIG_NAMESPACE
 from compiler.options import Options
+from compiler.report import format_text
 from compiler.source.jsonpath import child
 
 

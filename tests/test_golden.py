@@ -19,7 +19,7 @@ import pytest
 
 from compiler import discovery, emit, pipeline
 from compiler.cloud import emulator
-from compiler.diagnostics import format_text
+from compiler.report import format_text
 from compiler.options import Options
 from compiler.targets import body_schema
 

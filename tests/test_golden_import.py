@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from compiler import pipeline
-from compiler.diagnostics import format_text
+from compiler.report import format_text
 from compiler.importers import decompile
 from compiler.options import Options
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from compiler import cli, pipeline
-from compiler.diagnostics import format_text
+from compiler.report import format_text
 from compiler.importers import decompile, sources
 from compiler.options import Options
 

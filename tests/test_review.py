@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from compiler import cli, review
+from compiler.report import review as report_review
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -310,7 +311,7 @@ def test_markdown_is_a_pr_comment(repo):
     (repo / "specs" / "legacy" / "census.yaml").unlink()
     code, out, _ = run(repo, "main", "--format", "markdown")
     assert code == 2
-    assert out.startswith(review.MARKER)
+    assert out.startswith(report_review.MARKER)
     assert "| Spec | Job | Platform | Action |" in out
     assert "| `specs/resnet.yaml` | resnet | vertex | 🟠 replace |" in out
     assert "| `specs/legacy/census.yaml` | census | ai-platform | 🔴 delete |" in out
@@ -671,7 +672,7 @@ def test_a_report_longer_than_a_github_comment_is_summarised_by_whole_rows(repo)
             VERTEX.replace("name: resnet", f"name: job-{i:03}"))
     code, out, _ = run(repo, "main", "--format", "markdown")
     assert code == 2
-    assert len(out) <= review.COMMENT_LIMIT
+    assert len(out) <= report_review.COMMENT_LIMIT
     assert "a summary without per-spec details" in out and "<details>" not in out
     rows = [line for line in out.splitlines() if line.startswith("| `specs/")]
     assert 0 < len(rows) < 400 and all(r.endswith("| 🟢 create |") for r in rows)

@@ -98,7 +98,7 @@ def test_completed_fields_accept_values_outside_the_catalog() -> None:
 
 
 def test_no_description_replaces_a_pattern_hint() -> None:
-    # validate prints a pattern's own description as the hint of its error (compiler/schemas.py);
+    # validate prints a pattern's own description as the hint of its error (compiler/schema/validate.py);
     # a description beside a $ref to a def with a pattern would replace that hint.
     schema = _published()
     for pointer, node in _nodes(schema):

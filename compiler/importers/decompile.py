@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from .. import packaging, pipeline
-from ..diagnostics import Collector, Diagnostic, format_text, has_errors
+from ..diagnostics import Collector, Diagnostic, has_errors
+from ..report import format_text
 from ..options import Options
 from ..schema.foreign import describe
 from ..source import files as safe_files

@@ -3,8 +3,8 @@
 PyYAML composes the nodes (never constructs Python objects from tags), so: only the plain
 YAML tags are read and none runs code (`!!python/...` is refused, not resolved), keys are
 strings and unique, merge keys (`<<`) are flattened with the mapping's own keys winning, alias
-expansion is bounded (billion-laughs) and recursion refused (compiler/yaml_limits.py),
-numbers YAML 1.1 misreads are recorded (compiler/yaml_numbers.py), and a scalar PyYAML cannot
+expansion is bounded (billion-laughs) and recursion refused (limits.py),
+numbers YAML 1.1 misreads are recorded (numbers.py), and a scalar PyYAML cannot
 convert is never a traceback: an explicit tag's text not of its type (`!!int x`) is an error,
 a plain `0x_` the string YAML 1.2 reads.
 """

@@ -1,6 +1,6 @@
 """What composing a spec may cost, checked on the parser's event stream before composing.
 
-The composer (compiler/compose.py) counts values after alias expansion and refuses deep
+The composer (compose.py) counts values after alias expansion and refuses deep
 nesting as it builds; this check stops earlier, before libyaml's composer recurses in C (~30,000
 nested '[' overflow its stack) and before its cost per token, which grows with the depth, adds
 up. The limits are trainspec's own: they fire before any limit of the YAML library's (libyaml

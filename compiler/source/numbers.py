@@ -2,7 +2,7 @@
 
 PyYAML resolves plain scalars by YAML 1.1: `0600` is the octal 384, `1:30` the base-60 90,
 `.inf` and `.nan` are floats, and integers have no bound. Each such number is recorded as a
-`Reading` where it is written (compiler/compose.py); callers refuse it wherever the number,
+`Reading` where it is written (compose.py); callers refuse it wherever the number,
 not its text, would be used.
 """
 

@@ -1,7 +1,7 @@
 """Decode a tuning search (`spec.tuning`, or the legacy `spec.aiPlatform.hyperparameters`) into
 the model of compiler/tuning.py, and check the rules both APIs share.
 
-Each rule's message is written once per syntax (tuning_syntax.py): a refusal names the keys
+Each rule's message is written once per syntax (syntax.py): a refusal names the keys
 the user wrote, `min`/`scale` in spec.tuning, `minValue`/`scaleType` in an aiPlatform block.
 Reads are type-checked: data that broke the schema is skipped here, never a traceback.
 Facts (all verified, facts B.7 and [DD-AIP] StudySpec): parameter ids unique; DOUBLE/INTEGER

@@ -9,9 +9,10 @@ from typing import Any
 
 from .. import pipeline
 from .. import plan as planning
-from ..diagnostics import Diagnostic, format_text, json_printable, printable
-from .compare import SECRET_CHANGE, Entry, Review
-from .redact import redact, redact_diagnostic, redact_text
+from ..diagnostics import Diagnostic, json_printable, printable
+from ..review.compare import SECRET_CHANGE, Entry, Review
+from ..review.redact import redact, redact_diagnostic, redact_text
+from .text import format_text
 
 MARKER = "<!-- trainspec-diff -->"  # lets CI find and update its own PR comment
 
@@ -282,5 +283,3 @@ def render_json(rv: Review) -> str:
               "moved": [{"oldFile": e.old_file, "newFile": e.new_file} for e in rv.moved]}
     return json_printable(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
-
-RENDER = {"text": render_text, "markdown": render_markdown, "json": render_json}
