@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from compiler import cli, pipeline
-from compiler.report import format_text
 from compiler.importers import decompile, sources
 from compiler.options import Options
+from compiler.report import format_text
 
 # Beside the clone; TRAINSPEC_CORPUS names it for a checkout elsewhere (a git worktree).
 CORPUS = Path(os.environ.get("TRAINSPEC_CORPUS")

@@ -19,8 +19,8 @@ from typing import TextIO
 
 from .. import packaging, pipeline
 from ..diagnostics import Collector, Diagnostic, has_errors
-from ..report import format_text
 from ..options import Options
+from ..report import format_text
 from ..schema.foreign import describe
 from ..source import files as safe_files
 from ..source import read as source

@@ -16,8 +16,8 @@ from typing import Any
 
 from ..config.model import Policy
 from ..diagnostics import Collector
-from .scan import named_secret, scan, secret_kind
 from ..source.jsonpath import child
+from .scan import named_secret, scan, secret_kind
 
 CODE = "plaintext-secret"
 ARG_KEYS = ("args", "command", "containerArgs", "containerCommand")
