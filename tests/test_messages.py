@@ -85,3 +85,20 @@ def test_a_spot_policy_on_ai_platform_names_the_way_out(repo):
     assert "set spec.scheduling.strategy: SPOT" not in out, out
     assert "ai-platform has no Spot VMs" in out and "spec.platform: vertex" in out, out
     assert "overrides" in out, out
+
+
+@pytest.mark.parametrize(("edit", "hint"), [
+    # accelerator one level up from its pool: under pools.
+    (("      machineType: n1-standard-8",
+      "      machineType: n1-standard-8\n    accelerator: {type: T4, count: 1}"),
+     "an indentation mistake? 'accelerator' is a key one level down (of chief, worker, "),
+    # machineType one level down from its pool: under the accelerator.
+    (("      machineType: n1-standard-8",
+      "      accelerator:\n        type: T4\n        machineType: n1-standard-8"),
+     "an indentation mistake? 'machineType' is a key one level up (of $.spec.pools.chief)"),
+])
+def test_a_key_one_level_off_is_called_an_indentation_mistake(repo, edit, hint):
+    out = validate(repo, SPEC.replace(*edit))
+    assert "[unknown-key]" in out
+    assert hint in out, out
+    assert "did you mean 'evaluator'" not in out, out
