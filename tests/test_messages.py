@@ -102,3 +102,12 @@ def test_a_key_one_level_off_is_called_an_indentation_mistake(repo, edit, hint):
     assert "[unknown-key]" in out
     assert hint in out, out
     assert "did you mean 'evaluator'" not in out, out
+
+
+def test_a_folded_argument_that_looks_like_list_items_is_a_warning(repo):
+    spec = SPEC.replace("    args: [--epochs=3]", '    args:\n      - --epochs\n        - "10"\n'
+                        "      - --lr - a hyphen in a value is fine - 0.1")
+    out = validate(repo, spec)
+    assert "warning: $.spec.container.args[0]: '--epochs - \"10\"' is one argument" in out, out
+    assert "[folded-args]" in out and out.count("[folded-args]") == 1, out
+    assert "error" not in out.replace("0 with errors", ""), out
