@@ -7,7 +7,6 @@ The CLI never imports Pulumi (it starts fast and runs without it).
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from collections.abc import Callable
@@ -15,11 +14,11 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from . import diagnostics as diag
-from . import emit, explain, localrun, pipeline, review, ruledoc, scaffold, tree
+from . import diff, emit, explain, localrun, pipeline, ruledoc, scaffold, tree
 from .importers import decompile
 from .jobs import watch
 from .options import Options
-from .report import formats
+from .report import DIAGNOSTICS, REPORTERS, choices, help_text
 from .schema.modeline import suggest as suggest_modeline
 from .source.files import STDIN, shown
 from .version import VERSION
@@ -46,19 +45,10 @@ def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: s
             out: TextIO, err: TextIO) -> None:
     # A repo config's problem is in the result of every spec under it: reported once.
     items = list(dict.fromkeys(extra + [d for r in results for d in r.diagnostics]))
-    if fmt == "sarif":
-        out.write(json.dumps(formats.sarif(items), indent=2, allow_nan=False) + "\n")
-    elif fmt == "github":
-        out.write(formats.github(items))
-    elif fmt == "json":
-        files = sorted({r.file for r in results} | {d.file for d in extra})
-        report = {"files": files, "ok": not diag.has_errors(items),
-                  "errors": sum(d.is_error for d in items),
-                  "warnings": sum(not d.is_error for d in items),
-                  "diagnostics": [d.to_json() for d in sorted(items, key=diag.sort_key)]}
-        out.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
-    elif items:
-        err.write(diag.format_text(items) + "\n")
+    reporter = REPORTERS[fmt]
+    files = sorted({r.file for r in results} | {d.file for d in extra})
+    assert reporter.diagnostics is not None, fmt
+    (err if reporter.stderr else out).write(reporter.diagnostics(items, files))
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -199,9 +189,8 @@ def _jobs_flag(p: argparse.ArgumentParser, what: str) -> None:
 def _validate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="spec files or folders; - reads one spec from standard input")
-    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
-                   help="text (default), json, sarif (SARIF 2.1.0 for GitHub code scanning) or "
-                   "github (workflow-command annotations)")
+    p.add_argument("--format", choices=choices(DIAGNOSTICS), default="text",
+                   help=help_text(DIAGNOSTICS))
     _jobs_flag(p, "")
 
 
@@ -230,9 +219,9 @@ def parser() -> argparse.ArgumentParser:
              help="print the API request body of a spec (or --out a tree)")
     _command(sub, "explain", _explain_arguments, cmd_explain, platform=True, strict=True,
              help="summarise a spec: pools, machines, defaults applied")
-    _command(sub, "diff", review.add_arguments, review.cmd_diff, platform=True, strict=True,
+    _command(sub, "diff", diff.add_arguments, diff.cmd_diff, platform=True, strict=True,
              help="what applying HEAD's specs does, compared with BASE",
-             description=review.DESCRIPTION, epilog=review.EXIT_CODES,
+             description=diff.DESCRIPTION, epilog=diff.EXIT_CODES,
              formatter_class=argparse.RawDescriptionHelpFormatter)
     _command(sub, "import", decompile.add_arguments, decompile.run,
              help="print a trainspec spec equivalent to a gcloud config, REST body or SDK dict")

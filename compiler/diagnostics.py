@@ -6,6 +6,7 @@ decides the exit code at the end.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -38,12 +39,13 @@ class Diagnostic:
         return self.severity == ERROR
 
     def format(self) -> str:
-        where = self.file
+        """The diagnostic as one line of text (file, path, message and hint `printable`)."""
+        where = printable(self.file)
         if self.position is not None:
-            where = f"{self.file}:{self.position.line}:{self.position.column}"
-        text = f"{where}: {self.severity}: {self.path}: {self.message}"
+            where += f":{self.position.line}:{self.position.column}"
+        text = f"{where}: {self.severity}: {printable(self.path)}: {printable(self.message)}"
         if self.hint:
-            text += f" ({self.hint})"
+            text += f" ({printable(self.hint)})"
         if self.code:
             text += f" [{self.code}]"
         return text
@@ -61,6 +63,28 @@ class Diagnostic:
         }
 
 
+def printable(text: str) -> str:
+    """`text` as it may be printed on one line of a terminal, log or report: every character
+    that is not printable (line breaks: \\n, \\r, U+2028, U+0085; ESC and the other C0 and C1
+    controls; TAB; format characters such as the bidi override U+202E) written as its Python
+    escape (`\\n`, `\\x1b`, `\\u202e`). Keys, values and file names are the user's: printed raw,
+    a line break would forge a diagnostic line and ESC would drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)
+
+
+def json_printable(text: str) -> str:
+    """JSON text written with ensure_ascii=False, with every character `printable` would escape
+    also escaped (JSON escapes only those below U+0020; U+2028, U+0085 or U+202E would reach the
+    reader raw). Line breaks outside strings (indentation) stay."""
+    if text.replace("\n", "").isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == "\n" else json.dumps(ch)[1:-1]
+                   for ch in text)
+
+
 def sort_key(d: Diagnostic) -> tuple:
     pos = d.position or Position(0, 0)
     return (d.file, pos.line, pos.column, d.path, d.message)
@@ -68,11 +92,6 @@ def sort_key(d: Diagnostic) -> tuple:
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
-
-
-def format_text(diagnostics: Iterable[Diagnostic]) -> str:
-    return "\n".join(d.format() for d in sorted(diagnostics, key=sort_key))
-
 
 
 class TrainspecError(Exception):

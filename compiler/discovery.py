@@ -62,6 +62,12 @@ def violations(api: str, schema: str, body: Any) -> list[tuple[str, str]]:
     return [(p, m) for p, m, kind in _walk_root(api, schema, body) if kind == "error"]
 
 
+def integer_range(api: str, schema: str, field: str) -> tuple[int, int]:
+    """The range of integer field `field` of discovery schema `schema`, from its format
+    (int32, uint32, int64, uint64); KeyError when the field is no integer."""
+    return _INT_RANGES[load(api)["schemas"][schema]["properties"][field]["format"]]
+
+
 def deprecations(api: str, schema: str, body: Any) -> list[tuple[str, str]]:
     """Deprecated fields and enum values used in `body`, as (path, message); warnings only."""
     return [(p, m) for p, m, kind in _walk_root(api, schema, body) if kind == "deprecated"]

@@ -19,6 +19,10 @@ def problem(seconds: Decimal) -> str | None:
         return f"longer than the APIs' maximum duration ({MAX_SECONDS}s, 10,000 years)"
     if 0 < seconds < RESOLUTION:
         return "shorter than a nanosecond, the APIs' resolution"
+    if seconds % RESOLUTION:
+        return ("more precise than a nanosecond, the APIs' resolution (at most 9 digits after "
+                f"the point in seconds): {format(seconds.normalize(), 'f')}s cannot be sent "
+                "exactly")
     return None
 
 
@@ -50,10 +54,11 @@ def _compound(text: str) -> Decimal | None:
 
 
 def to_google(seconds: Decimal) -> str:
-    """google-duration JSON form: "5400s", "1.5s" (at most 9 fractional digits)."""
-    q = seconds.quantize(RESOLUTION)  # callers check problem() first: in range
-    text = format(q.normalize(), "f")
-    return f"{text}s"
+    """google-duration JSON form: "5400s", "1.5s" (at most 9 fractional digits), exactly
+    `seconds`: callers check problem() first, which refuses what a Duration cannot carry."""
+    if problem(seconds):
+        raise ValueError(f"{seconds}s: {problem(seconds)}")
+    return f"{format(seconds.normalize(), 'f')}s"
 
 
 def human(seconds: Decimal) -> str:

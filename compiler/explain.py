@@ -3,27 +3,23 @@
 from __future__ import annotations
 
 from . import fields
-from .catalog import accelerators, machines, regions
+from .catalog import accelerators
 from .catalog.extension import NONE as NO_EXTENSION
 from .catalog.extension import Extension
+from .diagnostics import printable
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
 from .roles import BY_NAME
-from .targets import ml
+from .targets import PLATFORMS
 from .tuning.model import KIND as TUNING_KIND
 from .tuning.model import summary
 
 
 def endpoint(job: Job) -> str:
     """The create request's method and URL, with placeholders for what is unknown."""
-    project = job.project or "{project}"
-    if job.platform == "vertex":
-        region = job.region or "{region}"
-        collection = "hyperparameterTuningJobs" if job.kind == TUNING_KIND else "customJobs"
-        return (f"POST https://{region}-aiplatform.googleapis.com/v1/projects/{project}"
-                f"/locations/{region}/{collection}")
-    return f"POST https://ml.googleapis.com/v1/projects/{project}/jobs"
+    return PLATFORMS[job.platform].endpoint[job.kind].format(
+        project=job.project or "{project}", region=job.region or "{region}")
 
 
 def render(result: Result) -> str:
@@ -32,12 +28,12 @@ def render(result: Result) -> str:
     lines = [f"{job.name}  ({job.file})"]
     if job.description:
         lines.append(f"  {job.description}")
+    platform = PLATFORMS[job.platform]
     lines.append(f"  platform   {job.platform}" + (
-        f"  (jobId {ml.job_id(job.name, job.run)})" if job.platform == "ai-platform"
-        else ""))
+        f"  (jobId {platform.job_id(job.name, job.run)})" if platform.job_id else ""))
     if job.kind == TUNING_KIND:
         lines.append("  kind       HyperparameterTuningJob" + (
-            "" if job.platform == "vertex" else " (trainingInput.hyperparameters)"))
+            f" ({platform.tuning_field})" if platform.tuning_field else ""))
     if job.run is not None:
         lines.append(f"  run        {job.run}  (metadata.run: change it to run this spec again)")
     lines.append(f"  project    {job.project or '(not set: --project or gcp:project)'}")
@@ -72,7 +68,7 @@ def render(result: Result) -> str:
     if warnings:
         lines.append("  warnings")
         lines += [f"    - {d.path}: {d.message}" for d in warnings]
-    return "\n".join(lines) + "\n"
+    return "".join(printable(line) + "\n" for line in lines)  # descriptions, keys: one line each
 
 
 def _pool(job: Job, pool: Pool) -> list[str]:
@@ -83,8 +79,8 @@ def _pool(job: Job, pool: Pool) -> list[str]:
         hw += f" + {pool.accelerator_count} × {accelerators.short_name(pool.accelerator_type)}"
     if pool.tpu_topology:
         hw += f" (TPU topology {pool.tpu_topology})"
-    default_disk = machines.default_boot_disk_type(machine) if job.platform == "vertex" \
-        else "pd-ssd"
+    platform = PLATFORMS[job.platform]
+    default_disk = platform.boot_disk(machine)
     disk = (f"{pool.disk_type or default_disk + ' (default)'}, "
             f"{pool.disk_size_gb or '100 (default)'} GB")
     out = [f"    {title:<26} {hw}", f"    {'':<26} boot disk {disk}"]
@@ -99,10 +95,7 @@ def _pool(job: Job, pool: Pool) -> list[str]:
     elif isinstance(task, PythonPackage):
         out.append(f"    {'':<26} python -m {task.module}  ({len(task.packages)} package(s), "
                    f"{len(task.args)} args)")
-        if job.platform == "vertex":
-            out.append(f"    {'':<26} in {task.executor_image}")
-        else:
-            out.append(f"    {'':<26} runtime {task.runtime_version}, Python {task.python_version}")
+        out.append(f"    {'':<26} {platform.python_runtime(task)}")
     if pool.env:
         shown = ", ".join(f"{e.name}=<secret>" if e.secret else e.name for e in pool.env)
         out.append(f"    {'':<26} env {shown}")
@@ -132,32 +125,18 @@ def marks(job: Job) -> list[str]:
     ext: Extension = job.extension
     if ext == NO_EXTENSION:
         return []
-    vertex = job.platform == "vertex"
+    platform = PLATFORMS[job.platform]
     found = []
-    known_regions = regions.VERTEX_TRAINING_REGIONS if vertex else regions.ML_TRAINING_REGIONS
-    if ext.has_region(job.region) and job.region not in known_regions:
+    if ext.has_region(job.region) and job.region not in platform.regions:
         found.append(f"$.spec.region: {job.region} (extraRegions in {ext.source})")
     for pool in job.pools.values():
         machine, accel = pool.machine_type, pool.accelerator_type
-        if ext.has_machine(machine) and not _known_machine(vertex, machine or ""):
+        if ext.has_machine(machine) and not platform.known_machine(machine or ""):
             found.append(f"{pool.path}.machineType: {machine} (extraMachineTypes in "
                          f"{ext.source})")
         if accel and ext.has_accelerator(accel) and (
-                (vertex and accel not in accelerators.VERTEX_TYPES)  # ml v1's enum is closed
-                or not _in_region(vertex, job.region or "", accel, pool.accelerator_count)):
+                (platform.accelerators is not None and accel not in platform.accelerators)
+                or not platform.in_region(job.region or "", accel, pool.accelerator_count)):
             found.append(f"{pool.path}.accelerator.type: {accel} in {job.region} "
                          f"(extraAccelerators in {ext.source})")
     return found
-
-
-def _known_machine(vertex: bool, machine: str) -> bool:
-    if vertex:
-        return machine in machines.VERTEX_MACHINES or machine in machines.LEGACY_TO_VERTEX
-    return machine in machines.ML_CE_MACHINES or machine in machines.ML_LEGACY_MACHINES \
-        or machine == machines.ML_CLOUD_TPU
-
-
-def _in_region(vertex: bool, region: str, accel: str, count: int | None) -> bool:
-    if vertex:
-        return regions.vertex_accelerator_in_region(region, accel, count)
-    return regions.ml_accelerator_in_region(region, accel)

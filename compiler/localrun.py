@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import TextIO
 
 from . import fields, pipeline
-from .diagnostics import format_text
 from .model import Container, EnvVar, Job, Pool, PythonPackage
 from .options import Options
+from .report import format_text
 from .roles import BY_NAME, CHIEF, ROLES
+from .targets import PLATFORMS
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 PLACEHOLDER_BUCKET = "trainspec-local-run"  # nothing is uploaded: any valid name will do
@@ -68,7 +69,8 @@ def cluster_env(job: Job, role: str, body: dict) -> dict[str, str]:
             hosts[name] = [f"127.0.0.1:{port + i}" for i in range(count)]
             port += count
     out: dict[str, str] = {}
-    if job.platform == "vertex":
+    platform = PLATFORMS[job.platform]
+    if platform.cluster_spec:
         task = job.pools[role].task if role in job.pools else None
         spec = {"python_module": task.module if isinstance(task, PythonPackage) else "",
                 "package_uris": list(task.packages) if isinstance(task, PythonPackage) else [],
@@ -81,7 +83,7 @@ def cluster_env(job: Job, role: str, body: dict) -> dict[str, str]:
         if sum(len(h) for h in hosts.values()) <= 1:
             return out  # TF_CONFIG is set for distributed jobs only
     # AI Platform names the chief "master" in TF_CONFIG unless useChiefInTfConfig.
-    ml_names = job.platform != "vertex" and not job.ai_platform.get("useChiefInTfConfig")
+    ml_names = platform.chief_is_master and not job.ai_platform.get("useChiefInTfConfig")
     names = {r.name: r.ml_tf_type if ml_names else r.tf_type for r in ROLES}
     out["TF_CONFIG"] = json.dumps({
         "cluster": {names[n]: h for n, h in hosts.items() if BY_NAME[n].in_tf_cluster},
@@ -180,8 +182,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problem:
             err.write(f"error: {problem}\n")
             return EXIT_FAILED
-        args_ = list(task.args) + (["--job-dir", output] if job.platform == "ai-platform"
-                                   and job.get(fields.OUTPUT_DIR) else []) + extra
+        flag = PLATFORMS[job.platform].job_dir_argument
+        args_ = list(task.args) + ([flag, output] if flag and job.get(fields.OUTPUT_DIR)
+                                   else []) + extra
         child = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         child.update(aip)
         child.update(cluster_env(job, args.pool, result.body))

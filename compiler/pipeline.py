@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from . import packaging, secret_check, targets
+from . import packaging, targets
 from .config import apply as config_apply
 from .config import load as config_load
 from .config import policy
@@ -16,10 +16,10 @@ from .model import Job
 from .normalize.job import normalize
 from .options import Options
 from .schema import validate as schemas
+from .secrets import check as secret_check
 from .source import read as source
 from .source.document import Document
 from .source.files import STDIN
-from .targets import ml
 
 
 @dataclass
@@ -33,8 +33,9 @@ class Result:
     origins: dict[str, str] = field(default_factory=dict)
     document: Document | None = None
     # The job's identity, kept when `job`/`document` are dropped (worker processes):
-    # (metadata.name, platform, project, where metadata.name is written).
-    identity: tuple[str, str, str | None, Position | None] | None = None
+    # (metadata.name, platform, project, where metadata.name is written, metadata.run). Set
+    # for every spec that parses, errors or not: the cross-spec rules read it (`check_set`).
+    identity: tuple[str, str, str | None, Position | None, str | None] | None = None
     # The archives built from python.source, each once: what `pulumi up` uploads.
     uploads: list[packaging.Upload] = field(default_factory=list)
 
@@ -48,13 +49,15 @@ class Result:
 
 
 def compile_document(doc: Document, found: list[Diagnostic], options: Options,
-                     today: datetime.date, files: packaging.Files | None = None,
+                     today: datetime.date, repo: config_load.Found,
+                     files: packaging.Files | None = None,
                      notes: list[Diagnostic] | tuple = ()) -> Result:
-    """Compile a parsed document; `found` holds the loader's diagnostics, `notes` what
-    discovery says about the file (tunable, as any rule). `files` reads the python.source
-    folders (default: the working tree, spec paths relative to the current folder)."""
+    """Compile a parsed document with its repo config `repo` (docs/config.md), which the
+    entry point that reads files looks up (compile_file, compile_text, compile_stream, or
+    tree.py for a tree); `found` holds the loader's diagnostics, `notes` what discovery says
+    about the file (tunable, as any rule). `files` reads the python.source folders (default:
+    the working tree, spec paths relative to the current folder)."""
     result = Result(doc.file, [*found, *notes], document=doc)
-    repo = config_load.find(doc.file, files)  # the repo config: docs/config.md
     options = dataclasses.replace(options, extension=repo.config.extension)
     if has_errors(found) or doc.data is None:
         return _done(_tuned(result, repo, doc, options, result.diagnostics))
@@ -73,7 +76,8 @@ def compile_document(doc: Document, found: list[Diagnostic], options: Options,
     policy.check(job, repo.policies, c)
     secret_check.check(doc.data, repo.policies, c)
     result.job = job
-    result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
+    result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"),
+                       job.run)
     # A value the schema already refused is not reported again by the semantic rules, except
     # a number YAML misread (0600, 1:30, .inf): why it is wrong beats what type it is not.
     misread = {d.path for d in c.items[found_by_schema:] if d.path in doc.suspect}
@@ -95,24 +99,32 @@ def _tuned(result: Result, repo: config_load.Found, doc: Document, options: Opti
 
 
 def compile_text(text: bytes | str, file: str = "<input>", options: Options = Options(),
-                 today: datetime.date | None = None,
-                 files: packaging.Files | None = None) -> Result:
+                 today: datetime.date | None = None, files: packaging.Files | None = None,
+                 seen: config_load.Seen | None = None) -> Result:
+    """Compile spec text named `file` (a path in `files`) with its repo config, read here;
+    `seen` is shared by the specs of one tree (config_load.find)."""
     doc, found = source.parse(text, file)
-    return compile_document(doc, found, options, today or datetime.date.today(), files)
+    return compile_document(doc, found, options, today or datetime.date.today(),
+                            config_load.find(doc.file, files, seen), files)
 
 
 def compile_file(path: str, options: Options = Options(),
-                 today: datetime.date | None = None,
-                 notes: list[Diagnostic] | tuple = ()) -> Result:
+                 today: datetime.date | None = None, notes: list[Diagnostic] | tuple = (),
+                 seen: config_load.Seen | None = None) -> Result:
+    """Compile the spec file at `path` with its repo config, both read here; `seen` is
+    shared by the specs of one tree (config_load.find)."""
     doc, found = source.read(path)
-    return compile_document(doc, found, options, today or datetime.date.today(), notes=notes)
+    return compile_document(doc, found, options, today or datetime.date.today(),
+                            config_load.find(doc.file, seen=seen), notes=notes)
 
 
 def compile_stream(stream: BinaryIO, options: Options = Options(),
                    today: datetime.date | None = None) -> Result:
-    """Compile the spec read from a binary stream (stdin: the `-` path), named <stdin>."""
+    """Compile the spec read from a binary stream (stdin: the `-` path), named <stdin>, with
+    the config of the current folder."""
     doc, found = source.read_stream(stream)
-    return compile_document(doc, found, options, today or datetime.date.today())
+    return compile_document(doc, found, options, today or datetime.date.today(),
+                            config_load.find(doc.file))
 
 
 def compile_path(path: str, options: Options = Options(), stdin: BinaryIO | None = None,
@@ -141,14 +153,15 @@ def location_errors(result: Result) -> list[Diagnostic]:
 
 def check_set(results: list[Result]) -> list[Diagnostic]:
     """Rules across the specs of one tree (one Pulumi stack): each job has its own resource
-    name (metadata.name) and, on ai-platform, its own (project, jobId)."""
+    name (metadata.name) and, on ai-platform, its own (project, jobId). Every spec that parses
+    takes part, with its own errors or not: every problem is said in one run."""
     found: list[Diagnostic] = []
     names: dict[str, str] = {}
     job_ids: dict[tuple[str | None, str], str] = {}
     for r in results:
-        if r.identity is None or not r.ok:
+        if r.identity is None or not r.identity[0] or r.identity[1] not in targets.PLATFORMS:
             continue
-        name, platform, project, at = r.identity
+        name, platform, project, at, run = r.identity
         if name in names:
             found.append(Diagnostic("$.metadata.name", f"job name {name!r} is already used by "
                                     f"{names[name]}", file=r.file, position=at,
@@ -156,9 +169,10 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
                                     code="duplicate-job-name"))
             continue
         names[name] = r.file
-        if platform == "ai-platform":
+        job_id = targets.PLATFORMS[platform].job_id
+        if job_id is not None:
             # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
-            key = (project, r.body.get("jobId") or ml.job_id(name))
+            key = (project, job_id(name, run))
             if key in job_ids:
                 found.append(Diagnostic(
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"

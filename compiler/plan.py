@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .targets import PLATFORMS
+
 CREATE, REPLACE, UPDATE, DELETE, NONE = "create", "replace", "update", "delete", "none"
 
 DESCRIPTIONS = {
@@ -137,6 +139,7 @@ def classify(platform: str, old: dict | None, new: dict | None,
         return Plan(REPLACE, moved + found)
     if not found:
         return Plan(NONE)
-    if platform == "ai-platform" and _label_only(found):
+    known = PLATFORMS.get(platform)
+    if known is not None and known.labels_in_place and _label_only(found):
         return Plan(UPDATE, found)
     return Plan(REPLACE, found)

@@ -103,7 +103,9 @@ def load(text: str) -> dict[str, tuple[Rule, ...]]:
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as e:
+    except RegistryError:
+        raise
+    except (yaml.YAMLError, ValueError, LookupError) as e:  # PyYAML's converters: `0x_`
         raise RegistryError(f"{FILE.name}: not valid YAML: {e}") from e
     finally:
         loader.dispose()

@@ -158,8 +158,9 @@ def compile_contents(contents: Mapping[str, Content], options: Options = Options
     """The tree entry point for spec files already read (diff reads a git revision or the
     working tree): path → content, or the located reason it cannot be read. `files` reads
     their python.source folders; `keep` is as for `check`."""
+    seen: config_load.Seen = {}
     results = [pipeline.Result(c.file, [c]) if isinstance(c, Diagnostic)
-               else pipeline.compile_text(c, path, options, files=files)
+               else pipeline.compile_text(c, path, options, files=files, seen=seen)
                for path, c in contents.items()]
     check(results, keep)
     return Tree(results)
@@ -172,8 +173,7 @@ def nothing_found(paths: list[str]) -> str:
 def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]]],
                    ) -> list[pipeline.Result]:
     files, options, notes = args
-    with config_load.one_pass():
-        results = [pipeline.compile_file(f, options, notes=notes.get(f, [])) for f in files]
+    results = _compile_files(files, options, notes)
     for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
         ok = r.ok
         r.document, r.job, r.origins = None, None, {}
@@ -193,8 +193,7 @@ def compile_many(files: list[str], options: Options, jobs: int = 0,
     workers = jobs or (os.cpu_count() or 1)
     notes = notes or {}
     if workers <= 1 or len(files) < PARALLEL_THRESHOLD:
-        with config_load.one_pass():
-            return [pipeline.compile_file(f, options, notes=notes.get(f, [])) for f in files]
+        return _compile_files(files, options, notes)
     size = (len(files) + workers - 1) // workers
     chunks = [(files[i:i + size], options, {f: notes[f] for f in files[i:i + size] if f in notes})
               for i in range(0, len(files), size)]
@@ -205,6 +204,15 @@ def compile_many(files: list[str], options: Options, jobs: int = 0,
         # Spec limits keep a worker alive; if one dies anyway (killed, out of memory), say so.
         raise WorkerDied(f"a worker process compiling {len(files)} spec(s) died ({e}); "
                          "rerun with --jobs 1 to find the spec") from None
+
+
+def _compile_files(files: list[str], options: Options,
+                   notes: Mapping[str, list[Diagnostic]]) -> list[pipeline.Result]:
+    """Each file compiled; one tree is read at one moment: each folder's config files are
+    looked up once (`seen`)."""
+    seen: config_load.Seen = {}
+    return [pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen)
+            for f in files]
 
 
 class WorkerDied(TrainspecError):

@@ -273,6 +273,7 @@ TRIGGERS = {
     "file-size": lambda tmp: _compile(SPEC + "#" * (1 << 20), "big.yaml"),
     "yaml-merge": lambda tmp: _compile(SPEC + "  <<: [1]\n" + CONTAINER, "s.yaml"),
     "yaml-recursive-alias": lambda tmp: _compile("a: &x [*x]\n", "s.yaml"),
+    "yaml-value": lambda tmp: _compile(SPEC + "  project: !!int x\n" + CONTAINER, "s.yaml"),
     "required-key": lambda tmp: _compile(SPEC.replace("metadata: {name: job}\n", ""), "s.yaml"),
     "value-length": lambda tmp: _compile(SPEC + "  container: {image: ''}\n", "s.yaml"),
     "accelerator-type": lambda tmp: _compile(SPEC + CONTAINER + "  pools:\n    chief: "
@@ -478,6 +479,8 @@ _ROW = "  - {code: a-b, severity: error, summary: s, source: trainspec}\n"
      "list of rules"),
     ("", "rules.yaml: the registry is a mapping of named sections, each a list of rules"),
     ("x: [\n", "rules.yaml: not valid YAML: while parsing a flow node"),
+    ("x: 0x_\n", "rules.yaml: not valid YAML: invalid literal for int() with base 16"),
+    ("x: !!bool maybe\n", "rules.yaml: not valid YAML: 'maybe'"),
 ])
 def test_a_malformed_registry_file_is_refused_with_where_and_why(text: str, error: str) -> None:
     with pytest.raises(rules.RegistryError) as info:

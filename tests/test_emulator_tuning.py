@@ -1,6 +1,6 @@
 """The emulator's hyperparameterTuningJobs, driven with the real REST client: the lifecycle,
 trials in waves with measurements, and the refusals of the real API (independently encoded in
-compiler/cloud/emulated_tuning.py)."""
+compiler/cloud/emulator/tuning.py)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import discovery, fields, roles
+from compiler import discovery, fields, roles, specdoc
 from compiler.importers import flags, gcloud
 
 ROOT = Path(__file__).parent.parent
@@ -51,6 +51,11 @@ def _readme_rows() -> list[list[str]]:
     table = text.split("## Spec reference", 1)[1].split("\n\n", 2)[2].split("\n\n", 1)[0]
     return [re.split(r"(?<!\\)\|", line.strip())[1:-1] for line in table.splitlines()
             if line.startswith("| `") or line.startswith("| pool")]
+
+
+def test_the_readme_spec_reference_is_generated_from_the_rows() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert text == specdoc.spliced(text), "run: python -m compiler.specdoc --write README.md"
 
 
 def _names(cell: str, word: str) -> bool:

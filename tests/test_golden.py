@@ -19,8 +19,8 @@ import pytest
 
 from compiler import discovery, emit, pipeline
 from compiler.cloud import emulator
-from compiler.diagnostics import format_text
 from compiler.options import Options
+from compiler.report import format_text
 from compiler.targets import body_schema
 
 GOLDEN = Path(__file__).parent / "golden"

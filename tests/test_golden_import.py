@@ -28,9 +28,9 @@ from pathlib import Path
 import pytest
 
 from compiler import pipeline
-from compiler.diagnostics import format_text
 from compiler.importers import decompile
 from compiler.options import Options
+from compiler.report import format_text
 
 ROOT = Path(__file__).parent / "golden-import"
 SCRIPT = Path(__file__).parent.parent / "scripts" / "regenerate-golden-import"

@@ -9,6 +9,7 @@ near the old 4 MiB cap took seconds and hundreds of MB.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import resource
@@ -19,8 +20,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from compiler import cli, emit, tree
+from compiler.source import limits as yaml_limits
+from compiler.source import read as source
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT_BYTES = 1 << 30
@@ -49,8 +53,19 @@ def hostile_files() -> dict[str, str]:
         "merge-bomb.yaml": "a0: &a0 {" + ", ".join(f"k{i}: {i}" for i in range(1000)) + "}\n"
         + "".join(f"a{n}: &a{n} {{<<: [{', '.join([f'*a{n - 1}'] * 10)}]}}\n"
                   for n in range(1, 8)),
+        # A 1 MB anchored scalar used as a key at 60 levels: 3.6 GB of JSON paths before the
+        # composer counted characters; as a value 10,000 times, 10 GB of values to send.
+        "alias-key-bomb.yaml": "a: &k " + "k" * 1_000_000 + "\nb:\n"
+        + "".join(" " * (2 * i + 2) + "*k :\n" for i in range(60)) + " " * 122 + "x\n",
+        "alias-value-bomb.yaml": HEAD + "  args: &v [" + "v" * 1_000_000 + "]\n  x: ["
+        + ", ".join(["*v"] * 10_000) + "]\n",
+        # No alias: one long explicit key above 20,000 values, each path holding the key.
+        "long-key-parent.yaml": "? " + "k" * 600_000 + "\n:\n"
+        + "".join(f"  x{i}: 1\n" for i in range(20_000)),
         "long-scalar.yaml": HEAD.replace("{name: h}", "{name: '" + "x" * 1_000_000 + "'}")
         + "  container: {image: gcr.io/p/t:1}\n",
+        # A 600 KB base-60 integer: PyYAML's conversion is quadratic in its length (20 s).
+        "long-base60.yaml": HEAD + "  x: 1" + ":59" * 200_000 + "\n",
         # Under the old 4 MiB cap: 1.3 million nodes took 10 s and 500 MB to refuse.
         "too-big.yaml": HEAD + "  x: [" + "[]," * 1_300_000 + "]\n",
     }
@@ -122,7 +137,8 @@ def _die(_chunk):  # module level: a worker process unpickles it by name
     os._exit(3)
 
 
-def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_path) -> None:
+def _empty_repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A git repository whose main branch has one empty commit, with an empty specs/ folder."""
     if shutil.which("git") is None:
         pytest.skip("needs git")
     repo = tmp_path / "repo"
@@ -131,16 +147,22 @@ def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_pat
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
     subprocess.run([*git, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q",
                     "--allow-empty", "-m", "base"], check=True)
+    return repo, git
+
+
+def test_diff_refuses_hostile_files_on_both_sides_within_limits(hostile, tmp_path) -> None:
+    repo, git = _empty_repo(tmp_path)
     for name in hostile_files():
         if name.endswith(".yaml"):
             shutil.copy(hostile / name, repo / "specs" / name)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "-m",
                     "hostile"], check=True)
+    n = sum(name.endswith(".yaml") for name in hostile_files())
     for argv in (["diff", "main~1", "main"], ["diff", "main~1"]):  # a commit, the work tree
         proc = run_limited(*argv, "--repo", str(repo))
         assert_refused(proc, " ".join(argv), report=True)
-        assert "11 of 11 spec file(s) changed: 11 error" in proc.stdout
+        assert f"{n} of {n} spec file(s) changed: {n} error" in proc.stdout
 
 
 # -- hostile repo configs (docs/config.md) ------------------------------------------------------
@@ -316,3 +338,169 @@ def test_check_quotes_the_command_it_suggests(tmp_path) -> None:
 def _run_cli(*argv: str) -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
     return cli.main(list(argv), out, err), err.getvalue()
+
+
+# -- trainspec's limits fire first, whatever the YAML library -----------------------------------
+
+DEEP = {"flow": "a: " + "[" * 30_000 + "]" * 30_000 + "\n",
+        "flow-map": "a: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n",
+        "dash": "- " * 30_000 + "a\n",
+        "indent": "".join(" " * i + "a:\n" for i in range(1400)) + " " * 1400 + "b\n",
+        # brackets in a quoted string, then nesting: libyaml reads both ahead of its events
+        "quoted": "a: ['" + "[" * 1000 + "', " + "[" * 3000 + "]" * 3000 + "]\n",
+        "after-keys": "".join(f"k{i}: {i}\n" for i in range(2000)) + "z: " + "[" * 3000 + "\n"}
+
+
+def _loaders() -> list:
+    """The parsers trainspec may run on: libyaml's (at its default nesting limit and, where
+    PyYAML lets it be set, at one just above trainspec's) and PyYAML's pure-Python one."""
+    found = [pytest.param(yaml.SafeLoader, None, id="pure-python")]
+    if hasattr(yaml, "CSafeLoader"):
+        found.append(pytest.param(yaml.CSafeLoader, None, id="libyaml"))
+        if getattr(getattr(yaml, "_yaml", None), "_get_max_nest_level", lambda: -1)() != -1:
+            found.append(pytest.param(yaml.CSafeLoader, 70, id="libyaml-limit-70"))
+    return found
+
+
+@pytest.mark.parametrize("loader, nest", _loaders())
+@pytest.mark.parametrize("name", sorted(DEEP))
+def test_nesting_is_refused_by_trainspecs_own_limit(monkeypatch, loader, nest, name) -> None:
+    monkeypatch.setattr(yaml_limits, "Loader", loader)
+    monkeypatch.setattr(source, "Loader", loader)
+    if nest is not None:
+        default = yaml._yaml._get_max_nest_level()
+        yaml._yaml._set_max_nest_level(nest)
+    try:
+        _, found = source.parse(DEEP[name], "deep.yaml")
+    finally:
+        if nest is not None:
+            yaml._yaml._set_max_nest_level(default)
+    assert [(d.code, d.message) for d in found] == [
+        ("yaml-limits", "nesting deeper than 64 levels")], [d.format() for d in found]
+    assert found[0].position is not None and found[0].position.line >= 1
+
+
+@pytest.mark.parametrize("name", ["alias-key-bomb.yaml", "alias-value-bomb.yaml",
+                                  "long-key-parent.yaml"])
+def test_what_a_document_expands_to_is_counted_in_characters(hostile, tmp_path, name) -> None:
+    folder = tmp_path / "specs"  # a folder, as validate and compile of a repository read it
+    folder.mkdir()
+    shutil.copy(hostile / name, folder / name)
+    shutil.copy(ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml", folder / "good.yaml")
+    for argv in (["validate", str(folder)], ["compile", str(folder), "--out", str(tmp_path / "o")]):
+        proc = run_limited(*argv)
+        assert_refused(proc, f"{' '.join(argv)} ({name})")
+        refusals = [line for line in proc.stderr.splitlines() if ": error: " in line]
+        assert len(refusals) == 1 and refusals[0].endswith("[yaml-limits]"), refusals
+        assert "expands to more than 8 MiB of keys, values and paths" in refusals[0]
+        assert len(refusals[0]) < 1000  # the path it names is cut short
+
+
+# -- keys, values and file names never forge a diagnostic line (issue 16) -----------------------
+
+# Line breaks (\n \r U+2028 U+2029 U+0085 \x1c), terminal controls (ESC, BEL, CSI U+009B, DEL,
+# NUL, TAB) and a bidi override.
+HOSTILE_CHARS = ["\n", "\r", "\u2028", "\u2029", "\x85", "\x1c", "\x1b", "\x07", "\x9b", "\x7f",
+                 "\x00", "\t", "\u202e"]
+
+
+def _raw(text: str) -> list[str]:
+    """The characters of `text` a terminal or report would show raw: none but line ends."""
+    return sorted({ch for ch in text if not ch.isprintable() and ch != "\n"})
+
+
+def _hostile_spec(ch: str) -> str:
+    """A spec with `ch` in an unknown key, a label key and a value quoted in a message (YAML's
+    double-quoted escapes: the text itself holds no control character)."""
+    good = (ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text()
+    return (good.replace("labels: {team: nlp, purpose: smoke-test}",
+                         f"labels: {{team: nlp, {json.dumps('t' + ch)}: x}}")
+            .replace("  region: europe-west4", f"  region: {json.dumps('eu' + ch + 'rope')}")
+            .replace("spec:\n", f"spec:\n  {json.dumps('bad' + ch + 'key')}: 1\n"))
+
+
+@pytest.mark.parametrize("ch", HOSTILE_CHARS, ids=lambda ch: f"U+{ord(ch):04X}")
+def test_a_hostile_key_or_value_is_escaped_in_every_format(tmp_path, ch) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(_hostile_spec(ch), encoding="utf-8")
+    code, out, err = _cli("validate", str(spec))
+    assert code == 1 and "Traceback" not in err
+    lines = err.splitlines()  # splitlines also breaks at U+2028, U+0085, \x1c...
+    assert lines[-1] == "1 spec(s) checked, 1 with errors"
+    assert len(lines) >= 4 and all(line.startswith(f"{spec}:") for line in lines[:-1]), lines
+    assert _raw(err) == []
+    assert "bad" + printable_form(ch) + "key" in err
+    for fmt in ("json", "sarif", "github"):
+        code, out, err = _cli("validate", "--format", fmt, str(spec))
+        assert code == 1 and _raw(out) == [] and _raw(err) == [], fmt
+        if fmt == "github":
+            assert all(line.startswith("::error ") for line in out.splitlines()), out
+        elif fmt == "json":  # JSON carries the key as written, escaped by JSON itself
+            paths = [d["path"] for d in json.loads(out)["diagnostics"]]
+            assert "$.spec['bad" + ch + "key']" in paths, paths
+        else:  # a SARIF viewer shows the message as text
+            texts = [r["message"]["text"] for r in json.loads(out)["runs"][0]["results"]]
+            assert any("bad" + printable_form(ch) + "key" in t for t in texts), texts
+
+
+def printable_form(ch: str) -> str:
+    return ch.encode("unicode_escape").decode("ascii")
+
+
+@pytest.mark.parametrize("ch", HOSTILE_CHARS, ids=lambda ch: f"U+{ord(ch):04X}")
+def test_explain_prints_a_hostile_description_on_one_line(tmp_path, ch) -> None:
+    spec = tmp_path / "spec.yaml"
+    good = (ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text()
+    spec.write_text(good.replace("  name: bert-cpu-smoke\n", "  name: bert-cpu-smoke\n"
+                                 f"  description: {json.dumps('a' + ch + 'b')}\n"))
+    code, out, err = _cli("explain", str(spec))
+    assert code == 0, err
+    assert _raw(out) == [] and f"  a{printable_form(ch)}b" in out.splitlines()
+
+
+@pytest.mark.parametrize("name", ["new\nline.yaml", "esc\x1b[2J.yaml", "ls\u2028ep.yaml",
+                                  "nel\x85.yaml", "bidi\u202eLMY.yaml"])
+def test_a_hostile_file_name_is_escaped_in_every_format(tmp_path, name) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / name).write_text("apiVersion: trainspec/v1\n")
+    for fmt in ("text", "json", "sarif", "github"):
+        code, out, err = _cli("validate", "--format", fmt, str(specs))
+        assert code == 1 and _raw(out) == [] and _raw(err) == [], fmt
+        if fmt == "text":
+            assert err.splitlines()[0].startswith(f"{specs}/{printable_form(name)}:1:1: error: ")
+            assert len(err.splitlines()) == 2
+
+
+def test_diff_reports_escape_hostile_keys_and_file_names(tmp_path) -> None:
+    repo, _ = _empty_repo(tmp_path)
+    for i, ch in enumerate(HOSTILE_CHARS):
+        text = _hostile_spec(ch)
+        (repo / "specs" / f"ok{i}.yaml").write_text(  # a value in a new, valid spec
+            text.replace("bert-cpu-smoke", f"j{i}")
+            .replace(f"  {json.dumps('bad' + ch + 'key')}: 1\n", "")
+            .replace(json.dumps("eu" + ch + "rope"), "europe-west4")
+            .replace(json.dumps("t" + ch) + ": x", "purpose: x")
+            .replace("args: [", f"args: [{json.dumps('--a' + ch)}, "), encoding="utf-8")
+        (repo / "specs" / f"bad{i}.yaml").write_text(text.replace("bert-cpu-smoke", f"b{i}"),
+                                                     encoding="utf-8")
+    (repo / "specs" / "a`b|<details>@x*y*.yaml").write_text(
+        (ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text().replace("bert-cpu-smoke",
+                                                                             "md"))
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = _cli("diff", "main", "--repo", str(repo), "--format", fmt)
+        assert code == 1 and "Traceback" not in err, err[-2000:]
+        assert _raw(out) == [] and _raw(err) == [], fmt
+        if fmt == "markdown":
+            row = next(line for line in out.splitlines() if "@x" in line)
+            assert row.startswith("| ``specs/a`b\\|<details>@x*y*.yaml`` | md |"), row
+            assert "\n<details>@x" not in out
+        if fmt == "text":
+            for line in out.splitlines():
+                assert not re.match(r"^\S+:\d+:\d+: error:", line), line  # errors are indented
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()

@@ -16,17 +16,20 @@ from __future__ import annotations
 import copy
 import io
 import json
+import os
 import shlex
 from pathlib import Path
 
 import pytest
 
 from compiler import cli, pipeline
-from compiler.diagnostics import format_text
 from compiler.importers import decompile, sources
 from compiler.options import Options
+from compiler.report import format_text
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# Beside the clone; TRAINSPEC_CORPUS names it for a checkout elsewhere (a git worktree).
+CORPUS = Path(os.environ.get("TRAINSPEC_CORPUS")
+              or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 ENTRIES = {p.stem: json.loads(p.read_text()) for p in sorted(CORPUS.glob("*.json"))}
 pytestmark = pytest.mark.skipif(not ENTRIES, reason=f"no corpus at {CORPUS}")
 
@@ -593,14 +596,14 @@ def test_package_path_becomes_python_source(tmp_path, monkeypatch):
     ("foo: 1\nbar: 2\n", "not a training job config"),
     ("apiVersion: trainspec/v1\nkind: TrainingJob\nmetadata: {name: x}\nspec: {}\n",
      "already a trainspec spec"),
-    ("trainingInput: [1, 2]\n", "trainingInput must be a mapping"),
+    ("trainingInput: [1, 2]\n", "trainingInput: expected a mapping (a TrainingInput), got a list"),
     ("trainingInput: {scaleTier: BASIC}\n", "nothing to run"),
     ('{"jobSpec": {"workerPoolSpecs": []}}', "non-empty list"),
     ('{"jobSpec": {"workerPoolSpecs": [{"machineSpec": {}, "containerSpec": {}, '
      '"bogus": 1}]}}', "unknown WorkerPoolSpec field 'bogus'"),
     ("a: [unclosed\n", "invalid YAML"),
     ("x: !!python/object:os.system {}\n", "unsupported tag"),
-    ("workerPoolSpecs: 7\n", "non-empty list"),
+    ("workerPoolSpecs: 7\n", "workerPoolSpecs: expected a list (of WorkerPoolSpec), got the number 7"),
 ])
 def test_not_importable_is_a_clean_error(text, phrase):
     outcome = decompile.decompile(text, "bad.yaml", decompile.parse_flags([]))

@@ -3,6 +3,7 @@ up into an enclosing folder, one platform registry every stage reads."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,3 +27,30 @@ def test_the_platform_registry_names_every_platform_and_kind() -> None:
     for platform in PLATFORMS.values():
         assert set(platform.bodies) == set(platform.resources) == set(platform.console) \
             == set(model.KINDS), platform.name
+
+
+
+def test_reporters_are_read_from_the_one_registry() -> None:
+    """Commands reach the reporters through compiler.report (REPORTERS, format_text), never
+    a renderer module of their own, so a format is written once."""
+    inner = ("report.formats import", "report.text import", "report import formats",
+             "report import text", "def format_text", "def render_markdown", "def sarif")
+    found = [f"{path.relative_to(ROOT)}: {name}"
+             for path in (ROOT / "compiler").rglob("*.py")
+             if path.relative_to(ROOT / "compiler").parts[0] != "report"
+             for name in inner if name in path.read_text(encoding="utf-8")]
+    assert found == []
+
+
+PLATFORM_BRANCHES = 15  # outside targets/: columns of a per-platform table, the REST calls of
+# `status` (I/O, not registry data), a comparison of two platforms; see git log (issue 17)
+
+
+def test_branches_on_the_platform_outside_targets_stay_few() -> None:
+    """A fact about a platform is a field of targets.PLATFORMS, read where it is needed, not
+    a `platform == "vertex"` branch. Removed one? Lower PLATFORM_BRANCHES."""
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "compiler").rglob("*.py"))
+             if path.relative_to(ROOT / "compiler").parts[0] != "targets"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"platform [!=]= ", line)]
+    assert len(found) == PLATFORM_BRANCHES, "\n".join(found)

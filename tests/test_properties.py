@@ -4,7 +4,7 @@
 - compile is deterministic (same YAML → byte-identical canonical JSON, label/env order kept);
 - every targeted mutation is refused with an error at a line and column;
 - arbitrary bytes and random YAML never crash compile_text (diagnostics only);
-- import ∘ compile round-trips (when compiler/decompile.py exists).
+- import ∘ compile round-trips (compiler/importers/decompile.py).
 
 Deterministic in CI (derandomize, no example database) and bounded: the file runs in well
 under a minute on 2 cores. Compiler bugs found here stay pinned as @example
@@ -388,5 +388,5 @@ def test_pinned_numbers_beyond_a_double_or_int64_are_refused(text):
     for platform in ("vertex", "ai-platform"):
         result = testing.assert_refused_located(text.replace("region:", f"platform: {platform}\n"
                                                              "  region:"))
-        # Refused where written (compiler/source.py): beyond the int64 range JSON numbers take.
+        # Refused where written (compiler/source/): beyond the int64 range JSON numbers take.
         assert any("outside the 64-bit integer range" in d.message for d in result.errors)

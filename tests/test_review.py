@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from compiler import cli, review
+from compiler.report import review as report_review
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -236,6 +237,35 @@ def test_secret_env_values_are_never_printed(repo):
         assert "WARN" in out  # ordinary values are shown
 
 
+def test_env_changes_are_shown_by_name_in_every_format(repo):
+    """A changed env value (same number of variables), a secret-looking one and a pool's own
+    env: each line names its variable, never its position (docs/review.md)."""
+    edit(repo / "specs" / "resnet.yaml", "WANDB_API_KEY: {secret: wandbApiKey}",
+         "WANDB_API_KEY: {secret: wandbApiKey}\n    HF_TOKEN: hf_live_0123456789abcdefghij")
+    edit(repo / "specs" / "resnet.yaml", "accelerator: {type: T4, count: 1}}",
+         "accelerator: {type: T4, count: 1}}\n    worker: {machineType: n1-standard-8, "
+         "replicas: 2, env: {MODE: a}}")
+    git(repo, "commit", "-qam", "env")
+    edit(repo / "specs" / "resnet.yaml", "NCCL_DEBUG: INFO", "NCCL_DEBUG: WARN")
+    edit(repo / "specs" / "resnet.yaml", "hf_live_0123456789abcdefghij",
+         "hf_live_9876543210abcdefghij")
+    edit(repo / "specs" / "resnet.yaml", "env: {MODE: a}", "env: {MODE: b}")
+    (repo / "specs" / "new.yaml").write_text(VERTEX.replace("name: resnet", "name: fresh"))
+    pool = "jobSpec.workerPoolSpecs[{}].containerSpec.env[name={}]"
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = run(repo, "main", "--format", fmt)
+        assert code == 2, err
+        assert "env[0]" not in out and "env[1]" not in out, (fmt, out)
+        assert "hf_live_" not in out, fmt
+        for shown in (pool.format(0, "NCCL_DEBUG") + ".value", pool.format(0, "HF_TOKEN") + ".value",
+                      pool.format(1, "MODE") + ".value", pool.format(0, "WANDB_API_KEY") + ".name"):
+            assert shown in out, (fmt, shown)
+    _, out, _ = run(repo, "main")
+    assert f'- {pool.format(0, "HF_TOKEN")}.value: "<redacted>"' in out
+    assert f'+ {pool.format(0, "HF_TOKEN")}.value: "<redacted>"' in out
+    assert f'+ {pool.format(1, "MODE")}.value: "b"' in out
+
+
 def test_diagnostics_are_redacted_in_every_format(repo):
     edit(repo / "specs" / "resnet.yaml", "  region: us-central1", "  region: us-central1\n"
          "  outputDir: https://admin:SuperSecretPw99@storage.example.com/x")
@@ -262,7 +292,8 @@ def test_secret_literals_are_scrubbed_from_diagnostics():
 
 def test_key_value_args_are_redacted(repo):
     edit(repo / "specs" / "resnet.yaml", "args: [--epochs=3]",
-         "args: [--epochs=3, api_key=XYZSECRET123, --token=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU, password=pw0rd55, "
+         "args: [--epochs=3, api_key=XYZSECRET123, --token=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU, "
+         "password=pw0rd55, "
          "'python t.py --secret=sh3llsecret --lr=0.1']")
     for fmt in ("text", "markdown", "json"):
         code, out, err = run(repo, "main", "--format", fmt)
@@ -285,7 +316,8 @@ def test_redact_text_hides_only_the_secret_part():
             "https://u:<redacted>@host/x?access_token=<redacted>&y=1",
         "the token expired": "the token expired",  # prose, not a pair
         "monkey=3 --lr=0.1 keyfile=a": "monkey=3 --lr=0.1 keyfile=a",
-        "SSH_KEY=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU sshKey=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU --key=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU": "SSH_KEY=<redacted> sshKey=<redacted> --key=<redacted>",
+        "SSH_KEY=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU sshKey=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU "
+        "--key=Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU": "SSH_KEY=<redacted> sshKey=<redacted> --key=<redacted>",
     }
     for text, expected in cases.items():
         assert review.redact_text(text) == expected, text
@@ -308,7 +340,7 @@ def test_markdown_is_a_pr_comment(repo):
     (repo / "specs" / "legacy" / "census.yaml").unlink()
     code, out, _ = run(repo, "main", "--format", "markdown")
     assert code == 2
-    assert out.startswith(review.MARKER)
+    assert out.startswith(report_review.MARKER)
     assert "| Spec | Job | Platform | Action |" in out
     assert "| `specs/resnet.yaml` | resnet | vertex | 🟠 replace |" in out
     assert "| `specs/legacy/census.yaml` | census | ai-platform | 🔴 delete |" in out
@@ -650,9 +682,11 @@ def test_password_flags_hide_their_value(flag):
 @pytest.mark.parametrize("name,value,secret", [
     ("DB_PASS", "v4lue", True), ("DB_PASSWORD", "v4lue", True), ("APP_SECRET", "v4lue", True),
     ("AWS_SECRET_ACCESS_KEY", "v4lue", True), ("GH_TOKEN", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True),
-    ("AWS_KEY", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True), ("SENTRY_DSN", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True),
+    ("AWS_KEY", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True),
+    ("SENTRY_DSN", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", True),
     ("GH_TOKEN", "v4lue", False),  # a token's name, not a random value (detect-secrets' entropy)
-    ("LR", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", False), ("PASSTHROUGH", "v4lue", False), ("BYPASS_CACHE", "v4lue", False),
+    ("LR", "Zq8vKp3LmX9wRt2YbN6cFj4HsD7gA1eU", False), ("PASSTHROUGH", "v4lue", False),
+    ("BYPASS_CACHE", "v4lue", False),
     ("KEYBOARD_LAYOUT", "v4lue", False), ("NUM_PASSES", "v4lue", False),
     ("TOKENIZERS_PARALLELISM", "false", False), ("SECRET_NAME", "projects/p/secrets/s", False),
     ("PASSWORD_FILE", "/run/secrets/db", False), ("API_KEY", "${API_KEY}", False)])
@@ -667,7 +701,7 @@ def test_a_report_longer_than_a_github_comment_is_summarised_by_whole_rows(repo)
             VERTEX.replace("name: resnet", f"name: job-{i:03}"))
     code, out, _ = run(repo, "main", "--format", "markdown")
     assert code == 2
-    assert len(out) <= review.COMMENT_LIMIT
+    assert len(out) <= report_review.COMMENT_LIMIT
     assert "a summary without per-spec details" in out and "<details>" not in out
     rows = [line for line in out.splitlines() if line.startswith("| `specs/")]
     assert 0 < len(rows) < 400 and all(r.endswith("| 🟢 create |") for r in rows)

@@ -160,11 +160,32 @@ def test_a_secret_from_another_namespace_is_a_located_error(
     ("1.0e+20", "longer than the APIs' maximum duration"),
     ("1000000000000000", "longer than the APIs' maximum duration"),
     ("0.0000000001", "shorter than a nanosecond"),
+    ("1.9999999999s", "more precise than a nanosecond"),
+    ("1.9999999999", "more precise than a nanosecond"),
+    ("1.00000000001m", "more precise than a nanosecond"),
 ])
 def test_out_of_range_durations_are_located_errors(written: str, message: str) -> None:
     found = errors(spec(f"  container: {{image: gcr.io/p/t:1}}\n  scheduling: {{timeout: {written}}}\n"))
     assert len(found) == 1 and found[0].startswith("s.yaml:6:25: error: $.spec.scheduling.timeout")
     assert message in found[0]
+
+
+@pytest.mark.parametrize("platform,field", [("vertex", ("jobSpec", "scheduling", "timeout")),
+                                            ("ai-platform", ("trainingInput", "scheduling",
+                                                             "maxRunningTime"))])
+@pytest.mark.parametrize("written,sent", [("1.999999999s", "1.999999999s"),
+                                          ("0.0000000001m", "0.000000006s"),
+                                          ("1h0.5s", "3600.5s"), ("90", "90s")])
+def test_a_duration_within_nanoseconds_is_sent_exactly(platform: str, field: tuple, written: str,
+                                                       sent: str) -> None:
+    text = spec(f"  region: us-central1\n  container: {{image: gcr.io/p/t:1}}\n"
+                f"  scheduling: {{timeout: {written}}}\n")
+    result = pipeline.compile_text(text, "s.yaml", Options(platform=platform), today=TODAY)
+    assert result.ok, [d.format() for d in result.errors]
+    node = result.body
+    for key in field:
+        node = node[key]
+    assert node == sent
 
 
 def test_ml_command_moves_args_into_container_args() -> None:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import pytest
+
+from compiler import discovery, integers, pipeline
 from compiler.catalog import accelerators, regions
 from compiler.catalog import vertex_machines as vx
+from compiler.options import Options
 from compiler.schema import completions as schemagen
 from compiler.schema import validate as schemas
 
@@ -94,10 +98,63 @@ def test_completed_fields_accept_values_outside_the_catalog() -> None:
 
 
 def test_no_description_replaces_a_pattern_hint() -> None:
-    # validate prints a pattern's own description as the hint of its error (compiler/schemas.py);
+    # validate prints a pattern's own description as the hint of its error (compiler/schema/validate.py);
     # a description beside a $ref to a def with a pattern would replace that hint.
     schema = _published()
     for pointer, node in _nodes(schema):
         ref = node.get("$ref", "")
         if ref and "pattern" in schema["$defs"][ref.split("/")[-1]]:
             assert "description" not in node, pointer
+
+
+def _integer_nodes(schema: dict) -> dict[str, dict]:
+    return {pointer: node for pointer, node in _nodes(schema)
+            if "integer" in (node["type"] if isinstance(node.get("type"), list)
+                             else [node.get("type")])}
+
+
+# The formats' ranges (protobuf scalar types), written here as the oracle.
+FORMAT_RANGES = {"int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1),
+                 "int64": (-2**63, 2**63 - 1)}
+
+
+def test_every_integer_has_the_range_of_its_api_format() -> None:
+    """Every integer of the schema is in compiler/integers.py, and its bounds are the range of
+    the API formats it is sent as (discovery documents), or tighter with a reason."""
+    found = _integer_nodes(_published())
+    assert sorted(found) == sorted(integers.FIELDS)
+    for pointer, sent in integers.FIELDS.items():
+        if not isinstance(sent, integers.Sent):
+            assert sent, pointer  # why it is no API integer
+            continue
+        ranges = [FORMAT_RANGES[discovery.load(api)["schemas"][name]["properties"][field]
+                                ["format"]] for api, name, field in sent.to]
+        api_low, api_high = max(r[0] for r in ranges), min(r[1] for r in ranges)
+        node = found[pointer]
+        low, high = node.get("minimum"), node.get("maximum")
+        assert low is not None and high is not None, pointer
+        if (sent.minimum, sent.maximum) == (None, None):
+            assert (low, high) == (api_low, api_high), pointer
+        else:
+            assert sent.why, f"{pointer}: a bound tighter than the API format needs its reason"
+            assert api_low <= low <= high <= api_high, pointer
+            assert low == (api_low if sent.minimum is None else sent.minimum), pointer
+            assert high == (api_high if sent.maximum is None else sent.maximum), pointer
+
+
+@pytest.mark.parametrize("where", [
+    "  aiPlatform:\n    hyperparameters: {%s: 9223372036854775807}\n",
+    "  tuning: {%s: 2147483648}\n"])
+@pytest.mark.parametrize("key", ["maxTrials", "maxParallelTrials", "maxFailedTrials"])
+def test_an_int32_field_refuses_a_value_beyond_int32(where: str, key: str) -> None:
+    if "tuning" in where and key == "maxParallelTrials":
+        key = "parallelTrials"
+    text = ("apiVersion: trainspec/v1\nkind: TrainingJob\nmetadata: {name: job}\nspec:\n"
+            "  platform: ai-platform\n  region: us-central1\n"
+            "  container: {image: gcr.io/p/t:1}\n" + where % key)
+    result = pipeline.compile_text(text, "s.yaml", Options())
+    found = [d for d in result.errors if d.path.endswith("." + key)]
+    line = (text.splitlines().index(where.splitlines()[-1] % key)) + 1
+    assert found and found[0].position is not None and found[0].position.line == line, \
+        [d.format() for d in result.errors]
+    assert "2147483647" in found[0].message

@@ -14,10 +14,11 @@ import pytest
 import yaml
 from files import write
 
-from compiler import cli, review, secret_check
+from compiler import cli, review
 from compiler.importers import decompile
-from compiler.secret_check import found
-from compiler.secret_scan import scan, secret_kind
+from compiler.secrets import check as secret_check
+from compiler.secrets.check import found
+from compiler.secrets.scan import scan, secret_kind
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"

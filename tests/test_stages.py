@@ -77,3 +77,21 @@ spec:
     result = pipeline.compile_text(spec, "spec.yaml", today=TODAY)
     assert result.ok, result.diagnostics
     assert result.body["trainingInput"]["workerType"] == "standard"
+
+
+def test_the_compile_in_the_middle_reads_no_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repo config is passed in by the entry point that reads files: compile_document
+    never looks one up (no module-global cache, no disk)."""
+    from compiler.config import load as config_load
+    from compiler.config.model import Policy
+
+    def no_lookup(*args, **kwargs):
+        raise AssertionError("compile_document looked up a repo config")
+
+    doc, found = source.parse(b"apiVersion: trainspec/v1\nkind: TrainingJob\nmetadata: {name: a}"
+                              b"\nspec: {container: {image: gcr.io/p/t:1}}\n", "spec.yaml")
+    monkeypatch.setattr(config_load, "find", no_lookup)
+    repo = config_load.Found(policies=((Policy(require_encryption_key=True), "trainspec.yaml"),))
+    result = pipeline.compile_document(doc, found, Options(), TODAY, repo)
+    assert any(d.file == "spec.yaml" and "encryptionKey" in d.message
+               for d in result.diagnostics), result.diagnostics

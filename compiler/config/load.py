@@ -5,13 +5,12 @@ filesystem root; nothing above it is read), each folder with a `trainspec.yaml` 
 pyproject.toml with `[tool.trainspec]` holds a config; both in one folder is an error. The
 nearest config is the spec's config (ignore, severity, overrides, extensions, packaging);
 the `policy` of every one of them applies, so that a nested config can add guardrails but
-never drop the root's (compiler/policy.py combines them). A spec at a git revision
+never drop the root's (policy.py combines them). A spec at a git revision
 (`diff BASE`) reads the configs at that revision.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import os
@@ -55,9 +54,15 @@ def _found(layers: list[Found]) -> Found:
                        if layer.config.file))
 
 
-def find(spec_file: str, files: Files | None = None) -> Found:
+Seen = dict[str, tuple[bool, bool, bool]]  # folder → whether it holds each config file
+
+
+def find(spec_file: str, files: Files | None = None, seen: Seen | None = None) -> Found:
     """The repo config of `spec_file` (a path relative to `files.base`, or the current
-    folder; `<stdin>` is looked up from that folder, other `<names>` have none)."""
+    folder; `<stdin>` is looked up from that folder, other `<names>` have none).
+
+    `seen` is what the folders hold, shared by the specs of one tree (tree.py): a tree is
+    read at one moment, and 2,000 specs in 20 folders need 20 lookups, not 2,000."""
     if isinstance(files, GitFiles):
         return _find_git(spec_file, files)
     base = os.path.abspath((files.base if files is not None else None) or ".")
@@ -70,7 +75,7 @@ def find(spec_file: str, files: Files | None = None) -> Found:
     layers = []
     for folder in folders_up(start):
         yaml_path, toml_path = os.path.join(folder, FILE_NAME), os.path.join(folder, PYPROJECT)
-        has_yaml, has_toml, has_git = _entries(folder)
+        has_yaml, has_toml, has_git = _entries(folder, seen)
         toml = _fs_pyproject(toml_path, base) if has_toml else None
         if has_yaml or toml is not None:
             spec = "" if spec_file.startswith("<") else \
@@ -88,31 +93,14 @@ def find(spec_file: str, files: Files | None = None) -> Found:
     return _found(layers)
 
 
-# While one tree compiles (`one_pass`), what each folder holds is looked up once: a tree is
-# read at one moment, and 2,000 specs in 20 folders need 20 lookups, not 2,000.
-_PASS: dict[str, tuple[bool, bool, bool]] | None = None
-
-
-@contextlib.contextmanager
-def one_pass() -> Iterator[None]:
-    """Within the block, each folder's config files are looked up once (tree.compile_many)."""
-    global _PASS
-    outer = _PASS
-    _PASS = {} if outer is None else outer
-    try:
-        yield
-    finally:
-        _PASS = outer
-
-
-def _entries(folder: str) -> tuple[bool, bool, bool]:
+def _entries(folder: str, seen: Seen | None) -> tuple[bool, bool, bool]:
     """Whether `folder` holds trainspec.yaml, pyproject.toml, .git (links count)."""
-    if _PASS is not None and folder in _PASS:
-        return _PASS[folder]
+    if seen is not None and folder in seen:
+        return seen[folder]
     found = tuple(os.path.lexists(os.path.join(folder, name))
                   for name in (FILE_NAME, PYPROJECT, ".git"))
-    if _PASS is not None:
-        _PASS[folder] = found  # type: ignore[assignment]
+    if seen is not None:
+        seen[folder] = found  # type: ignore[assignment]
     return found  # type: ignore[return-value]
 
 

@@ -30,7 +30,7 @@ class Override:
 
 @dataclass(frozen=True)
 class Policy:
-    """`policy:`, the guardrails compiler/policy.py checks. None / () / False: not set."""
+    """`policy:`, the guardrails config/policy.py checks. None / () / False: not set."""
 
     required_labels: tuple[str, ...] = ()
     allowed_regions: tuple[str, ...] | None = None

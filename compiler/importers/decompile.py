@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from .. import packaging, pipeline
-from ..diagnostics import Collector, Diagnostic, format_text, has_errors
+from ..diagnostics import Collector, Diagnostic, has_errors
 from ..options import Options
+from ..report import format_text
 from ..schema.foreign import describe
 from ..source import files as safe_files
 from ..source import read as source
 from ..tuning.model import KIND as TUNING_KIND
-from . import flags, gcloud, ml, render, sources, study, vertex
+from . import flags, gcloud, ml, render, sources, study, typed, vertex
 from .spec import Draft
 
 KIND_TEXT = {
@@ -63,6 +64,9 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
         src, found = sources.load(text, file)
         if src is None or has_errors(found):
             return Outcome(None, None, found)
+    typed.check(src)  # every value of the API's shape before any importer reads one
+    if src.collector.failed:
+        return Outcome(None, src.kind, src.collector.items)
     flags.merge(src, ns)
     if src.kind != "vertex-hpt" and ns.trial_job_only:
         src.collector.error("$", "--trial-job-only applies to a Vertex hyperparameter tuning "

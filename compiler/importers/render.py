@@ -131,15 +131,20 @@ def _plain_ok_rest(text: str, flow: bool) -> bool:
     return _loads(text) == text
 
 
+# PyYAML's converters raise on text its resolver takes for a number but that has none
+# (`0x_`, `-0b_`) or is longer than Python converts: such text is not written plain either.
+_UNREADABLE = (yaml.YAMLError, ValueError, LookupError, TypeError)
+
+
 def _loads_flow(text: str) -> Any:
     try:
         return yaml.safe_load("[" + text + "]")
-    except yaml.YAMLError:
+    except _UNREADABLE:
         return None
 
 
 def _loads(text: str) -> Any:
     try:
         return yaml.safe_load("v: " + text)["v"]
-    except (yaml.YAMLError, TypeError, KeyError):
+    except _UNREADABLE:
         return None

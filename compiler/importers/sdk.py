@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import fields
 from ..tuning.model import PARENT_VALUES, RANGED, VALUE_SPECS
+from . import typed
 
 if TYPE_CHECKING:
     from .loaded import Source
@@ -65,7 +66,8 @@ def _enum_names(src: Source) -> None:
     """proto-plus sends an enum given as a number (MachineSpec.accelerator_type=7) by name."""
     from ..catalog import accelerators
 
-    pools = src.request.get("jobSpec", {}).get("workerPoolSpecs")
+    spec = src.request.get("jobSpec")
+    pools = spec.get("workerPoolSpecs") if isinstance(spec, dict) else None
     for i, pool in enumerate(pools if isinstance(pools, list) else ()):
         m = pool.get("machineSpec") if isinstance(pool, dict) else None
         kind = m.get("acceleratorType") if isinstance(m, dict) else None
@@ -102,9 +104,12 @@ def _sdk_request(src: Source, data: dict) -> None:
             "encryption_spec": data.get("encryption_spec")}).items() if v is not None}
         src.request["jobSpec"] = camelize(spec)
         return
-    ctor = dict(data.get("constructor_kwargs") or {})
-    run = dict(data.get("run_kwargs") or data.get("submit_kwargs") or {})
+    c = src.collector
+    ctor = dict(typed.mapping(c, data.get("constructor_kwargs"), f"{base}.constructor_kwargs",
+                              "constructor_kwargs"))
     where = f"{base}.run_kwargs" if "run_kwargs" in data else f"{base}.submit_kwargs"
+    run = dict(typed.mapping(c, data.get("run_kwargs", data.get("submit_kwargs")), where,
+                             where.rsplit(".", 1)[1]))
     if "container_uri" in data:  # CustomContainerTrainingJob(container_uri, command).run(...)
         pools = _container_job_pools(data, run, src)
     else:
@@ -138,7 +143,8 @@ def _sdk_study(src: Source, data: dict, base: str) -> dict:
         "metrics": [{"metricId": k, "goal": str(v).upper()} for k, v in metrics.items()],
         "parameters": [_sdk_parameter(src, k, v, f"{base}.parameter_spec") for k, v in
                        params.items()]}
-    algorithm = data.get("search_algorithm")
+    algorithm = typed.scalar(src.collector, data.get("search_algorithm"),
+                             f"{base}.search_algorithm", "search_algorithm")
     if algorithm not in _SDK_ALGORITHMS:
         src.collector.error(f"{base}.search_algorithm", f"unknown search_algorithm "
                             f"{algorithm!r}", "None, 'grid' or 'random'",
@@ -162,7 +168,9 @@ def _sdk_study(src: Source, data: dict, base: str) -> dict:
 def _sdk_parameter(src: Source, pid: str, value: Any, at: str) -> dict:
     """One hpt.*ParameterSpec, written as a dict ({"type": "DoubleParameterSpec", ...})."""
     where = f"{at}[{pid!r}]"
-    kind = _SDK_KINDS.get(value.get("type")) if isinstance(value, dict) else None
+    c = src.collector
+    kind = _SDK_KINDS.get(typed.scalar(c, value.get("type"), f"{where}.type", "type")) \
+        if isinstance(value, dict) else None
     if kind is None:
         src.collector.error(where, "a parameter spec needs its class as \"type\": one of "
                             + ", ".join(_SDK_KINDS), code="import-required-field")
@@ -173,8 +181,9 @@ def _sdk_parameter(src: Source, pid: str, value: Any, at: str) -> dict:
         out[VALUE_SPECS[kind]] = {"minValue": str(low) if kind == "integer" else low,
                                   "maxValue": str(high) if kind == "integer" else high}
     else:
-        out[VALUE_SPECS[kind]] = {"values": list(value.get("values") or ())}
-    scale = value.get("scale")
+        out[VALUE_SPECS[kind]] = {"values": typed.listing(c, value.get("values"),
+                                                          f"{where}.values", "values")}
+    scale = typed.scalar(c, value.get("scale"), f"{where}.scale", "scale")
     if scale is not None and scale not in _SDK_SCALES:
         src.collector.error(f"{where}.scale", f"unknown scale {scale!r}",
                             "'linear', 'log' or 'reverse_log'", code="import-enum-value")

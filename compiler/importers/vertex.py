@@ -182,8 +182,10 @@ def _env(src: Source, role: str, kind: str, task: dict) -> dict:
         src.collector.error(at, "env must be a list of {name, value}", code="import-shape")
         return out
     for i, item in enumerate(raw):
-        if not isinstance(item, dict) or "name" not in item or set(item) - {"name", "value"}:
-            src.collector.error(f"{at}[{i}]", "an env entry must be {name, value}",
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) \
+                or set(item) - {"name", "value"}:
+            src.collector.error(f"{at}[{i}]", "an env entry must be {name, value} (a string "
+                                "name)",
                                 "secret references (valueFrom) have no trainspec key", code="import-shape")
             continue
         if item["name"] in out:

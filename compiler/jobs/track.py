@@ -21,12 +21,13 @@ from ..cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from ..durations import human
 from ..options import Options
 from ..roles import ROLES
+from ..targets import PLATFORMS
 from ..tuning.model import KIND as TUNING_KIND
 from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
 from .workspace import Stack
 
 # trainspec's pool roles → each API's task-name prefix (the replica index follows), see
-# compiler/cloud/logging_emulator.py for where the names come from.
+# compiler/cloud/emulator/logs.py for where the names come from.
 TASK_PREFIXES = {
     "vertex": {r.name: f"workerpool{r.pool}-" for r in ROLES},
     "ai-platform": {r.name: f"{r.ml_task}-replica-" for r in ROLES},
@@ -186,7 +187,7 @@ def view(found: Found, now: datetime.datetime) -> dict[str, Any]:
         "createTime": job.get("createTime"), "startTime": job.get("startTime"),
         "endTime": job.get("endTime"), "durationSeconds": seconds,
         "duration": human_seconds(seconds), "error": api.message(job) or None,
-        "consoleUrl": console_url(name, project),
+        "consoleUrl": console_url(found, name, project),
         "logsUrl": api.logs_url(name, project),
         "webAccessUris": web_access(job), "tensorboardUrl": tensorboard(job),
         "trials": trials(job),
@@ -194,13 +195,11 @@ def view(found: Found, now: datetime.datetime) -> dict[str, Any]:
     return out
 
 
-def console_url(name: str, project: str) -> str:
-    """The job's page in the Cloud console, by the kind of resource `name` is."""
-    if f"/{TUNING_JOBS}/" in name:
-        return api.tuning_console_url(name, project)
-    if f"/{CUSTOM_JOBS}/" in name:
-        return api.vertex_console_url(name, project)
-    return api.ml_console_url(name, project)
+def console_url(found: Found, name: str, project: str) -> str:
+    """The page in the Cloud console of job `name`, found for `found`'s spec."""
+    job = found.result.job
+    assert job is not None
+    return PLATFORMS[job.platform].console[job.kind](name, project)
 
 
 def web_access(job: dict) -> dict[str, str]:

@@ -4,7 +4,7 @@ Each finds a spec's job from the spec alone (`compiler.track`, `compiler.workspa
 state, the same auth and endpoint rules as the providers (`compiler.cloud.rest.Client`).
 Bad input (a missing or invalid spec, no Pulumi stack) is reported as located errors and exit
 1 before any API call; no command leaves a traceback, and Ctrl-C stops quietly (exit 130).
-`status`'s text table is status_table.py.
+`status`'s text table is table.py.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from .. import diagnostics as diag
 from .. import durations, pipeline, tree
 from ..cloud import jobs as api
 from ..cloud.rest import ApiError, Client, ConfigError
+from ..report import format_text
 from . import log as joblog
 from . import table as status_table
 from . import track
@@ -123,7 +123,7 @@ def _find(paths: list[str], args: argparse.Namespace,
     problems = found.errors + [d for r in found.results for d in pipeline.location_errors(r)]
     results = [(r, stacks[Path(r.file).parent]) for r in found.results]
     if problems:
-        err.write(diag.format_text(problems) + "\n")
+        err.write(format_text(problems) + "\n")
         raise Stop(EXIT_FAILED)
     try:
         client = Client()

@@ -20,8 +20,8 @@ from __future__ import annotations
 import pulumi
 
 from .. import pipeline
-from ..diagnostics import format_text
 from ..options import Options
+from ..report import format_text
 from ..targets import TUNING
 from . import stack as program
 from .jobs import Config, resource_type, token

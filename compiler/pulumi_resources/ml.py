@@ -8,10 +8,10 @@ from typing import Any
 from pulumi import dynamic
 
 from .. import plan
-from ..cloud.jobs import ML_TERMINAL, failure, ml_console_url
+from ..cloud.jobs import ML_TERMINAL, failure
 from ..cloud.rest import ApiError, Client
 from ..model import IDENTITY_LABEL
-from ..targets import ml as ml_target
+from ..targets import body_schema
 from .bodies import describe, locate, restore_ints
 from .polling import ignore_precondition, wait
 from .provider import JobError, JobProvider, owner_labels
@@ -22,10 +22,8 @@ CREATE_ATTEMPTS = 3  # ml POSTs of one create (its jobId makes a second POST saf
 class TrainingJobProvider(JobProvider):
     """A legacy AI Platform Training job (ml v1 projects.jobs); it can never be deleted."""
 
-    platform, api, schema = "ai-platform", ml_target.API, ml_target.SCHEMA
-
-    def _console(self, name: str, project: str) -> str:
-        return ml_console_url(name, project)
+    platform = "ai-platform"
+    api, schema = body_schema(platform)
 
     def _get(self, client: Client, name: str) -> dict:
         return client.ml_get(name)

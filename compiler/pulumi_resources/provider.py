@@ -13,6 +13,7 @@ from ..cloud.rest import ApiError, Client
 from ..diagnostics import TrainspecError
 from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
 from ..options import Options
+from ..targets import PLATFORMS, TRAINING
 from .bodies import describe, has_unknown, locate, restore_ints, secret_keys, splice_secrets
 
 INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
@@ -33,7 +34,8 @@ class JobProvider(dynamic.ResourceProvider):
     """What both providers share. No attributes: nothing is pickled into state but the class."""
 
     serialize_as_secret_always = False  # captures no secret: secretEnv travels as an input
-    platform = ""
+    platform = ""  # a key of targets.PLATFORMS
+    kind = TRAINING  # the spec kind whose request this provider sends
     api = ""
     schema = ""
     output_keys = OUTPUT_KEYS
@@ -170,7 +172,7 @@ class JobProvider(dynamic.ResourceProvider):
         return {**self._inputs(news), **{k: olds[k] for k in self.output_keys if k in olds}}
 
     def _console(self, name: str, project: str) -> str:
-        raise NotImplementedError
+        return PLATFORMS[self.platform].console[self.kind](name, project)
 
     def _get(self, client: Client, name: str) -> dict:
         raise NotImplementedError

@@ -9,12 +9,10 @@ from ..cloud.jobs import (
     VERTEX_NOT_ADOPTABLE,
     VERTEX_TERMINAL,
     best_trial,
-    tuning_console_url,
-    vertex_console_url,
 )
 from ..cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
-from ..targets import vertex as vertex_target
+from ..targets import TUNING, body_schema
 from .bodies import describe
 from .polling import ignore_precondition, poll, settle_seconds, wait
 from .provider import OUTPUT_KEYS, TUNING_OUTPUT_KEYS, JobError, JobProvider
@@ -24,12 +22,10 @@ class CustomJobProvider(JobProvider):
     """A Vertex AI CustomJob (aiplatform v1 projects.locations.customJobs), and the machinery of
     every Vertex job collection: a subclass names its collection, schema and states."""
 
-    platform, api, schema = "vertex", vertex_target.API, vertex_target.SCHEMA
+    platform = "vertex"
+    api, schema = body_schema(platform)
     collection, resource_type = CUSTOM_JOBS, "CustomJob"
     terminal, not_adoptable = VERTEX_TERMINAL, VERTEX_NOT_ADOPTABLE
-
-    def _console(self, name: str, project: str) -> str:
-        return vertex_console_url(name, project)
 
     def _get(self, client: Client, name: str) -> dict:
         return client.vertex_get(name)
@@ -107,12 +103,10 @@ class TuningJobProvider(CustomJobProvider):
     CustomJob lifecycle on another collection (its JobState enum is the CustomJob's), with the
     trials' progress and the best trial in the outputs."""
 
-    schema = vertex_target.TUNING_SCHEMA
+    kind = TUNING
+    schema = body_schema("vertex", kind)[1]
     collection, resource_type = TUNING_JOBS, "HyperparameterTuningJob"
     output_keys = OUTPUT_KEYS + TUNING_OUTPUT_KEYS
-
-    def _console(self, name: str, project: str) -> str:
-        return tuning_console_url(name, project)
 
     def _outs(self, props: dict, job: dict, name: str) -> dict:
         trials = job.get("trials") or []

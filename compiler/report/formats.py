@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from ..config.load import folders_up
-from ..diagnostics import Diagnostic, sort_key
+from ..diagnostics import Diagnostic, printable, sort_key
 from ..rules import RULES, Rule
 from ..version import VERSION
 
@@ -76,7 +76,7 @@ def sarif(diagnostics: Iterable[Diagnostic], root: str | None = None) -> dict:
     for d in items:
         code = d.code if d.code in RULES else UNCODED.code
         result: dict = {"ruleId": code, "ruleIndex": index[code], "level": d.severity,
-                        "message": {"text": _text(d)}}
+                        "message": {"text": printable(_text(d))}}
         path = _relative(d.file, root)
         if path is not None:
             location: dict = {"artifactLocation": {"uri": quote(path, safe="/"),
@@ -99,8 +99,9 @@ def sarif(diagnostics: Iterable[Diagnostic], root: str | None = None) -> dict:
 
 
 def _data(text: str) -> str:
-    # GitHub's workflow-command escaping (actions/toolkit, core/src/command.ts).
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # GitHub's workflow-command escaping (actions/toolkit, core/src/command.ts), then every other
+    # character a log would show raw (ESC, U+2028, U+0085, bidi overrides) `printable`.
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _property(text: str) -> str:

@@ -4,8 +4,9 @@
 the working tree, uncommitted and untracked files included) (sides.py), compiles both sides in
 memory as one tree each (`compiler.tree`, as `validate` and the Pulumi program do) and reports,
 per spec added, removed or changed, the action `pulumi up` takes (compare.py:
-`compiler.plan.classify`, the rule the Pulumi provider uses) and a field-level diff of the
-compiled request (render.py).
+`compiler.plan.classify`, the rule the Pulumi provider uses); the `diff` command
+(compiler/diff.py) reports it as text, markdown or JSON with a field-level diff of the compiled
+request (compiler/report/review.py).
 
 A change of the job's location (the resolved project or region, or the platform) is a replace:
 both live in the request URL, not the body, and `pulumi up` creates the job in the new place.
@@ -15,11 +16,8 @@ values that look like credentials (by env name, flag or key name, or shape) are 
 ``<redacted>``, in field values and in diagnostics alike.
 """
 
-from .command import DESCRIPTION, EXIT_CODES, add_arguments, cmd_diff
 from .compare import EXIT_CHANGED, EXIT_ERROR, EXIT_SAME
 from .redact import redact, redact_diagnostic, redact_text, spec_secrets
-from .render import COMMENT_LIMIT, MARKER
 
-__all__ = ["DESCRIPTION", "EXIT_CODES", "add_arguments", "cmd_diff", "EXIT_CHANGED", "EXIT_ERROR",
-           "EXIT_SAME", "redact", "redact_diagnostic", "redact_text", "spec_secrets",
-           "COMMENT_LIMIT", "MARKER"]
+__all__ = ["EXIT_CHANGED", "EXIT_ERROR", "EXIT_SAME", "redact", "redact_diagnostic",
+           "redact_text", "spec_secrets"]

@@ -1,5 +1,5 @@
 """Redaction: what `diff` prints never holds a secret. Env values a spec marks as secret compile
-to ``<secret:KEY>`` markers; what validate reports as a plaintext secret (compiler/secret_scan.py,
+to ``<secret:KEY>`` markers; what validate reports as a plaintext secret (compiler/secrets/scan.py,
 detect-secrets' detectors: an env value by its variable's name, an argument by its flag, a
 token format or a ``key=value`` anywhere) is shown as ``<redacted>``, in field values and in
 diagnostics alike: review hides exactly what validate flags."""
@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..secret_check import ARG_KEYS, args, found
-from ..secret_scan import scan, secret_kind
+from ..secrets.check import ARG_KEYS, args, found
+from ..secrets.scan import scan, secret_kind
 
 REDACTED = "<redacted>"
 _PLACEHOLDER = re.compile(r"^<secret:[^>]+>$")
@@ -31,7 +31,7 @@ def looks_secret(value: str) -> bool:
 
 def redact_text(text: str, literals: Iterable[str] = ()) -> str:
     """`text` with the secret parts replaced by ``<redacted>``: each secret the detector finds
-    in it (compiler/secret_scan.py) and any of `literals` (values of the spec validate flags)."""
+    in it (compiler/secrets/scan.py) and any of `literals` (values of the spec validate flags)."""
     for value in sorted(set(literals), key=len, reverse=True):
         if len(value) >= _MIN_LITERAL and not _placeholder(value):
             text = text.replace(value, REDACTED)

@@ -8,12 +8,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .. import tree
-from ..diagnostics import Diagnostic, Position, format_text
+from ..diagnostics import Diagnostic, Position
 from ..options import Options
 from ..source import read as source
 from ..source.files import MAX_BYTES, read_bytes, shown
@@ -34,7 +34,12 @@ class NoSpecsError(ReviewError):
 
 
 class StackError(ReviewError):
-    """The stack config file cannot be read."""
+    """The stack config file cannot be read: why, or the located `problems` of its YAML (the
+    command reports them)."""
+
+    def __init__(self, message: str = "", problems: Sequence[Diagnostic] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
 
 
 def git(repo: Path, *args: str) -> bytes:
@@ -154,7 +159,7 @@ def stack_side(root: Path, ref: str | None, path: str,
     errors = [d for d in found if d.is_error]
     config = doc.data.get("config") if isinstance(doc.data, dict) else None
     if errors or not isinstance(config if config is not None else {}, dict):
-        raise StackError(format_text(errors) if errors else f"{path}: 'config' is not a mapping")
+        raise StackError(f"{path}: 'config' is not a mapping", errors)
     config = config or {}
 
     def text(key: str) -> str | None:

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import integers
 from ..catalog import accelerators, regions
 from ..catalog import ml_machines as ml
 from ..catalog import vertex_machines as vx
@@ -135,11 +136,16 @@ def _node(schema: dict, pointer: str) -> dict:
 
 
 def generate(schema: dict) -> dict:
-    """`schema` with the catalog's completions written into the fields of COMPLETED."""
+    """`schema` with the catalog's completions written into the fields of COMPLETED, and each
+    integer's bounds from its API formats (compiler/integers.py)."""
     result = copy.deepcopy(schema)
     for pointer, rows in COMPLETED.items():
         _node(result, pointer)["defaultSnippets"] = [
             {"label": value, "description": text, "body": value} for value, text in rows()]
+    for pointer, sent in integers.FIELDS.items():
+        if isinstance(sent, integers.Sent):
+            node = _node(result, pointer)
+            node["minimum"], node["maximum"] = sent.bounds()
     return result
 
 

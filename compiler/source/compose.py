@@ -3,35 +3,52 @@
 PyYAML composes the nodes (never constructs Python objects from tags), so: only the plain
 YAML tags are read and none runs code (`!!python/...` is refused, not resolved), keys are
 strings and unique, merge keys (`<<`) are flattened with the mapping's own keys winning, alias
-expansion is bounded (billion-laughs) and recursion refused (compiler/yaml_limits.py), and
-numbers YAML 1.1 misreads are recorded (compiler/yaml_numbers.py).
+expansion is bounded (billion-laughs) and recursion refused (limits.py),
+numbers YAML 1.1 misreads are recorded (numbers.py), and a scalar PyYAML cannot
+convert is never a traceback: an explicit tag's text not of its type (`!!int x`) is an error,
+a plain `0x_` the string YAML 1.2 reads.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ..diagnostics import Collector, Diagnostic, Position
 from .jsonpath import child
-from .limits import MAX_DEPTH, MAX_NODES, Budget
-from .numbers import EXPONENT_NUMBER, reading
+from .limits import MAX_DEPTH, MAX_EXPANDED, MAX_NODES, Budget
+from .numbers import EXPONENT_NUMBER, MAX_DIGITS, YAML12_FLOAT, reading
 
 if TYPE_CHECKING:
     from .document import Document
 
 _T = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null", _T + "timestamp"}
+# What the text of each typed scalar must look like: PyYAML's own YAML 1.1 resolver patterns
+# (an explicit `!!float` also takes YAML 1.2's 1 and 1e5), and how a message names the type.
+_FORMS = {tag: regexp for resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.values()
+          for tag, regexp in resolvers}
+_TYPES = {_T + "int": ("an integer", "12, -3, 0x1f or 1_000"),
+          _T + "float": ("a number", "1.5, 1e-3 or .inf"),
+          _T + "bool": ("a boolean", "true/false, yes/no or on/off"),
+          _T + "null": ("null", "~, null or nothing"),
+          _T + "timestamp": ("a timestamp", "2001-12-14 or 2001-12-14T21:59:43Z")}
+# A node written with an explicit tag (`!!int x`, `&a !!int x`): a node starts at its
+# properties, and no plain scalar starts with '!' or '&'.
+_TAGGED = re.compile(r"!|&[^\s\[\]{},]+\s+!")
 
 
 class Builder:
     """Builds the plain data of one document into `doc` (positions, raw text, suspect numbers)."""
 
-    def __init__(self, c: Collector, doc: Document, exponents: bool = False):
+    def __init__(self, c: Collector, doc: Document, text: str, exponents: bool = False):
         self.c = c
         self.doc = doc
+        self.text = text  # what was composed: node marks index it
         self.count = 0
+        self.size = 0  # characters composed: paths, keys and values (MAX_EXPANDED)
         self.stack: set[int] = set()
         self.exponents = exponents
 
@@ -51,6 +68,14 @@ class Builder:
             raise Budget
         if depth > MAX_DEPTH:
             self.fail(node, path, "yaml-limits", f"nesting deeper than {MAX_DEPTH} levels")
+            raise Budget
+        self.size += len(path) + (len(node.value) if isinstance(node, yaml.ScalarNode) else 0)
+        if self.size > MAX_EXPANDED:
+            shown = path if len(path) <= 200 else path[:200] + "…"
+            self.fail(node, shown, "yaml-limits", f"the document expands to more than "
+                      f"{MAX_EXPANDED // 1048576} MiB of keys, values and paths",
+                      "aliases expanding into huge trees, or long keys above many values, are "
+                      "refused")
             raise Budget
         self.doc.positions.setdefault(path, self.pos(node))
         if id(node) in self.stack:
@@ -79,23 +104,66 @@ class Builder:
                       "plain YAML only; tags never run")
             return None
         if tag == _T + "str" and self.exponents and not node.style \
-                and EXPONENT_NUMBER.match(node.value):
+                and EXPONENT_NUMBER.match(node.value) and not self.tagged(node):
             value = float(node.value)
             self.doc.raw[path] = node.value
             odd = reading(node.value, value)
             if odd is not None:
                 self.doc.suspect[path] = odd
             return value
-        if tag == _T + "str" or tag == _T + "timestamp":
+        if tag == _T + "str":
+            if node.style not in ("|", ">") and node.end_mark.line > node.start_mark.line:
+                self.doc.joined.add(path)
             return node.value
+        value = self.typed(node, path)
+        if value is _UNREADABLE:
+            return None
+        if tag == _T + "timestamp" or isinstance(value, str):
+            return value
         self.doc.raw[path] = node.value
-        # Resolution of plain scalars is PyYAML's (YAML 1.1); construction of these few types is safe.
-        value = yaml.SafeLoader.yaml_constructors[tag](_SAFE, node)
         if tag in (_T + "int", _T + "float"):
             odd = reading(node.value, value)
             if odd is not None:
                 self.doc.suspect[path] = odd
         return value
+
+    def typed(self, node: yaml.ScalarNode, path: str) -> Any:
+        """The value of an int, float, bool, null or timestamp scalar (a timestamp stays its
+        text); `_UNREADABLE`, reported, if its text is not one.
+
+        Plain scalars are resolved by PyYAML's YAML 1.1 patterns, so their text always has the
+        form; yet `0x_` or `-0b_` has no digits (YAML 1.2 reads them as strings, and so does
+        trainspec). An explicit tag (`!!int x`, `!!bool maybe`, `!!null x`) whose text is not
+        of its type is an error, and so is an integer longer than Python converts (slowly)."""
+        text, tag = node.value, node.tag
+        ours = _FORMS[tag].match(text) or (tag == _T + "float" and YAML12_FLOAT.match(text))
+        digits = len(text.replace("_", "").lstrip("+-"))
+        if ours and tag == _T + "int" and digits > MAX_DIGITS:
+            return self.unreadable(node, path, f"it has {digits} digits, more than "
+                                   f"{MAX_DIGITS}", "no API takes a number that long; "
+                                   "quote it for text")
+        if ours and tag == _T + "timestamp":
+            return text
+        if ours:
+            try:  # PyYAML's converters for these few types are safe; they fail on `0x_`
+                return yaml.SafeLoader.yaml_constructors[tag](_SAFE, node)
+            except (ValueError, LookupError):
+                pass
+        if not self.tagged(node):
+            return text
+        name = "!!" + tag.removeprefix(_T)
+        return self.unreadable(node, path, f"it is tagged {name}",
+                               f"{name} is written {_TYPES[tag][1]}; drop the tag for text")
+
+    def tagged(self, node: yaml.ScalarNode) -> bool:
+        """Whether the scalar was written with an explicit tag (else PyYAML resolved it)."""
+        return _TAGGED.match(self.text, node.start_mark.index) is not None
+
+    def unreadable(self, node: yaml.ScalarNode, path: str, why: str, hint: str) -> object:
+        text = node.value if len(node.value) <= 40 else node.value[:40] + "…"
+        self.fail(node, path, "yaml-value", f"cannot read {text!r} as {_TYPES[node.tag][0]}: "
+                  f"{why}", hint)
+        return _UNREADABLE
 
     def mapping(self, node: yaml.MappingNode, path: str, depth: int) -> dict:
         out: dict[str, Any] = {}
@@ -103,8 +171,8 @@ class Builder:
         for key_node, value_node in own:
             key = key_node.value
             p = child(path, key)
+            out[key] = self.build(value_node, p, depth + 1)  # counts `p` before it is kept
             self.doc.positions[p + "#key"] = self.pos(key_node)
-            out[key] = self.build(value_node, p, depth + 1)
             if isinstance(value_node, yaml.CollectionNode) and not value_node.flow_style:
                 # A block mapping/list "starts" at its first child; users look for its key.
                 self.doc.positions[p] = self.pos(key_node)
@@ -113,8 +181,8 @@ class Builder:
             key = key_node.value
             if key not in out:
                 p = child(path, key)
-                self.doc.positions.setdefault(p + "#key", self.pos(key_node))
                 out[key] = self.build(value_node, p, depth + 1)
+                self.doc.positions.setdefault(p + "#key", self.pos(key_node))
         return out
 
     def pairs(self, node: yaml.MappingNode, path: str, depth: int,
@@ -183,3 +251,4 @@ class Builder:
 
 
 _SAFE = yaml.SafeLoader("")  # only its scalar constructors are used; they read node.value
+_UNREADABLE = object()  # a scalar whose text is not of its type (reported)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ..diagnostics import Diagnostic, Position
+from ..diagnostics import Diagnostic, Position, printable
 
 MAX_BYTES = 1024 * 1024  # a real spec is a few KiB; args are at most 100,000 characters a pool
 STDIN = "-"  # the path that means "read the spec from standard input"
@@ -20,10 +20,7 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
 def shown(path: str) -> str:
     """`path` as diagnostics print it: control characters (a newline in a file name would
     forge output lines) escaped."""
-    if path.isprintable():
-        return path
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in path)
+    return printable(path)
 
 
 def read_bytes(path: str) -> tuple[bytes | None, Diagnostic | None]:

@@ -1,12 +1,16 @@
-"""What composing a spec may cost, checked on libyaml's event stream before composing.
+"""What composing a spec may cost, checked on the parser's event stream before composing.
 
-The composer (compiler/compose.py) counts values after alias expansion and refuses deep
+The composer (compose.py) counts values after alias expansion and refuses deep
 nesting as it builds; this check stops earlier, before libyaml's composer recurses in C (~30,000
 nested '[' overflow its stack) and before its cost per token, which grows with the depth, adds
-up.
+up. The limits are trainspec's own: they fire before any limit of the YAML library's (libyaml
+0.2.6 refuses nesting deeper than 1000 levels, earlier versions nothing), so what a user sees
+does not depend on which PyYAML or libyaml is installed.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import yaml
 
@@ -19,52 +23,117 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 MAX_NODES = 50_000  # after alias expansion; a real spec has a few hundred
 MAX_DEPTH = 64
+# The document as composed, in characters: every key and value as expanded through aliases, and
+# the JSON path of each value (kept with its position: a path holds every key above it). Text
+# under the size limit without aliases stays under it; a 1 MiB key aliased as a key at 60 levels
+# would be 3.6 GB of paths.
+MAX_EXPANDED = 8 * 1024 * 1024
 # Below these, composing cannot cost much: at most SAFE_DEPTH levels and ~SMALL_TEXT nodes.
-SAFE_DEPTH = 1000
+# SAFE_DEPTH is MAX_DEPTH: a text that might nest deeper is walked, so trainspec's limit is
+# the one that fires, not whichever limit the composer of this libyaml has.
+SAFE_DEPTH = MAX_DEPTH
 SMALL_TEXT = 64 * 1024
+# Characters that can open a level: flow '[' '{', block '-' '?' and a block mapping's ':'.
+_OPENERS = "[{-?:"
 
 
 class Budget(Exception):
     """A limit was passed: the composer stops; the diagnostic is already collected."""
 
 
+@dataclass
+class _Walk:
+    """An event stream walked up to the first event over a limit."""
+
+    depth: int = 0
+    nodes: int = 0
+    last: int = 0  # index in the text of the last event read
+    over: tuple[str, yaml.Mark] | None = None  # the first excess: message, where
+
+    def run(self, loader: yaml.BaseLoader) -> None:
+        """Walk to the end or the first excess; raises the parser's yaml.YAMLError."""
+        while loader.check_event():
+            event = loader.get_event()
+            self.last = event.start_mark.index
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                self.depth += 1
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                self.depth -= 1
+                continue
+            elif not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                continue
+            self.nodes += 1
+            if self.depth > MAX_DEPTH:
+                self.over = f"nesting deeper than {MAX_DEPTH} levels", event.start_mark
+                return
+            if self.nodes > MAX_NODES:
+                self.over = (f"more than {MAX_NODES} keys and values: a spec has a few hundred",
+                             event.start_mark)
+                return
+
+
 def affordable(text: str, c: Collector) -> bool:
     """False (with a located error) if composing `text` could cost more than a spec may:
     nesting deeper than MAX_DEPTH or more than MAX_NODES nodes.
 
-    A cheap bound clears real specs without parsing: nesting is at most one level per '[' or
+    A cheap bound clears tiny specs without parsing: nesting is at most one level per '[' or
     '{' plus two per column (block collections nest by indenting, or by `- ` on one line), and
-    a short text has few nodes. Anything else is checked on libyaml's event stream, which
-    stops at the first event over a limit: before the composer recurses into it, and before
-    libyaml's cost per token, which grows with the depth, adds up.
+    a short text has few nodes. Anything else is checked on the event stream, which stops at
+    the first event over a limit: before the composer recurses into it, and before libyaml's
+    cost per token, which grows with the depth, adds up.
     """
     if len(text) <= SMALL_TEXT:
         widest = max(map(len, text.split("\n")))
         if text.count("[") + text.count("{") + 2 * widest + 2 <= SAFE_DEPTH:
             return True
+    walk = _Walk()
     loader = Loader(text)
-    depth = nodes = 0
     try:
-        while loader.check_event():
-            event = loader.get_event()
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                depth += 1
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                depth -= 1
-                continue
-            elif not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
-                continue
-            nodes += 1
-            if depth > MAX_DEPTH or nodes > MAX_NODES:
-                mark = event.start_mark
-                message = (f"nesting deeper than {MAX_DEPTH} levels" if depth > MAX_DEPTH else
-                           f"more than {MAX_NODES} keys and values: a spec has a few hundred")
-                c.items.append(Diagnostic("$", message, file=c.file,
-                                          position=Position(mark.line + 1, mark.column + 1),
-                                          code="yaml-limits"))
-                return False
-    except yaml.YAMLError:
-        return True  # composing reports it, located
+        walk.run(loader)
+    except yaml.YAMLError as e:
+        walk = _rewalk(text, walk, e)
     finally:
         loader.dispose()
-    return True
+    if walk.over is None:
+        return True  # fine, or a syntax error composing reports, located
+    message, mark = walk.over
+    c.items.append(Diagnostic("$", message, file=c.file,
+                              position=Position(mark.line + 1, mark.column + 1),
+                              code="yaml-limits"))
+    return False
+
+
+def _rewalk(text: str, walk: _Walk, error: yaml.YAMLError) -> _Walk:
+    """The walk of the text up to libyaml's `error`, by the pure-Python parser if libyaml
+    could have stopped on its own limit before the event at which ours fires.
+
+    libyaml's scanner reads ahead of the events it hands out (to the end of a line or 1024
+    characters, to tell a key from a value), so its nesting limit can be passed in text whose
+    events were not read yet. Only if that text holds enough characters that open a level is
+    it walked again, by PyYAML's pure-Python parser (no nesting limit of its own): first up to
+    where those characters could first pass MAX_DEPTH (its scanner's cost grows with the
+    levels it reads ahead), then, if nothing was over, up to the error."""
+    mark = getattr(error, "problem_mark", None)
+    if Loader is yaml.SafeLoader or mark is None:
+        return walk
+    end = mark.index + 1
+    room = MAX_DEPTH - walk.depth
+    for i in range(walk.last + 1, end):  # the last event, if it opened a level, is counted
+        if text[i] in _OPENERS:
+            room -= 1
+            if room < 0:
+                break
+    else:
+        return walk
+    for cut in dict.fromkeys((i + 1, end)):
+        again = _Walk()
+        loader = yaml.SafeLoader(text[:cut])
+        try:
+            again.run(loader)
+        except yaml.YAMLError:
+            pass  # the end of the cut text, or the error libyaml found: composing reports it
+        finally:
+            loader.dispose()
+        if again.over is not None:
+            return again
+    return walk

@@ -2,7 +2,7 @@
 
 PyYAML resolves plain scalars by YAML 1.1: `0600` is the octal 384, `1:30` the base-60 90,
 `.inf` and `.nan` are floats, and integers have no bound. Each such number is recorded as a
-`Reading` where it is written (compiler/compose.py); callers refuse it wherever the number,
+`Reading` where it is written (compose.py); callers refuse it wherever the number,
 not its text, would be used.
 """
 
@@ -17,6 +17,12 @@ from typing import Any
 INT64 = (-(2**63), 2**63 - 1)
 # YAML 1.2 / JSON numbers with an exponent that YAML 1.1 (PyYAML) reads as strings: 1e-05, 1E5.
 EXPONENT_NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
+# YAML 1.2's core-schema float (an explicit `!!float 1` or `!!float 1e5`, which YAML 1.1's
+# pattern, wanting a '.', does not take). https://yaml.org/spec/1.2.2/#1032-tag-resolution
+YAML12_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+# Python converts at most this many decimal digits (sys.get_int_max_str_digits), and PyYAML's
+# base-60 conversion costs time quadratic in the length: longer integers are not read.
+MAX_DIGITS = 4300
 _OCTAL = re.compile(r"^[-+]?0[0-7_]+$")
 
 

@@ -85,7 +85,7 @@ def parse(text: bytes | str, file: str = "<input>", *,
         c.items.append(Diagnostic("$", "empty document: expected a trainspec document",
                                   file=file, position=Position(1, 1), code="empty-document"))
         return doc, c.items
-    builder = Builder(c, doc, exponents)
+    builder = Builder(c, doc, text, exponents)
     try:
         data = builder.build(node, "$", 0)
     except Budget:

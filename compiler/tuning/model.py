@@ -2,7 +2,7 @@
 legacy `spec.aiPlatform.hyperparameters`, the tables naming each setting on both APIs, and
 `to_spec`, the model written back as `spec.tuning`.
 
-Decoding and the platform-neutral rules are in tuning_rules.py; lowering is in the targets
+Decoding and the platform-neutral rules are in rules.py; lowering is in the targets
 (targets/vertex.py: studySpec; targets/ml.py: trainingInput.hyperparameters); the
 importers read the same tables backwards. Facts: [DD-AIP] HyperparameterTuningJob, StudySpec,
 StudySpec.ParameterSpec, ConditionalParameterSpec; [DD-ML] HyperparameterSpec, ParameterSpec

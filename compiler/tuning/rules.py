@@ -1,7 +1,7 @@
 """Decode a tuning search (`spec.tuning`, or the legacy `spec.aiPlatform.hyperparameters`) into
 the model of compiler/tuning.py, and check the rules both APIs share.
 
-Each rule's message is written once per syntax (tuning_syntax.py): a refusal names the keys
+Each rule's message is written once per syntax (syntax.py): a refusal names the keys
 the user wrote, `min`/`scale` in spec.tuning, `minValue`/`scaleType` in an aiPlatform block.
 Reads are type-checked: data that broke the schema is skipped here, never a traceback.
 Facts (all verified, facts B.7 and [DD-AIP] StudySpec): parameter ids unique; DOUBLE/INTEGER
@@ -221,7 +221,7 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
     if p.kind in RANGED:
         lo, hi = p.low, p.high
         # A number JSON cannot carry (beyond int64, not finite) is refused where it is written
-        # (compiler/yaml_numbers.py); the rules below only read numbers that can be sent.
+        # (compiler/source/numbers.py); the rules below only read numbers that can be sent.
         bad = [v for v in (lo, hi) if v is not None and number_problem(v, p.kind)]
         if lo is not None and hi is not None and not bad:
             if lo > hi:
@@ -259,7 +259,7 @@ def _check_parameter(t: Tuning, p: Parameter, c: Collector) -> None:
 
 def number_problem(value: int | float, kind: str | None) -> str | None:
     """Why a number cannot be sent: not finite, beyond a double, or (integers) beyond int64.
-    compiler/yaml_numbers.py reports each such number where it is written; the rules skip them."""
+    compiler/source/numbers.py reports each such number where it is written; the rules skip them."""
     if isinstance(value, float):
         return None if math.isfinite(value) else "not a finite number"
     if kind == "integer" and not INT64[0] <= value <= INT64[1]:
@@ -284,7 +284,7 @@ def parent_value_problem(p: Parameter, value: Any) -> tuple[str, dict] | None:
         return "parent-type", {**fields, "what": "a whole number" if p.kind == "integer"
                                else "a number"}
     if number_problem(value, p.kind):
-        return None  # refused where it is written (compiler/yaml_numbers.py)
+        return None  # refused where it is written (compiler/source/numbers.py)
     if p.kind == "integer":
         if p.low is not None and p.high is not None and not p.low <= value <= p.high:
             return "parent-domain", {**fields, "domain": f"{p.low} to {p.high}"}

@@ -10,7 +10,7 @@ not the API's JSON NOT_FOUND (which means a missing resource).
 Jobs advance with the clock, computed lazily on every read (no background thread):
 Vertex QUEUED → PENDING → RUNNING → SUCCEEDED and ml QUEUED → PREPARING → RUNNING → SUCCEEDED,
 one step per `progress_seconds` (0 = succeed at once); a HyperparameterTuningJob runs its trials
-in waves after PENDING (compiler/cloud/emulated_tuning.py). Labels steer a job, for tests:
+in waves after PENDING (tuning.py). Labels steer a job, for tests:
 ``emulator-hold: running`` keeps it RUNNING until cancelled; ``emulator-result: failed`` ends it
 FAILED instead of SUCCEEDED.
 
@@ -21,7 +21,7 @@ An ml hyperparameter tuning job reports ``trainingOutput`` trials as they comple
 deterministic objective value), all ``maxTrials`` once it succeeds.
 
 Cloud Logging's ``POST /v2/entries:list`` serves the jobs' log lines (see
-`compiler.cloud.logging_emulator`), so `status`, `logs` and `wait` run against the same port.
+`compiler.cloud.emulator.logs`), so `status`, `logs` and `wait` run against the same port.
 
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
 ``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``. ``--state FILE`` persists jobs (a snapshot plus

@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 from typing import TextIO
 
-from .. import packaging
-from ..diagnostics import format_text
-from ..options import Options
-from .compare import EXIT_ERROR, WORKTREE, Review, Side, compare
-from .render import RENDER, redacted_errors
-from .sides import (
+from . import packaging
+from .options import Options
+from .report import REPORTERS, REVIEW, choices, format_text, help_text
+from .report.review import redacted_errors
+from .review.compare import EXIT_ERROR, WORKTREE, Review, Side, compare
+from .review.sides import (
     NoSpecsError,
     ReviewError,
     StackError,
@@ -100,8 +100,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stack", metavar="NAME",
                    help="read Pulumi.NAME.yaml (in --repo) on both sides, as `pulumi up` does: "
                    "gcp:project/gcp:region for specs without their own, secret changes")
-    p.add_argument("--format", choices=tuple(RENDER), default="text",
-                   help="text (default), markdown (a PR comment) or json")
+    p.add_argument("--format", choices=choices(REVIEW), default="text",
+                   help=help_text(REVIEW))
 
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -115,12 +115,13 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     getattr(args, "specs", "specs"), options,
                     getattr(args, "merge_base", False), getattr(args, "stack", None))
     except ReviewError as e:
-        err.write(f"error: {e}\n")
+        problems = e.problems if isinstance(e, StackError) else ()
+        err.write(f"error: {format_text(problems) if problems else e}\n")
         if "unknown revision" in str(e) or "Not a valid object name" in str(e):
             err.write("hint: fetch the revision first (in CI: actions/checkout with "
                       "fetch-depth: 0)\n")
         return EXIT_ERROR
-    out.write(RENDER[args.format](rv))
+    out.write(REPORTERS[args.format].review(rv))
     if rv.failed and args.format != "text":  # the report went to a file: show why in the log
         for e in rv.entries:
             if e.failed:

@@ -9,32 +9,41 @@ from typing import Any
 
 from .. import pipeline
 from .. import plan as planning
-from ..diagnostics import Diagnostic, format_text
-from .compare import SECRET_CHANGE, Entry, Review
-from .redact import redact, redact_diagnostic, redact_text
+from ..diagnostics import Diagnostic, json_printable, printable
+from ..review.compare import SECRET_CHANGE, Entry, Review
+from ..review.redact import redact, redact_diagnostic, redact_text
+from .text import format_text
 
 MARKER = "<!-- trainspec-diff -->"  # lets CI find and update its own PR comment
 
 
 def _nodes(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    # Paths spelled as plan.changes spells them.
+    # Paths spelled as plan.changes spells them, and env entries also by name (`_items`).
     yield path, value
     if isinstance(value, dict):
         for k, v in value.items():
             yield from _nodes(v, f"{path}.{k}" if path else str(k))
     elif isinstance(value, list):
+        keyed = _items(value)
         for i, v in enumerate(value):
             yield from _nodes(v, f"{path}[{i}]")
+            if keyed[i][0] != f"[{i}]":
+                yield from _nodes(v, path + keyed[i][0])
 
 
-def redacted_changes(e: Entry) -> list[planning.Change]:
-    """The plan's changes with every value taken from the redacted bodies."""
-    old = dict(_nodes(redact(e.old.body) if e.old is not None and e.old.ok else {}))
-    new = dict(_nodes(redact(e.new.body) if e.new is not None and e.new.ok else {}))
+def _bodies(e: Entry, redacted: bool) -> tuple[Any, Any]:
+    return tuple((redact(r.body) if redacted else r.body) if r is not None and r.ok else {}
+                 for r in (e.old, e.new))
+
+
+def _redacted(changes: list[planning.Change], e: Entry) -> list[planning.Change]:
+    """`changes` with every value taken from the redacted bodies: a redacted value that
+    changed still shows, as `<redacted>` on both sides."""
+    old, new = (dict(_nodes(body)) for body in _bodies(e, redacted=True))
     return [c if _not_body(c) else
             planning.Change(c.path, old.get(c.path) if c.kind != "added" else None,
                             new.get(c.path) if c.kind != "removed" else None, c.kind)
-            for c in e.plan.changes]
+            for c in changes]
 
 
 def _not_body(c: planning.Change) -> bool:
@@ -51,8 +60,8 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
         for k, v in value.items():
             yield from _leaves(v, f"{path}.{k}" if path else str(k))
     elif isinstance(value, list) and value:
-        for i, v in enumerate(value):
-            yield from _leaves(v, f"{path}[{i}]")
+        for key, v in _items(value):
+            yield from _leaves(v, f"{path}{key}")
     else:
         yield path, value
 
@@ -63,6 +72,14 @@ def _by_name(items: list) -> dict[str, Any] | None:
         return None
     keyed = {i["name"]: i for i in items}
     return keyed if len(keyed) == len(items) else None
+
+
+def _items(items: list) -> list[tuple[str, Any]]:
+    """A list's entries with their path step: `[name=X]` for env-style lists, else `[i]`."""
+    keyed = _by_name(items)
+    if keyed is not None and items:
+        return [(f"[name={k}]", v) for k, v in keyed.items()]
+    return [(f"[{i}]", v) for i, v in enumerate(items)]
 
 
 def _refine(c: planning.Change) -> list[planning.Change]:
@@ -90,15 +107,32 @@ def _refine(c: planning.Change) -> list[planning.Change]:
     return [c]
 
 
-def display_changes(e: Entry) -> list[planning.Change]:
-    """The entry's changes as leaf lines, redacted; a redacted value that changed still shows."""
-    out = []
-    for c in redacted_changes(e):
-        if _not_body(c):
+def _by_list(changes: list[planning.Change], e: Entry) -> list[planning.Change]:
+    """Changes inside an env-style list (`env[0].value`) folded into one change of the whole
+    list, which `_refine` shows by name (`env[name=HF_TOKEN].value`): a position says nothing
+    to a reviewer, and an insert would shift every later one."""
+    old, new = ({p: v for p, v in _nodes(body) if isinstance(v, list) and v
+                 and _by_name(v) is not None} for body in _bodies(e, redacted=False))
+    out: list[planning.Change] = []
+    folded: set[str] = set()
+    for c in changes:
+        at = None if _not_body(c) else next(
+            (p for p in (*old, *new) if c.path.startswith(p + "[")), None)
+        if at is None:
             out.append(c)
-            continue
-        out += _refine(c) or [c]
+        elif at not in folded:
+            folded.add(at)
+            out.append(planning.Change(at, old.get(at, []), new.get(at, []), "changed"))
     return out
+
+
+def display_changes(e: Entry) -> list[planning.Change]:
+    """The entry's changes as leaf lines, redacted. Env entries are keyed by their variable's
+    name (`env[name=HF_TOKEN].value`), in every format."""
+    out = []
+    for c in _by_list(e.plan.changes, e):
+        out += [c] if _not_body(c) else _refine(c) or [c]
+    return _redacted(out, e)
 
 
 def _change_lines(c: planning.Change) -> list[str]:
@@ -148,7 +182,7 @@ def render_text(rv: Review) -> str:
             out += ["  " + line for line in format_text(redacted_errors(e.old, e.secrets)).splitlines()]
         out.append("")
     out += moved + [_summary_line(rv)]
-    return "\n".join(out) + "\n"
+    return "".join(printable(line) + "\n" for line in out)  # a key never forges a line
 
 
 def _summary_line(rv: Review) -> str:
@@ -165,7 +199,17 @@ _ACTION_LABEL = {"create": "🟢 create", "replace": "🟠 replace", "update": "
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Markdown of a table cell: `|` would end the cell."""
+    return printable(text).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """Markdown of `text` as inline code: its backticks cannot end the span, so nothing in it
+    (a file name, a revision) is read as Markdown or HTML."""
+    text = printable(text)
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def _fence(body: str) -> str:
@@ -179,8 +223,9 @@ COMMENT_LIMIT = 65_536  # characters in a GitHub comment body; longer ones are r
 def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
     """A PR comment. Longer than `limit`, it is summarised (whole table rows, no per-spec
     details, a count of what is left out), never cut mid-table: GitHub refuses longer ones."""
-    head = [MARKER, f"### trainspec diff: `{rv.base}` → `{rv.head}`", ""]
-    moved = [f"- moved, same request: `{e.old_file}` → `{e.new_file}`" for e in rv.moved]
+    head = [MARKER, f"### trainspec diff: {_code(rv.base)} → {_code(rv.head)}", ""]
+    moved = [f"- moved, same request: {_code(e.old_file)} → {_code(e.new_file)}"
+             for e in rv.moved]
     if not rv.changed:
         text = "\n".join(head + [f"No changes: {rv.compared} spec file(s) compile to the same "
                                  "requests."] + moved) + "\n"
@@ -190,8 +235,8 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
                                  f"requests; {len(rv.moved)} moved to another file."]) + "\n"
     table = ["| Spec | Job | Platform | Action |", "|---|---|---|---|"]
     for e in rv.changed:
-        spec = f"`{e.old_file}` → `{e.new_file}`" if e.renamed else f"`{e.file}`"
-        table.append(f"| {_cell(spec)} | {_cell(e.job or '?')} | {e.platform or '?'} | "
+        spec = f"{_code(e.old_file)} → {_code(e.new_file)}" if e.renamed else _code(e.file)
+        table.append(f"| {_cell(spec)} | {_md(e.job or '?')} | {_md(e.platform or '?')} | "
                      f"{_ACTION_LABEL[e.action]} |")
     details = []
     for e in rv.changed:
@@ -204,6 +249,7 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
             body, what, lang = "\n".join(lines), e.plan.description, "diff"
         if e.base_failed:
             body += "\n# the BASE side did not compile:\n" + format_text(redacted_errors(e.old, e.secrets))
+        body = "\n".join(map(printable, body.split("\n")))
         fence = _fence(body)
         details += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>",
                     "", f"{fence}{lang}", body, fence, "", "</details>", ""]
@@ -236,7 +282,14 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
 
 
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """`text` inside HTML (the comment's <details> lines): tags and entities escaped."""
+    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _md(text: str) -> str:
+    """`text` as Markdown text (a table cell): as is if it is a plain name, else as inline code,
+    where nothing (emphasis, a link, HTML, an @mention, `|` ending the cell) is markup."""
+    return text if re.fullmatch(r"[A-Za-z0-9_.-]*", text) else _cell(_code(text))
 
 
 def render_json(rv: Review) -> str:
@@ -261,7 +314,5 @@ def render_json(rv: Review) -> str:
               "changed": len(rv.changed), "ok": not rv.failed, "exitCode": rv.exit_code,
               "summary": summary, "entries": specs,
               "moved": [{"oldFile": e.old_file, "newFile": e.new_file} for e in rv.moved]}
-    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_printable(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
-
-RENDER = {"text": render_text, "markdown": render_markdown, "json": render_json}

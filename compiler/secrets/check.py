@@ -1,4 +1,4 @@
-"""plaintext-secret: a credential written in a spec, found by compiler/secret_scan.py (the
+"""plaintext-secret: a credential written in a spec, found by compiler/secrets/scan.py (the
 detectors review's redaction reads too). Pure: the spec as written in, one warning per value
 out, located at the value, naming the variable or argument and never quoting the value.
 
@@ -14,10 +14,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .config.model import Policy
-from .diagnostics import Collector
-from .secret_scan import named_secret, scan, secret_kind
-from .source.jsonpath import child
+from ..config.model import Policy
+from ..diagnostics import Collector
+from ..source.jsonpath import child
+from .scan import named_secret, scan, secret_kind
 
 CODE = "plaintext-secret"
 ARG_KEYS = ("args", "command", "containerArgs", "containerCommand")

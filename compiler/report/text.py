@@ -1,0 +1,23 @@
+"""The text and JSON reports of diagnostics: `file:line:col: severity: path: message [code]`
+lines (a terminal, a log), and the JSON object `validate --format json` prints."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from ..diagnostics import Diagnostic, has_errors, sort_key
+
+
+def format_text(diagnostics: Iterable[Diagnostic]) -> str:
+    """One line per diagnostic (Diagnostic.format), in file and position order."""
+    return "\n".join(d.format() for d in sorted(diagnostics, key=sort_key))
+
+
+def report_json(diagnostics: Sequence[Diagnostic], files: Iterable[str]) -> str:
+    """`validate --format json`: the files checked, whether they passed, every diagnostic."""
+    report = {"files": sorted(files), "ok": not has_errors(diagnostics),
+              "errors": sum(d.is_error for d in diagnostics),
+              "warnings": sum(not d.is_error for d in diagnostics),
+              "diagnostics": [d.to_json() for d in sorted(diagnostics, key=sort_key)]}
+    return json.dumps(report, indent=2, allow_nan=False) + "\n"
