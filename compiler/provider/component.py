@@ -22,7 +22,6 @@ import pulumi
 from .. import pipeline
 from ..options import Options
 from ..report import format_text
-from ..targets import TUNING
 from . import stack as program
 from .jobs import Config, resource_type, token
 from .sdk import JOBS
@@ -95,8 +94,7 @@ class Specs(pulumi.ComponentResource):
                 organization=pulumi.get_organization(),
                 impersonate_service_account=impersonate, opts=opts)
             self.resources[job.name] = resource
-            tuning = job.platform == "vertex" and job.kind == TUNING
-            exported[job.name] = {k: getattr(resource, k) for k in (
-                *EXPORTED, *(("trialCount", "bestTrial") if tuning else ()))}
+            trials = ("trialCount", "bestTrial") if "trialCount" in JOBS[wanted].OUTPUTS else ()
+            exported[job.name] = {k: getattr(resource, k) for k in (*EXPORTED, *trials)}
         self.jobs = pulumi.Output.from_input(exported)
         self.register_outputs({"jobs": self.jobs})
