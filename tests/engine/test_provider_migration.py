@@ -2,35 +2,49 @@
 state) moves to the trainspec provider with one `pulumi up`: no replace, the same job ids, the
 jobs keep running, and from then on the state holds data only.
 
-The old program is taken from git history (LEGACY, the last commit before the provider), so the
-stack is made by the code users ran; it still imports today's compiler.pulumi_resources, kept
-for one release for exactly such states.
+LEGACY_PROGRAM is 0.1's program reduced to what made its jobs (`declare()` of
+compiler/pulumi_program.py before compiler/provider existed): the dynamic resources of
+compiler.pulumi_resources, kept for one release for exactly such states, with the same inputs
+and exports. It reads only that module and the compile entry point, so moving internal modules
+does not break it (a copy of the old file from git history did, at the first merge).
 """
 
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 from job_specs import HOLD, ml, vertex
 
 ROOT = Path(__file__).resolve().parents[2]
-LEGACY = "a76cfb1"  # main before compiler/provider: jobs were dynamic-provider resources
+LEGACY_PROGRAM = """\
+import glob
 
+import pulumi
 
-def _legacy_program() -> str:
-    proc = subprocess.run(["git", "-C", str(ROOT), "show", f"{LEGACY}:compiler/pulumi_program.py"],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, f"the migration test needs git history ({LEGACY}): {proc.stderr}"
-    return proc.stdout
+from compiler import pipeline
+from compiler import pulumi_resources as jobs
+from compiler.options import Options
+
+gcp = pulumi.Config("gcp")
+options = Options(project=gcp.get("project"), region=gcp.get("region"))
+for file in sorted(glob.glob("specs/*.yaml")):
+    result = pipeline.compile_file(file, options)
+    job = result.job
+    resource = jobs.RESOURCES[(job.platform, job.kind)](
+        job.name, request=result.body, project=job.project, region=job.region,
+        spec_file=result.file, source_map=jobs.source_map(result), keep_job_records=True,
+        secret_env={}, run=job.run)
+    pulumi.export(job.name, {"name": resource.name, "state": resource.state,
+                             "error": resource.error, "consoleUrl": resource.consoleUrl,
+                             "logsUrl": resource.logsUrl})
+"""
 
 
 def test_a_dynamic_provider_stack_moves_to_the_provider_without_touching_its_jobs(
         project, emulator):
     p = project()
-    p.write("legacy_program.py", _legacy_program())
-    p.write("__main__.py", "from legacy_program import main\n\nmain()\n")
+    p.write("__main__.py", LEGACY_PROGRAM)
     p.write("specs/bert.yaml", vertex(labels=HOLD))
     p.write("specs/census.yaml", ml(labels=HOLD))
     p.up()
