@@ -103,7 +103,8 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
         return Outcome(None, src.kind, src.collector.items)
     data, comments = d.finish()
     inv = getattr(ns, "gcloud", None)
-    header = [f"Imported by `trainspec import` from {os.path.basename(file)}",
+    origin = f"the job {file}" if getattr(ns, "job", None) else os.path.basename(file)
+    header = [f"Imported by `trainspec import` from {origin}",
               f"({KIND_TEXT[src.kind]})."] if inv is None or file != GCLOUD_FILE else \
         [f"Imported by `trainspec import` from a `{inv.text}` command line."]
     if inv is not None and inv.track != "ga":
@@ -179,7 +180,12 @@ def _region(src: sources.Source, ns: argparse.Namespace, d: Draft) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The `import` command's arguments: FILE, trainspec's own flags and gcloud's."""
-    p.add_argument("path", metavar="FILE", help="JSON or YAML config, request body or SDK dict")
+    p.add_argument("path", metavar="FILE", nargs="?",
+                   help="JSON or YAML config, request body or SDK dict")
+    p.add_argument("--job", metavar="RESOURCE_NAME",
+                   help="instead of FILE: read this job from its API (projects/P/locations/R/"
+                   "customJobs/ID, .../hyperparameterTuningJobs/ID or projects/P/jobs/ID; "
+                   "TRAINSPEC_API_ENDPOINT as for `status`)")
     p.add_argument("--platform", choices=("vertex", "ai-platform"),
                    help="spec.platform to write (default: the source's API)")
     p.add_argument("--project", help="spec.project to write")
@@ -266,6 +272,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     problems on stderr."""
     if getattr(args, "gcloud_words", None) is not None:
         outcome = import_gcloud(args.gcloud_words, args.own)
+    elif (args.path is None) == (args.job is None):
+        err.write("error: import takes a FILE or --job RESOURCE_NAME (one of them)\n")
+        return 64  # EX_USAGE, as the CLI's other usage errors
+    elif args.job is not None:
+        from . import job
+
+        found, problem = job.fetch(args.job)
+        if found is None:
+            err.write(f"error: {problem}\n")
+            return 1
+        outcome = job.to_spec(args.job, found, args)
     else:
         blob, problem = safe_files.read_bytes(args.path)  # a pipe, a device, a huge file: refused
         if problem is not None:
