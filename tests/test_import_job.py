@@ -95,4 +95,4 @@ def test_bad_names_and_missing_jobs_are_one_line_errors_and_no_spec(api):
 def test_import_takes_a_file_or_a_job_not_both_nor_neither(api):
     assert run()[0] == 64
     code, _, err = run("job.json", "--job", "projects/acme-test/jobs/x")
-    assert code == 64 and "FILE or --job" in err
+    assert code == 64 and "FILE or --job" in err and "not both" in err

@@ -38,6 +38,7 @@ KIND_TEXT = {
     "vertex-sdk": "Vertex AI Python SDK arguments",
 }
 GCLOUD_FILE = "gcloud command line"
+EXIT_USAGE = 64  # EX_USAGE, as the CLI's other usage errors
 # What `gcloud ... --config FILE` reads: a CustomJobSpec, or an ml v1 Job (jobId optional).
 GCLOUD_CONFIG_KINDS = {"vertex": ("vertex-gcloud",), "ai-platform": ("ml-gcloud", "ml-rest")}
 
@@ -272,23 +273,20 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     problems on stderr."""
     if getattr(args, "gcloud_words", None) is not None:
         outcome = import_gcloud(args.gcloud_words, args.own)
-    elif (args.path is None) == (args.job is None):
-        err.write("error: import takes a FILE or --job RESOURCE_NAME (one of them)\n")
-        return 64  # EX_USAGE, as the CLI's other usage errors
-    elif args.job is not None:
-        from . import job
-
-        found, problem = job.fetch(args.job)
-        if found is None:
-            err.write(f"error: {problem}\n")
-            return 1
-        outcome = job.to_spec(args.job, found, args)
+    elif args.path is None:
+        err.write("error: import takes a FILE or --job RESOURCE_NAME\n")
+        return EXIT_USAGE
     else:
         blob, problem = safe_files.read_bytes(args.path)  # a pipe, a device, a huge file: refused
         if problem is not None:
             err.write(problem.format() + "\n")
             return 1
         outcome = decompile(blob, args.path, args)
+    return report(outcome, out, err)
+
+
+def report(outcome: Outcome, out: TextIO, err: TextIO) -> int:
+    """The imported spec on `out`, problems on `err`; the exit code."""
     if outcome.diagnostics:
         err.write(format_text(outcome.diagnostics) + "\n")
     if not outcome.ok:

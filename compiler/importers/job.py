@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TextIO
 
 from ..cloud.rest import ApiError, Client, ConfigError
 from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
+from . import decompile as file_import
 from . import sources
 from .decompile import Outcome, decompile, parse_flags
 
@@ -87,3 +89,17 @@ def fetch(name: str, client: Client | None = None) -> tuple[dict | None, str]:
         return read(client or Client(), name), ""
     except (ApiError, ConfigError) as exc:
         return None, f"{name}: {exc}"
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """`import --job NAME [flags]` (else `import FILE`): the job's spec on stdout."""
+    if getattr(args, "job", None) is None:
+        return file_import.run(args, out, err)
+    if args.path is not None:
+        err.write("error: import takes a FILE or --job RESOURCE_NAME, not both\n")
+        return file_import.EXIT_USAGE
+    found, problem = fetch(args.job)
+    if found is None:
+        err.write(f"error: {problem}\n")
+        return 1
+    return file_import.report(to_spec(args.job, found, args), out, err)
