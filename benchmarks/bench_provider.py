@@ -30,21 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "tests"))  # job_specs: the engine tests' small specs
 TARGET = 1.5
-
-SPEC = """\
-apiVersion: trainspec/v1
-kind: TrainingJob
-metadata:
-  name: job-{i:04d}
-  labels: {{team: bench, emulator-hold: running}}
-spec:
-  container:
-    image: us-docker.pkg.dev/acme/trainers/bert:1.0
-    args: [--steps, "{i}"]
-  pools:
-    chief: {{machineType: n1-standard-4}}
-"""
 
 BASELINE_PROGRAM = """\
 import pulumi
@@ -105,12 +92,15 @@ def per_resource(resources: list[dict]) -> float:
 
 
 def trainspec_stack(where: Path, cli: str, endpoint: str, n: int) -> Stack:
+    from job_specs import HOLD, vertex
+
     where.mkdir()
     shutil.copy(ROOT / "Pulumi.yaml", where / "Pulumi.yaml")
     shutil.copy(ROOT / "__main__.py", where / "__main__.py")
     (where / "specs").mkdir()
     for i in range(n):
-        (where / "specs" / f"job-{i:04d}.yaml").write_text(SPEC.format(i=i))
+        (where / "specs" / f"job-{i:04d}.yaml").write_text(
+            vertex(name=f"job-{i:04d}", steps=i, labels=HOLD))
     s = Stack(where, cli, endpoint)
     s.run("stack", "init", "bench")
     s.run("config", "set", "gcp:project", "acme-bench")
