@@ -1,0 +1,146 @@
+"""What a job costs: its hourly rate by pool (replicas × (machine + accelerators)) and the most
+it can cost, at its timeout (the API's default, 7 days, when none is written), from the price
+catalog (compiler/catalog/prices.py). Pure: a job in, an Estimate out; an item without a
+price makes the estimate "price unknown", never a guess."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+
+from . import fields
+from .catalog import accelerators, machines
+from .catalog import prices as catalog
+from .durations import human
+from .model import Job
+
+HOUR = Decimal(3600)
+API_DEFAULT_TIMEOUT = Decimal(7 * 24 * 3600)  # both APIs stop a job after 7 days by default
+
+
+@dataclass(frozen=True)
+class PoolCost:
+    role: str
+    path: str
+    replicas: int
+    parts: tuple[tuple[str, int, Decimal | None], ...]  # (item, count, its hourly price)
+
+    @property
+    def missing(self) -> list[str]:
+        return [item for item, _, usd in self.parts if usd is None]
+
+    @property
+    def rate(self) -> Decimal | None:
+        if self.missing:
+            return None
+        return self.replicas * sum((n * usd for _, n, usd in self.parts if usd), Decimal(0))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    platform: str
+    region: str | None
+    tier: str
+    pools: tuple[PoolCost, ...]
+    timeout: Decimal  # seconds
+    timeout_written: bool
+    trials: int = 1  # a tuning job's maxTrialCount
+    parallel: int = 1  # its parallelTrialCount
+
+    @property
+    def missing(self) -> list[str]:
+        return sorted({m for p in self.pools for m in p.missing})
+
+    @property
+    def rate(self) -> Decimal | None:
+        """One trial's (a job's) hourly rate; None when a price is unknown."""
+        if self.missing or not self.pools:
+            return None
+        return sum((p.rate for p in self.pools if p.rate is not None), Decimal(0))
+
+    @property
+    def rate_at_once(self) -> Decimal | None:
+        return None if self.rate is None else self.rate * self.parallel
+
+    @property
+    def at_most(self) -> Decimal | None:
+        """Every trial running to the timeout."""
+        return None if self.rate is None else self.rate * self.timeout / HOUR * self.trials
+
+    @property
+    def waves(self) -> int:
+        return math.ceil(self.trials / self.parallel)
+
+    def timeout_text(self) -> str:
+        return human(self.timeout) + ("" if self.timeout_written else " (API default)")
+
+
+def estimate(job: Job, scale_tier: str | None = None) -> Estimate:
+    """`job`'s estimate; `scale_tier`: an ml job without pools runs this tier (BASIC)."""
+    tier = catalog.STRATEGY_TIER.get(job.get(fields.STRATEGY), catalog.ON_DEMAND)
+    timeout = job.get(fields.TIMEOUT_ROW)
+
+    def price(item: str) -> Decimal | None:
+        found = catalog.find(job.platform, job.region, item, tier)
+        return found.usd_per_hour if found else None
+
+    pools = []
+    if not job.pools and job.platform == "ai-platform":
+        name = scale_tier or job.ai_platform.get("scaleTier") or "BASIC"
+        pools.append(PoolCost("scale tier", "$.spec.aiPlatform.scaleTier", 1,
+                              ((name, 1, price(name)),)))
+    for pool in job.pools.values():
+        machine = pool.machine_type or "?"
+        parts = [(machine, 1, price(machine))]
+        # ml's legacy machine names include their GPUs in their price.
+        if pool.accelerator_type and not machines.is_ml_legacy_name(machine):
+            parts.append((pool.accelerator_type, pool.accelerator_count or 1,
+                          price(pool.accelerator_type)))
+        pools.append(PoolCost(pool.role, pool.path, pool.replicas, tuple(parts)))
+    tuning = job.tuning
+    return Estimate(job.platform, job.region, tier, tuple(pools),
+                    Decimal(timeout) if timeout is not None else API_DEFAULT_TIMEOUT,
+                    timeout is not None,
+                    (tuning.max_trials or 1) if tuning else 1,
+                    (tuning.parallel_trials or 1) if tuning else 1)
+
+
+def usd(value: Decimal | None) -> str:
+    """$1,234.56, or "price unknown"."""
+    return "price unknown" if value is None else f"${value:,.2f}"
+
+
+def signed(value: Decimal) -> str:
+    return ("+" if value >= 0 else "-") + usd(abs(value))
+
+
+def item_name(item: str) -> str:
+    return accelerators.short_name(item) if item in accelerators.ALL_TYPES else item
+
+
+def lines(e: Estimate) -> list[str]:
+    """explain's cost section: a line per pool, then the job's rate and bound."""
+    where = f"{e.tier} prices, {e.region or 'no region'}"
+    out = [f"cost       {where} (compiler/catalog/prices.csv)"]
+    for p in e.pools:
+        parts = " + ".join((f"{n} × " if n > 1 else "") + f"{item_name(item)} "
+                           + (f"{usd(price)}/h" if price is not None else "(price unknown)")
+                           for item, n, price in p.parts)
+        rate = f"{usd(p.rate)}/h" if p.rate is not None else "price unknown"
+        out.append(f"  {p.role:<24} {p.replicas} × ({parts}) = {rate}")
+    if e.rate is None:
+        why = ("no region" if not e.region else "no price for " + ", ".join(
+            item_name(m) for m in e.missing) + f" in {e.region} ({e.tier})")
+        out.append(f"  {'total':<24} price unknown: {why}")
+        return out
+    if e.trials > 1 or e.parallel > 1:
+        out.append(f"  {'trial':<24} {usd(e.rate)}/h; {e.parallel} in parallel: "
+                   f"{usd(e.rate_at_once)}/h at once")
+        out.append(f"  {'total':<24} at most {usd(e.at_most)} for {e.trials} trials × the "
+                   f"{e.timeout_text()} timeout; done within {e.waves} × "
+                   f"{human(e.timeout)} = {human(e.timeout * e.waves)}")
+    else:
+        out.append(f"  {'total':<24} {usd(e.rate)}/h; at most {usd(e.at_most)} for the "
+                   f"{e.timeout_text()} timeout")
+    return out
