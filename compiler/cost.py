@@ -144,3 +144,36 @@ def lines(e: Estimate) -> list[str]:
         out.append(f"  {'total':<24} {usd(e.rate)}/h; at most {usd(e.at_most)} for the "
                    f"{e.timeout_text()} timeout")
     return out
+
+
+def of_result(result) -> Estimate | None:  # noqa: ANN001 - a pipeline.Result (no import circle)
+    """The estimate of a compiled spec, None when it did not compile."""
+    if result is None or not result.ok or result.job is None:
+        return None
+    tier = (result.body or {}).get("trainingInput", {}).get("scaleTier")
+    return estimate(result.job, tier)
+
+
+def change_line(before: Estimate | None, after: Estimate | None) -> str:
+    """A job's cost before → after: `$a/h → $b/h; at most $X → $Y a run (+$Z)`."""
+    def rate(e: Estimate) -> str:
+        return "price unknown" if e.rate_at_once is None else f"{usd(e.rate_at_once)}/h"
+
+    if before is None and after is None:
+        return "none"
+    if before is None:
+        text = f"{rate(after)}; at most {usd(after.at_most)} a run"  # type: ignore[union-attr]
+    elif after is None:
+        text = f"was {rate(before)}; at most {usd(before.at_most)} a run"
+    else:
+        text = (f"{rate(before)} → {rate(after)}; at most {usd(before.at_most)} → "
+                f"{usd(after.at_most)} a run")
+    delta = difference(before, after)
+    return text + (f" ({signed(delta)})" if delta is not None else "")
+
+
+def difference(before: Estimate | None, after: Estimate | None) -> Decimal | None:
+    """The change of the most a run costs; None when either side's price is unknown."""
+    olds = Decimal(0) if before is None else before.at_most
+    news = Decimal(0) if after is None else after.at_most
+    return None if olds is None or news is None else news - olds

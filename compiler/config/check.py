@@ -4,11 +4,10 @@ for a code the registry does not have)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import dataclasses
 import functools
 import json
+from decimal import Decimal
 from typing import Any
 
 from .. import durations

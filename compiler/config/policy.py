@@ -9,7 +9,6 @@ a machine's implied GPUs).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
 
 from .. import fields
 from ..catalog import machines
