@@ -130,9 +130,7 @@ def lines(e: Estimate) -> list[str]:
         rate = f"{usd(p.rate)}/h" if p.rate is not None else "price unknown"
         out.append(f"  {p.role:<24} {p.replicas} × ({parts}) = {rate}")
     if e.rate is None:
-        why = ("no region" if not e.region else "no price for " + ", ".join(
-            item_name(m) for m in e.missing) + f" in {e.region} ({e.tier})")
-        out.append(f"  {'total':<24} price unknown: {why}")
+        out.append(f"  {'total':<24} price unknown: {why(e)}")
         return out
     if e.trials > 1 or e.parallel > 1:
         out.append(f"  {'trial':<24} {usd(e.rate)}/h; {e.parallel} in parallel: "
@@ -169,7 +167,17 @@ def change_line(before: Estimate | None, after: Estimate | None) -> str:
         text = (f"{rate(before)} → {rate(after)}; at most {usd(before.at_most)} → "
                 f"{usd(after.at_most)} a run")
     delta = difference(before, after)
-    return text + (f" ({signed(delta)})" if delta is not None else "")
+    unknown = [why(e) for e in (before, after) if e is not None and e.rate is None]
+    return text + (f" ({signed(delta)})" if delta is not None else
+                   f" ({'; '.join(dict.fromkeys(unknown))})")
+
+
+def why(e: Estimate) -> str:
+    """Why an estimate has no price: `no price for T4, n1-standard-8 in europe-west4 (spot)`."""
+    if not e.region:
+        return "no region"
+    return ("no price for " + ", ".join(item_name(m) for m in e.missing)
+            + f" in {e.region} ({e.tier})")
 
 
 def difference(before: Estimate | None, after: Estimate | None) -> Decimal | None:

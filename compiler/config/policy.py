@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .. import fields
 from ..catalog import machines
-from ..cost import API_DEFAULT_TIMEOUT, estimate, usd
+from ..cost import API_DEFAULT_TIMEOUT, estimate, usd, why
 from ..diagnostics import Collector
 from ..durations import human
 from ..model import Container, Job, Pool, PythonPackage
@@ -173,9 +173,8 @@ def _cost(job: Job, layers: Layers, c: Collector) -> None:
     if found.rate is None:
         keys = " and ".join(f"policy.{k} in {layer[1]}" for k, layer in
                             (("maxCostPerJob", cost), ("maxHourlyRate", rate)) if layer)
-        why = "no region" if not job.region else "no price for " + ", ".join(
-            found.missing) + f" in {job.region} ({found.tier})"
-        c.warning(where, f"{keys} could not be checked: {why} in compiler/catalog/prices.csv",
+        c.warning(where, f"{keys} could not be checked: {why(found)} in "
+                  "compiler/catalog/prices.csv",
                   "`trainspec prices refresh` reads the Cloud Billing Catalog",
                   code="cost-unchecked")
         return
