@@ -86,7 +86,7 @@ def estimate(job: Job, scale_tier: str | None = None) -> Estimate:
         return found.usd_per_hour if found else None
 
     pools = []
-    if not job.pools and job.platform == "ai-platform":
+    if not job.pools:  # an ml scale tier: only ml jobs have no pools after resolve
         name = scale_tier or job.ai_platform.get("scaleTier") or "BASIC"
         pools.append(PoolCost("scale tier", "$.spec.aiPlatform.scaleTier", 1,
                               ((name, 1, price(name)),)))

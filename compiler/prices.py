@@ -109,8 +109,9 @@ def refresh(services: list[dict], skus_of, current: tuple[catalog.Price, ...],  
     found = service_id(services)
     if found is None:
         raise LookupError(f"no service named {SERVICE_NAME!r} in the Billing Catalog's list")
-    kept = [p for p in current if p.usd_per_hour is not None and not (
-        p.platform == "vertex" and p.tier in (catalog.ON_DEMAND, catalog.SPOT))]
+    replaced = {("vertex", catalog.ON_DEMAND), ("vertex", catalog.SPOT)}  # what SKUs price
+    kept = [p for p in current
+            if p.usd_per_hour is not None and (p.platform, p.tier) not in replaced]
     rows = kept + from_skus(skus_of(found), found, as_of)
     return catalog.dumps(catalog.with_unknowns(rows, as_of, UNKNOWN_SOURCE))
 
