@@ -159,6 +159,9 @@ def change_line(before: Estimate | None, after: Estimate | None) -> str:
 
     if before is None and after is None:
         return "none"
+    sides = [e for e in (before, after) if e is not None]
+    if all(e.rate is None for e in sides):
+        return "price unknown (" + "; ".join(dict.fromkeys(why(e) for e in sides)) + ")"
     if before is None:
         text = f"{rate(after)}; at most {usd(after.at_most)} a run"  # type: ignore[union-attr]
     elif after is None:
