@@ -8,7 +8,9 @@ and per machine whose family's core and RAM SKUs are both listed (vCPUs × core 
 RAM price, the shapes in compiler/catalog/vertex_machines.py), in each region of the SKU's
 serviceRegions. What it keeps as it is: the Flex-start rows (billed as Compute Engine SKUs plus
 a Vertex management fee) and the ai-platform rows (Google's pricing page; the legacy service
-has no SKUs of its own). Every catalog item left without a price gets an `unknown` row.
+has no SKUs of its own), with their status. The rows it writes are `verified` (read from the
+Billing Catalog, a current primary source, dated the day of the refresh). Every catalog item
+left without a price gets an `unknown` row.
 Refresh monthly, and before a release: Google changes prices with notice, and the file says
 the date each price was read (as_of)."""
 
@@ -88,7 +90,8 @@ def from_skus(skus: Iterable[dict], service: str, as_of: str) -> list[catalog.Pr
         if accel and price[1] == "h":
             rows += [catalog.Price("vertex", region, accel, catalog.ACCELERATOR, tier,
                                    _decimal(price[0]), f"cloudbilling SKU {sku.get('skuId')} "
-                                   f"(service {service})", as_of) for region in places]
+                                   f"(service {service})", as_of, catalog.VERIFIED)
+                     for region in places]
     for (family, region, tier), found in sorted(parts.items()):
         if "core" not in found or "ram" not in found:
             continue
@@ -99,7 +102,7 @@ def from_skus(skus: Iterable[dict], service: str, as_of: str) -> list[catalog.Pr
                     "vertex", region, machine, catalog.MACHINE, tier,
                     _decimal(cpus * core + Decimal(str(gib)) * ram),
                     f"cloudbilling SKUs {core_id} (core ${_decimal(core)}/h × {cpus}) + "
-                    f"{ram_id} (RAM ${_decimal(ram)}/GiB-h × {gib:g})", as_of))
+                    f"{ram_id} (RAM ${_decimal(ram)}/GiB-h × {gib:g})", as_of, catalog.VERIFIED))
     return rows
 
 

@@ -3,6 +3,7 @@ emulator's Billing Catalog (compiler/cloud/emulator/billing.py)."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import re
 from decimal import Decimal
@@ -15,11 +16,12 @@ from compiler.cloud.billing import Catalog
 from compiler.cloud.emulator.server import serve
 
 
-def test_every_row_has_a_source_and_a_date():
+def test_every_row_has_a_source_a_date_and_a_status():
     assert catalog.ROWS
     for p in catalog.ROWS:
         assert p.source.strip(), p
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", p.as_of), p
+        assert p.status in catalog.STATUSES, p
         assert p.tier in (*catalog.TIERS, catalog.ANY) and p.platform in ("vertex", "ai-platform")
         assert (p.usd_per_hour is None) == (p.region == catalog.ANY), p
 
@@ -31,6 +33,15 @@ def test_every_catalog_item_is_priced_somewhere_or_listed_unknown():
     items = set(catalog.catalog_items())
     assert items - priced - unknown == set()
     assert unknown - items == set(), "an unknown row for an item the catalog does not have"
+
+
+def test_no_shipped_price_claims_to_be_verified():
+    """The shipped rows were read from an archived or undated copy of Google's pricing page, or
+    from SKU prices a blog post quoted: none from a current primary source. Only `prices
+    refresh` (or a reading of the page as published, dated) may write `verified`."""
+    assert {p.status for p in catalog.ROWS} == {catalog.SECONDARY}
+    archived = [p for p in catalog.ROWS if "web.archive.org" in p.source]
+    assert archived and all(not p.verified for p in archived)
 
 
 def test_the_file_is_written_as_dumps_writes_it():
@@ -67,6 +78,8 @@ def test_refresh_rebuilds_the_catalog_from_the_billing_catalog(emulator, tmp_pat
     h100 = found["vertex", "us-central1", "NVIDIA_H100_80GB", "on-demand"]
     assert h100.usd_per_hour == Decimal("11.2660332")
     assert h100.source == "cloudbilling SKU 3F95-001E-B747 (service C7E2-9256-1C43)"
+    # Read from the Billing Catalog today: verified, dated the refresh.
+    assert (h100.status, h100.as_of) == ("verified", datetime.date.today().isoformat())
     # A machine: its family's core and RAM SKUs × its vCPUs and GB (208, 1872).
     assert found["vertex", "us-central1", "a3-highgpu-8g", "on-demand"].usd_per_hour \
         == Decimal("10.8790864")
@@ -80,6 +93,9 @@ def test_refresh_rebuilds_the_catalog_from_the_billing_catalog(emulator, tmp_pat
     # Kept: the page-sourced ai-platform rows and the Flex-start rows (not Vertex AI SKUs).
     assert found["ai-platform", "us-central1", "BASIC", "on-demand"].usd_per_hour \
         == Decimal("0.1900")
+    # ... with their own status: a refresh does not verify what it did not read.
+    assert found["ai-platform", "us-central1", "BASIC", "on-demand"].status == "secondary"
+    assert found["vertex", "us-central1", "a3-highgpu-8g", "flex-start"].status == "secondary"
     assert ("vertex", "us-central1", "a3-highgpu-8g", "flex-start") in found
     # Every catalog item is priced or listed unknown, and the text is deterministic.
     assert {(p.platform, p.item) for p in rows} == set(catalog.catalog_items())
