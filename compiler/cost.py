@@ -1,7 +1,8 @@
 """What a job costs: its hourly rate by pool (replicas × (machine + accelerators)) and the most
 it can cost, at its timeout (the API's default, 7 days, when none is written), from the price
 catalog (compiler/catalog/prices.py). Pure: a job in, an Estimate out; an item without a
-price makes the estimate "price unknown", never a guess."""
+price makes the estimate "price unknown", never a guess, and an estimate at a price not read
+from a current primary source carries a mark (†) and a footnote naming that source."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from .durations import human
 from .model import Job
 
 HOUR = Decimal(3600)
+MARK = "†"  # an estimate at a secondary price; its footnote names the source
+REFRESH = "run `trainspec prices refresh`"
 API_DEFAULT_TIMEOUT = Decimal(7 * 24 * 3600)  # both APIs stop a job after 7 days by default
 
 
@@ -24,17 +27,18 @@ class PoolCost:
     role: str
     path: str
     replicas: int
-    parts: tuple[tuple[str, int, Decimal | None], ...]  # (item, count, its hourly price)
+    parts: tuple[tuple[str, int, catalog.Price | None], ...]  # (item, count, its price row)
 
     @property
     def missing(self) -> list[str]:
-        return [item for item, _, usd in self.parts if usd is None]
+        return [item for item, _, found in self.parts if found is None]
 
     @property
     def rate(self) -> Decimal | None:
         if self.missing:
             return None
-        return self.replicas * sum((n * usd for _, n, usd in self.parts if usd), Decimal(0))
+        return self.replicas * sum((n * found.usd_per_hour for _, n, found in self.parts
+                                    if found and found.usd_per_hour), Decimal(0))
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,17 @@ class Estimate:
     @property
     def missing(self) -> list[str]:
         return sorted({m for p in self.pools for m in p.missing})
+
+    @property
+    def secondary(self) -> list[catalog.Price]:
+        """The price rows used that were not read from a current primary source."""
+        return list(dict.fromkeys(found for p in self.pools for _, _, found in p.parts
+                                  if found is not None and not found.verified))
+
+    @property
+    def verified(self) -> bool:
+        """Every price known and verified: the estimate is certain enough to refuse a job."""
+        return self.rate is not None and not self.secondary
 
     @property
     def rate(self) -> Decimal | None:
@@ -81,9 +96,8 @@ def estimate(job: Job, scale_tier: str | None = None) -> Estimate:
     tier = catalog.STRATEGY_TIER.get(job.get(fields.STRATEGY), catalog.ON_DEMAND)
     timeout = job.get(fields.TIMEOUT_ROW)
 
-    def price(item: str) -> Decimal | None:
-        found = catalog.find(job.platform, job.region, item, tier)
-        return found.usd_per_hour if found else None
+    def price(item: str) -> catalog.Price | None:
+        return catalog.find(job.platform, job.region, item, tier)
 
     pools = []
     if not job.pools:  # an ml scale tier: only ml jobs have no pools after resolve
@@ -119,14 +133,35 @@ def item_name(item: str) -> str:
     return accelerators.short_name(item) if item in accelerators.ALL_TYPES else item
 
 
+def footnote(e: Estimate) -> str | None:
+    """`price from a secondary source (SOURCE, DATE): run ...`, None when every price used is
+    verified (or none is known)."""
+    rows = e.secondary
+    if not rows or e.rate is None:
+        return None
+    dates: dict[str, list[str]] = {}
+    for p in rows:
+        dates.setdefault(p.as_of, []).append(p.source)
+    named = "; ".join("; ".join(dict.fromkeys(sources)) + f", {as_of}"
+                      for as_of, sources in dates.items())
+    what = "prices from secondary sources" if len(rows) > 1 else "price from a secondary source"
+    return f"{what} ({named}): {REFRESH}"
+
+
+def marked(e: Estimate | None, text: str) -> str:
+    """`text` with the mark when `e` uses a secondary price."""
+    return text + f" {MARK}" if e is not None and footnote(e) else text
+
+
 def lines(e: Estimate) -> list[str]:
-    """explain's cost section: a line per pool, then the job's rate and bound."""
+    """explain's cost section: a line per pool, then the job's rate and bound, then the
+    footnote of a secondary price."""
     where = f"{e.tier} prices, {e.region or 'no region'}"
     out = [f"cost       {where} (compiler/catalog/prices.csv)"]
     for p in e.pools:
         parts = " + ".join((f"{n} × " if n > 1 else "") + f"{item_name(item)} "
-                           + (f"{usd(price)}/h" if price is not None else "(price unknown)")
-                           for item, n, price in p.parts)
+                           + (f"{usd(found.usd_per_hour)}/h" if found else "(price unknown)")
+                           for item, n, found in p.parts)
         rate = f"{usd(p.rate)}/h" if p.rate is not None else "price unknown"
         out.append(f"  {p.role:<24} {p.replicas} × ({parts}) = {rate}")
     if e.rate is None:
@@ -135,13 +170,14 @@ def lines(e: Estimate) -> list[str]:
     if e.trials > 1 or e.parallel > 1:
         out.append(f"  {'trial':<24} {usd(e.rate)}/h; {e.parallel} in parallel: "
                    f"{usd(e.rate_at_once)}/h at once")
-        out.append(f"  {'total':<24} at most {usd(e.at_most)} for {e.trials} trials × the "
-                   f"{e.timeout_text()} timeout; done within {e.waves} × "
-                   f"{human(e.timeout)} = {human(e.timeout * e.waves)}")
+        out.append(marked(e, f"  {'total':<24} at most {usd(e.at_most)} for {e.trials} "
+                             f"trials × the {e.timeout_text()} timeout; done within {e.waves} × "
+                             f"{human(e.timeout)} = {human(e.timeout * e.waves)}"))
     else:
-        out.append(f"  {'total':<24} {usd(e.rate)}/h; at most {usd(e.at_most)} for the "
-                   f"{e.timeout_text()} timeout")
-    return out
+        out.append(marked(e, f"  {'total':<24} {usd(e.rate)}/h; at most {usd(e.at_most)} for "
+                             f"the {e.timeout_text()} timeout"))
+    note = footnote(e)
+    return out + ([f"  {MARK} {note}"] if note else [])
 
 
 def of_result(result) -> Estimate | None:  # noqa: ANN001 - a pipeline.Result (no import circle)
@@ -152,8 +188,12 @@ def of_result(result) -> Estimate | None:  # noqa: ANN001 - a pipeline.Result (n
     return estimate(result.job, tier)
 
 
-def change_line(before: Estimate | None, after: Estimate | None) -> str:
-    """A job's cost before → after: `$a/h → $b/h; at most $X → $Y a run (+$Z)`."""
+def change_line(before: Estimate | None, after: Estimate | None,
+                resubmitted: bool = False) -> str:
+    """A job's cost before → after: `$a/h → $b/h; at most $X → $Y a run (+$Z)`, marked when a
+    price is secondary. `resubmitted`: the change submits a new job (a replace); when the
+    price of a run is the same, the line says what the new run costs (`re-run: +$Y at most`),
+    not +$0.00."""
     def rate(e: Estimate) -> str:
         return "price unknown" if e.rate_at_once is None else f"{usd(e.rate_at_once)}/h"
 
@@ -169,10 +209,26 @@ def change_line(before: Estimate | None, after: Estimate | None) -> str:
     else:
         text = (f"{rate(before)} → {rate(after)}; at most {usd(before.at_most)} → "
                 f"{usd(after.at_most)} a run")
-    delta = difference(before, after)
+    delta, again = difference(before, after), rerun(before, after, resubmitted)
     unknown = [why(e) for e in (before, after) if e is not None and e.rate is None]
-    return text + (f" ({signed(delta)})" if delta is not None else
-                   f" ({'; '.join(dict.fromkeys(unknown))})")
+    text += (f" (re-run: {signed(again)} at most)" if again is not None else
+             f" ({signed(delta)})" if delta is not None else
+             f" ({'; '.join(dict.fromkeys(unknown))})")
+    return text + (f" {MARK}" if footnotes(before, after) else "")
+
+
+def footnotes(*estimates: Estimate | None) -> list[str]:
+    """The distinct footnotes of the estimates' secondary prices."""
+    return list(dict.fromkeys(n for e in estimates if e is not None
+                              for n in [footnote(e)] if n))
+
+
+def rerun(before: Estimate | None, after: Estimate | None, resubmitted: bool) -> Decimal | None:
+    """What a resubmitted job whose run costs the same as before adds: a whole new run (at
+    most); None when it is not such a job or a price is unknown."""
+    if not resubmitted or difference(before, after) != 0:
+        return None
+    return after.at_most if after is not None else None
 
 
 def why(e: Estimate) -> str:

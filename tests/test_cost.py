@@ -3,8 +3,10 @@ tests/golden-cost/ (regenerate with UPDATE_GOLDEN=1 and review the diff)."""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from compiler import cli, cost, pipeline
+from compiler.catalog import prices as catalog
 from compiler.options import Options
 
 GOLDEN = Path(__file__).parent / "golden-cost"
@@ -98,3 +101,56 @@ def test_diff_shows_each_jobs_cost_change_and_the_total(tmp_path, fmt, suffix) -
     code = cli.main(["diff", "main", "--repo", str(tmp_path), "--format", fmt], out, err)
     assert code == 2, err.getvalue()
     _check(GOLDEN / f"diff.{suffix}", out.getvalue())
+
+
+def _repo(tmp_path: Path, *names: str) -> Path:
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    git(tmp_path, "config", "user.name", "t")
+    (tmp_path / "specs").mkdir()
+    for name in names:
+        shutil.copy(GOLDEN / "specs" / name, tmp_path / "specs" / name)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
+    return tmp_path / "specs"
+
+
+def _diff(repo: Path, fmt: str = "text") -> str:
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["diff", "main", "--repo", str(repo), "--format", fmt], out, err) == 2, \
+        err.getvalue()
+    return out.getvalue()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("edit", [
+    ("name: census-basic\n", "name: census-basic\n  run: 2\n"),  # metadata.run: a re-run
+    ("census:3.1", "census:3.2"),  # a new image, the finished job submitted again
+])
+def test_a_resubmitted_job_costs_a_whole_run_not_nothing(tmp_path, edit) -> None:
+    specs = _repo(tmp_path, "scale-tier.yaml")
+    text = (specs / "scale-tier.yaml").read_text()
+    (specs / "scale-tier.yaml").write_text(text.replace(*edit))
+    out = _diff(tmp_path).splitlines()
+    assert "  cost: $0.19/h → $0.19/h; at most $0.57 → $0.57 a run (re-run: +$0.57 at most) †" \
+        in out, out
+    assert out[-1] == "cost: +$0.00/run at most; re-runs: +$0.57 at most"
+    report = json.loads(_diff(tmp_path, "json"))
+    assert report["entries"][0]["cost"]["rerunUsd"] == "0.57"
+    assert (report["cost"]["changeUsd"], report["cost"]["rerunUsd"]) == ("0.00", "0.57")
+
+
+def _verified(monkeypatch) -> None:
+    """The catalog as if `prices refresh` had read every row today."""
+    rows = tuple(dataclasses.replace(p, status=catalog.VERIFIED) for p in catalog.ROWS)
+    monkeypatch.setattr(catalog, "_BY_KEY", catalog.index(rows))
+
+
+def test_a_verified_price_has_no_mark_nor_footnote(monkeypatch) -> None:
+    shipped = cost.lines(_estimate("h100.yaml"))
+    assert shipped[-2].endswith(" †") and shipped[-1].startswith(
+        "  † prices from secondary sources (cloudbilling SKUs 2E83-99F1-391A")
+    assert shipped[-1].endswith(", 2025-08-16): run `trainspec prices refresh`")
+    _verified(monkeypatch)
+    e = _estimate("h100.yaml")
+    assert e.verified and not any("†" in line for line in cost.lines(e))

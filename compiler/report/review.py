@@ -174,6 +174,7 @@ def render_text(rv: Review) -> str:
         else:
             out.append(f"  {e.plan.description}")
             out.append(f"  cost: {_cost(e)}")
+            out += [f"  {cost.MARK} {note}" for note in cost.footnotes(*_estimates(e))]
             for c in display_changes(e):
                 out += ["    " + line for line in _change_lines(c)]
             if e.search:
@@ -191,29 +192,48 @@ def _estimates(e: Entry) -> tuple[cost.Estimate | None, cost.Estimate | None]:
     return cost.of_result(e.old), cost.of_result(e.new)
 
 
+def _resubmitted(e: Entry) -> bool:
+    """`pulumi up` submits a new job for this entry (plan.classify's replace: a new
+    metadata.run, new trainer code, any change of the request)."""
+    return e.plan.action == planning.REPLACE
+
+
 def _cost(e: Entry) -> str:
-    return cost.change_line(*_estimates(e))
+    return cost.change_line(*_estimates(e), resubmitted=_resubmitted(e))
 
 
-def _total(rv: Review) -> tuple[Decimal, list[str]]:
-    """The change of the most a run of every changed job costs, and the jobs whose price is
-    unknown on either side (left out of the total)."""
-    total, unknown = Decimal(0), []
+def _rerun(e: Entry) -> Decimal | None:
+    return cost.rerun(*_estimates(e), _resubmitted(e))
+
+
+def _total(rv: Review) -> tuple[Decimal, Decimal, list[str]]:
+    """The change of the most a run of every changed job costs, what the re-runs (replaced
+    jobs whose run costs the same) cost at most, and the jobs whose price is unknown on either
+    side (left out of both)."""
+    total, reruns, unknown = Decimal(0), Decimal(0), []
     for e in rv.changed:
         if e.failed:
             continue
-        delta = cost.difference(*_estimates(e))
+        delta, again = cost.difference(*_estimates(e)), _rerun(e)
         if delta is None:
             unknown.append(e.job or e.file)
         else:
             total += delta
-    return total, unknown
+            reruns += again or 0
+    return total, reruns, unknown
 
 
 def _total_line(rv: Review) -> str:
-    total, unknown = _total(rv)
+    total, reruns, unknown = _total(rv)
+    again = f"; re-runs: {cost.signed(reruns)} at most" if reruns else ""
     left = f"; price unknown for {', '.join(unknown)}, not counted" if unknown else ""
-    return f"cost: {cost.signed(total)}/run at most{left}"
+    return f"cost: {cost.signed(total)}/run at most{again}{left}"
+
+
+def _footnotes(rv: Review) -> list[str]:
+    """Every changed job's secondary-price footnotes, once each."""
+    return [f"{cost.MARK} {note}" for note in dict.fromkeys(
+        n for e in rv.changed if not e.failed for n in cost.footnotes(*_estimates(e)))]
 
 
 def _summary_line(rv: Review) -> str:
@@ -284,11 +304,13 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
         fence = _fence(body)
         details += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>",
                     "", f"{fence}{lang}", body, fence, "", "</details>", ""]
+    notes = [line for n in _footnotes(rv) for line in (_cell(n), "")]
     text = "\n".join(head + table + ["", *moved, _summary_line(rv), "",
-                                     f"**{_total_line(rv)}**", ""] + details)
+                                     f"**{_total_line(rv)}**", "", *notes] + details)
     if len(text) <= limit:
         return text
     out = head + [_summary_line(rv), "", f"**{_total_line(rv)}**", "",
+                  *notes,
                   f"_This report is {len(text):,} characters, more than a GitHub comment takes "
                   f"({limit:,}): a summary without per-spec details. "
                   "`python -m compiler diff` prints them all (see the job log)._", ""]
@@ -363,15 +385,17 @@ def _side_json(e: cost.Estimate | None) -> dict | None:
     return {"hourlyUsd": _money(e.rate_at_once), "atMostUsd": _money(e.at_most),
             "timeoutSeconds": int(e.timeout), "timeoutWritten": e.timeout_written,
             "tier": e.tier, "region": e.region,
-            "priceUnknown": [cost.item_name(m) for m in e.missing]}
+            "priceUnknown": [cost.item_name(m) for m in e.missing],
+            "secondaryPrices": [{"item": cost.item_name(p.item), "source": p.source,
+                                 "asOf": p.as_of} for p in e.secondary]}
 
 
 def _cost_json(e: Entry) -> dict:
     before, after = _estimates(e)
     return {"before": _side_json(before), "after": _side_json(after),
-            "changeUsd": _money(cost.difference(before, after))}
+            "changeUsd": _money(cost.difference(before, after)), "rerunUsd": _money(_rerun(e))}
 
 
 def _total_json(rv: Review) -> dict:
-    total, unknown = _total(rv)
-    return {"changeUsd": _money(total), "priceUnknown": unknown}
+    total, reruns, unknown = _total(rv)
+    return {"changeUsd": _money(total), "rerunUsd": _money(reruns), "priceUnknown": unknown}
