@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .. import fields
 from ..catalog import machines
-from ..cost import API_DEFAULT_TIMEOUT, estimate, usd, why
+from ..cost import API_DEFAULT_TIMEOUT, estimate, footnote, usd, why
 from ..diagnostics import Collector
 from ..durations import human
 from ..model import Container, Job, Pool, PythonPackage
@@ -204,17 +204,23 @@ def _cost(job: Job, layers: Layers, c: Collector) -> None:
                   "`trainspec prices refresh` reads the Cloud Billing Catalog",
                   code="cost-unchecked")
         return
+    # A refusal must be certain: at a price not read from a current primary source, the
+    # same finding is a warning (its own code) naming that source.
+    note = footnote(found)
+    report = c.warning if note else c.error
+    unverified = "-unverified" if note else ""
+    said = f"; {note}" if note else ""
     if cost is not None and found.at_most > cost[0].max_cost:  # type: ignore[operator]
         trials = f"{found.trials} trials × " if found.trials > 1 else ""
-        c.error(TIMEOUT if found.timeout_written else where,
-                f"the job costs at most {usd(found.at_most)} ({trials}{usd(found.rate)}/h for "
-                f"the {found.timeout_text()} timeout), over policy.maxCostPerJob "
-                f"{usd(cost[0].max_cost)} in {cost[1]}",
-                "a shorter scheduling.timeout, fewer replicas or trials, or cheaper machines",
-                code="policy-cost")
+        report(TIMEOUT if found.timeout_written else where,
+               f"the job costs at most {usd(found.at_most)} ({trials}{usd(found.rate)}/h for "
+               f"the {found.timeout_text()} timeout), over policy.maxCostPerJob "
+               f"{usd(cost[0].max_cost)} in {cost[1]}{said}",
+               "a shorter scheduling.timeout, fewer replicas or trials, or cheaper machines",
+               code="policy-cost" + unverified)
     if rate is not None and found.rate_at_once > rate[0].max_hourly_rate:  # type: ignore[operator]
         trials = f" ({found.parallel} parallel trials)" if found.parallel > 1 else ""
-        c.error(where, f"the job costs {usd(found.rate_at_once)}/h at once{trials}, over "
-                f"policy.maxHourlyRate {usd(rate[0].max_hourly_rate)}/h in {rate[1]}",
-                "fewer replicas or parallel trials, cheaper machines, or scheduling.strategy "
-                "SPOT", code="policy-hourly-rate")
+        report(where, f"the job costs {usd(found.rate_at_once)}/h at once{trials}, over "
+               f"policy.maxHourlyRate {usd(rate[0].max_hourly_rate)}/h in {rate[1]}{said}",
+               "fewer replicas or parallel trials, cheaper machines, or scheduling.strategy "
+               "SPOT", code="policy-hourly-rate" + unverified)
