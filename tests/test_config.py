@@ -670,7 +670,8 @@ def test_each_cost_rule_at_verified_prices_is_a_coded_located_error(repo, verifi
 def test_each_cost_rule_at_a_secondary_price_is_a_warning_naming_the_source(repo, policy,
                                                                            expected):
     """The shipped catalog's prices are secondary (a blog post's SKU prices): a refusal must be
-    certain, so the finding is a warning saying so and how to refresh, and the job passes."""
+    certain, so the finding is a warning ([policy-cost-unverified],
+    [policy-hourly-rate-unverified]) saying so and how to refresh, and the job passes."""
     write(repo, {"trainspec.yaml": f"policy:\n  {policy}\n", "specs/train.yaml": H100})
     code, _, err = run("validate", "specs")
     assert code == 0 and lines(err) == [expected.format(
