@@ -661,6 +661,8 @@ def verified_prices(monkeypatch):
 @pytest.mark.parametrize("policy, expected", COST_RULES)
 def test_each_cost_rule_at_verified_prices_is_a_coded_located_error(repo, verified_prices,
                                                                    policy, expected):
+    """Every price read from a current primary source: [policy-cost] and
+    [policy-hourly-rate] refuse the job."""
     write(repo, {"trainspec.yaml": f"policy:\n  {policy}\n", "specs/train.yaml": H100})
     code, _, err = run("validate", "specs")
     assert code == 1 and lines(err) == [expected.format(severity="error", said="", code="")]
