@@ -321,3 +321,28 @@ def test_a_number_too_small_for_a_double_is_reported_as_underflow() -> None:
                             "maxValue: 1.0, scaleType: UNIT_LOG_SCALE}")).errors
     assert found and found[0].code == "inexact-number"
     assert "1.0e-400 is too small for a double: it would be sent as 0.0" in found[0].message
+
+
+def test_a_project_from_the_stack_config_is_validated_like_spec_project() -> None:
+    text = spec().replace("  region: us-central1\n", "")
+    result = pipeline.compile_text(text, "s.yaml", Options(project="BAD PROJECT!!",
+                                                           region="us-central1"), today=TODAY)
+    assert [d.code for d in result.errors] == ["project-id"] and result.body is None
+    assert "'BAD PROJECT!!' is not a project id" in result.errors[0].message
+
+
+@pytest.mark.parametrize("image", ["us-docker.pkg.dev/p/t/resnet:1.4.2\\n\\e",
+                                   "us-docker.pkg.dev/p/t/resnet:1.4.2\\u202e",
+                                   "gcr.io/p/t:1 --privileged", "gcr.io/P/t:1", "gcr.io/p/t:"])
+def test_an_image_that_cannot_be_an_image_reference_is_a_located_error(image) -> None:
+    found = compile_(spec().replace("{image: gcr.io/p/t:1}", f'{{image: "{image}"}}')).errors
+    assert [(d.path, d.code) for d in found] == [("$.spec.container.image", "image-reference")]
+    assert found[0].position is not None
+
+
+@pytest.mark.parametrize("image", [
+    "gcr.io/p/t:1", "us-docker.pkg.dev/acme-ml-prod/trainers/resnet:1.4.2", "ubuntu",
+    "localhost:5000/x/y_z__w-v:Latest_1", "gcr.io/p/t@sha256:" + "a" * 64,
+    "gcr.io/p/t:1@sha256:" + "0" * 64, "[::1]:5000/x:1"])
+def test_image_references_of_the_grammar_are_taken(image) -> None:
+    assert compile_(spec().replace("{image: gcr.io/p/t:1}", f'{{image: "{image}"}}')).ok
