@@ -320,7 +320,10 @@ def test_a_number_too_small_for_a_double_is_reported_as_underflow() -> None:
     found = compile_(legacy("{parameterName: p, type: DOUBLE, minValue: 1.0e-400, "
                             "maxValue: 1.0, scaleType: UNIT_LOG_SCALE}")).errors
     assert found and found[0].code == "inexact-number"
-    assert "1.0e-400 is too small for a double: it would be sent as 0.0" in found[0].message
+    assert found[0].format() == (
+        "s.yaml:12:135: error: $.spec.aiPlatform.hyperparameters.params[0].minValue: 1.0e-400 is "
+        "too small for a double: it would be sent as 0.0 (write 0 if you meant 0, or a number "
+        "above about 2.2e-308) [inexact-number]")
 
 
 def test_a_project_from_the_stack_config_is_validated_like_spec_project() -> None:
@@ -337,7 +340,8 @@ def test_a_project_from_the_stack_config_is_validated_like_spec_project() -> Non
 def test_an_image_that_cannot_be_an_image_reference_is_a_located_error(image) -> None:
     found = compile_(spec().replace("{image: gcr.io/p/t:1}", f'{{image: "{image}"}}')).errors
     assert [(d.path, d.code) for d in found] == [("$.spec.container.image", "image-reference")]
-    assert found[0].position is not None
+    assert found[0].position is not None and found[0].format().endswith(
+        "(e.g. us-docker.pkg.dev/PROJECT/REPOSITORY/IMAGE:TAG) [image-reference]")
 
 
 @pytest.mark.parametrize("image", [
