@@ -3,21 +3,21 @@ extensions in explain, policy guardrails, and hostile config files."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
-import dataclasses
 import re
 import subprocess
 from pathlib import Path
 
 import jsonschema
 import pytest
-from compiler.catalog import prices as catalog
 from files import write
 
 from compiler import cli, durations, fields
 from compiler.catalog import accelerators
+from compiler.catalog import prices as catalog
 from compiler.config import check, load
 from compiler.rules import RULES
 from compiler.source import read as source

@@ -80,15 +80,7 @@ def git(repo: Path, *args: str) -> None:
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.parametrize("fmt,suffix", [("text", "txt"), ("markdown", "md"), ("json", "json")])
 def test_diff_shows_each_jobs_cost_change_and_the_total(tmp_path, fmt, suffix) -> None:
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "config", "user.email", "t@example.com")
-    git(tmp_path, "config", "user.name", "t")
-    specs = tmp_path / "specs"
-    specs.mkdir()
-    for name in ("h100.yaml", "unknown.yaml", "scale-tier.yaml"):
-        shutil.copy(GOLDEN / "specs" / name, specs / name)
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "base")
+    specs = _repo(tmp_path, "h100.yaml", "unknown.yaml", "scale-tier.yaml")
     # HEAD: a second H100 worker, a tuning job added, the BASIC job deleted, the T4 job's
     # timeout set (its price is unknown on both sides).
     h100 = (specs / "h100.yaml").read_text()
