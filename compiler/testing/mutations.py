@@ -15,7 +15,7 @@ from .draws import _st
 from .strategies import OTHER_ROLES, valid_specs
 
 # Pool names a spec may write by mistake: what AI Platform calls its replicas (master, ps).
-UNKNOWN_POOLS = tuple(sorted({r.ml_task for r in roles.ROLES} - set(roles.NAMES)))
+UNKNOWN_POOLS = tuple(sorted({r.ml_task for r in roles.ON_ML} - set(roles.NAMES)))
 
 
 @dataclass(frozen=True)
