@@ -268,8 +268,8 @@ def replica_name(platform: str, task: str, job: dict | None = None) -> str:
     Vertex's pool 2 is the reductionServer when the job (the API's) runs its image there."""
     for role, prefix in TASK_PREFIXES.get(platform, {}).items():
         if task.startswith(prefix) and task[len(prefix):].isdigit():
-            if platform == "vertex":
-                role = of_pool(BY_NAME[role].pool, _pool_image(job, BY_NAME[role].pool)).name
+            index = BY_NAME[role].pool  # an ml job has no workerPoolSpecs: its role stands
+            role = of_pool(index, _pool_image(job, index)).name
             return f"{role}-{task[len(prefix):]}"
     return task or SERVICE
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from .. import fields
 from ..catalog import accelerators, machines
-from ..model import Container, Job, Pool
-from ..roles import BY_NAME, CHIEF, PARAMETER_SERVER, REDUCTION_SERVER, is_reduction_server_image
+from ..model import Job, Pool
+from ..roles import BY_NAME, CHIEF
 from ..source.reads import as_dict, as_str
 from . import tasks
 
@@ -49,31 +49,7 @@ def pool(n: Reader, job: Job, role: str, raw: dict, path: str) -> Pool:
         c.error(path + ".gpuPartitionSize", "a GPU partition needs accelerator count 1",
                 code="gpu-partition-count")
     tasks.task_rules(n, pool)
-    reduction_server(n, job, pool)
     return pool
-
-
-def reduction_server(n: Reader, job: Job, pool: Pool) -> None:
-    """Pool 2 running the reduction-server image but written as a parameterServer; GPUs on the
-    reduction server. No current page lists its machine types, and its "no GPUs" (facts §A.4)
-    reads as guidance, not a refusal the API states: warnings only."""
-    image = pool.task.image if isinstance(pool.task, Container) else None
-    if pool.role == PARAMETER_SERVER.name and job.platform == "vertex" and \
-            is_reduction_server_image(image):
-        n.c.warning(f"{pool.path}.container.image" if "image" in pool.overrides else pool.path,
-                    "this parameterServer pool runs the reduction-server image: it is a "
-                    "reduction server", f"name the pool '{REDUCTION_SERVER.name}': the same "
-                    f"Vertex pool {REDUCTION_SERVER.pool}, and local-run and explain treat it "
-                    "as one", code="reduction-server-pool")
-    if pool.role == REDUCTION_SERVER.name:
-        implied = machines.implied_accelerator(pool.machine_type) if pool.machine_type else None
-        gpu = pool.accelerator_type or (implied[0] if implied else None)
-        if gpu:
-            n.c.warning(f"{pool.path}.accelerator" if pool.accelerator_type else
-                        f"{pool.path}.machineType", f"{gpu} on the reduction server, whose "
-                        "reducers use no GPUs",
-                        "Google's examples use a CPU machine such as n1-highcpu-16",
-                        code="reduction-server-accelerator")
 
 
 def accelerator(n: Reader, pool: Pool, raw: dict, path: str) -> None:
