@@ -16,7 +16,7 @@ from ..diagnostics import Collector
 from ..model import KINDS, PLATFORMS, Job, Pool, PythonPackage
 from ..options import Options
 from ..packaging import bucket_name
-from ..roles import CHIEF, ROLES
+from ..roles import CHIEF, REDUCTION_SERVER, ROLES
 from ..schema.validate import project_id
 from ..source.document import Document
 from ..source.reads import as_dict, as_str
@@ -67,6 +67,12 @@ class Normalizer(Reader):
             raw = as_dict(spec.get("pools")).get(role.name)
             if isinstance(raw, dict):
                 job.pools[role.name] = pool(self, job, role.name, raw, f"$.spec.pools.{role.name}")
+        pool_two = [r.name for r in ROLES if r.pool == REDUCTION_SERVER.pool and r.name in job.pools]
+        if len(pool_two) > 1:
+            self.c.error(f"$.spec.pools.{REDUCTION_SERVER.name}", f"{' and '.join(pool_two)} are "
+                         f"both Vertex pool {REDUCTION_SERVER.pool}: a job has one of them",
+                         "keep one: the reduction server (all-reduce over NCCL) or the "
+                         "parameter servers", key=True, code="pool-two-roles")
         if not job.pools:  # the chief runs the spec-level task (on a pool or a scale tier)
             job.spec_chief = Pool(role=CHIEF.name, path="$.spec", task=job.container or job.python,
                                   env=job.env)

@@ -77,15 +77,18 @@ def env(n: Reader, raw: dict, path: str, base: tuple[EnvVar, ...]) -> tuple[EnvV
     return tuple(merged.values())
 
 
-def pool_task(n: Reader, job: Job, raw: dict, path: str):
+def pool_task(n: Reader, job: Job, raw: dict, path: str, image: str | None = None):
+    """The pool's task and the task keys it set itself. A role with its own `image` (the
+    reduction server) runs that image unless the pool says otherwise: never the spec's task."""
     pc, pp = raw.get("container"), raw.get("python")
     if isinstance(pc, dict) and isinstance(pp, dict):
         n.c.error(path, "a pool takes container or python, not both", code="task-kind")
+    own = Container(image=image) if image else None
     if isinstance(pc, dict):
-        return container(n, pc, path + ".container", job.container), frozenset(pc)
+        return container(n, pc, path + ".container", own or job.container), frozenset(pc)
     if isinstance(pp, dict):
-        return python(n, pp, path + ".python", job.python), frozenset(pp)
-    return job.container or job.python, frozenset()
+        return python(n, pp, path + ".python", None if own else job.python), frozenset(pp)
+    return own or job.container or job.python, frozenset()
 
 
 def task_rules(n: Reader, pool: Pool) -> None:
