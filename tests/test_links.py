@@ -245,6 +245,63 @@ def test_a_link_swapped_in_after_the_check_is_never_followed(repo, outside, monk
     assert [p.code for p in e.value.problems] == ["source-unreadable"]
 
 
+# -- hard links: a regular file whose other names may be anywhere -------------------------------
+
+HARD_LINK = ("trainer/trainer/data.txt has 2 names (a hard link): where the others are cannot "
+             "be known, so it may be a file from outside the source folder; give it a copy of "
+             "its own: cp --remove-destination ORIGINAL trainer/trainer/data.txt [source-hard-link]")
+
+
+def test_a_hard_link_to_a_file_outside_is_refused(repo, outside, tmp_path):
+    os.link(outside / "passwd", repo / "trainer" / "trainer" / "data.txt")
+    assert errors() == [AT + HARD_LINK]
+    with pytest.raises(sdist.BuildError):
+        build(repo, tmp_path / "out")
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["validate", "specs"], out, err) == 1
+    assert "[source-hard-link]" in err.getvalue()
+
+
+def test_a_symbolic_link_to_a_hard_link_is_refused_too(repo, outside):
+    """Both names in the source lead to the same file: one error, naming it."""
+    os.link(outside / "passwd", repo / "trainer" / "trainer" / "data.txt")
+    (repo / "trainer" / "alias.txt").symlink_to("trainer/data.txt")
+    assert errors() == [AT + HARD_LINK]
+
+
+def test_a_hard_link_made_after_the_check_is_refused_on_the_bytes_read(repo, outside,
+                                                                        monkeypatch):
+    """Checked again on the open descriptor of the bytes archived: a file replaced by a hard
+    link after the listing is never archived."""
+    real = sdist.collect.collect
+
+    def collect_then_link(*args, **kwargs):
+        found = real(*args, **kwargs)
+        task = repo / "trainer" / "trainer" / "task.py"
+        task.unlink()
+        os.link(outside / "passwd", task)
+        return found
+
+    monkeypatch.setattr(sdist.collect, "collect", collect_then_link)
+    with pytest.raises(sdist.BuildError) as e:
+        build(repo)
+    assert [p.code for p in e.value.problems] == ["source-hard-link"]
+    assert "trainer/trainer/task.py has 2 names" in e.value.problems[0].message
+
+
+def test_a_git_revision_has_no_hard_links(repo, outside):
+    os.link(outside / "passwd", repo / "trainer" / "trainer" / "data.txt")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    located = tree.GitFiles(repo, "main").locate("specs/job.yaml")
+    assert located is not None
+    package = sdist.build(located[0], "trainer", RepoConfig(), "trainer.task")
+    assert package.files == 4
+
+
 # -- secrets: the target's name and the bytes, not the link's name -----------------------------
 
 def test_a_private_key_linked_under_an_innocent_name_is_refused(repo):
