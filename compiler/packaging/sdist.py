@@ -107,7 +107,7 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
     for name in METADATA_FILES:
         if name in found.files and found.files[name].size > metadata.MAX_METADATA_FILE:
             problems.append(Problem("source-metadata", "source", f"{shown}/{name} is larger "
-                                    f"than {metadata.MAX_METADATA_FILE // MIB} MiB"))
+                                    f"than {metadata.MAX_METADATA_FILE // 1024} KiB"))
     if problems:
         raise BuildError(problems)
     repo.prefetch([e.path for e in found.files.values()])
