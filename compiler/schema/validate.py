@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 import re
@@ -142,6 +143,21 @@ def _describe(value: Any) -> str:
     return "a mapping"
 
 
+def _toml_type(value: Any) -> str:
+    """What TOML calls the type of a value tomllib returned (toml.io/en/v1.0.0)."""
+    if isinstance(value, datetime.datetime):
+        return "an offset date-time" if value.tzinfo else "a local date-time"
+    if isinstance(value, datetime.date):
+        return "a local date"
+    if isinstance(value, datetime.time):
+        return "a local time"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return "a float" if isinstance(value, float) else _describe(value)
+
+
 def _path(error: jsonschema.ValidationError) -> str:
     path = "$"
     for part in error.absolute_path:
@@ -172,21 +188,23 @@ def iter_problems(data: Any, version: str = CURRENT) -> Iterator[Problem]:
     yield from problems_of(validator(version), data)
 
 
-def problems_of(checker: jsonschema.protocols.Validator, data: Any) -> Iterator[Problem]:
-    """`iter_problems` for any schema's validator (`validator_for`)."""
+def problems_of(checker: jsonschema.protocols.Validator, data: Any,
+                language: str = "YAML") -> Iterator[Problem]:
+    """`iter_problems` for any schema's validator (`validator_for`), of data read from
+    `language` ("YAML" or "TOML": the types and hints of messages are that language's)."""
     for error in checker.iter_errors(data):
-        yield from _explain(error)
+        yield from _explain(error, language)
 
 
-def _explain(error: jsonschema.ValidationError) -> Iterator[Problem]:
+def _explain(error: jsonschema.ValidationError, language: str = "YAML") -> Iterator[Problem]:
     kind = "propertyNames" if "propertyNames" in error.schema_path else error.validator
     code = KEYWORD_CODES.get(str(kind), OTHER_KEYWORD)
-    for path, message, hint, at_key in _describe_error(error):
+    for path, message, hint, at_key in _describe_error(error, language):
         yield path, code, message, hint, at_key
 
 
-def _describe_error(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str | None,
-                                                                         bool]]:
+def _describe_error(error: jsonschema.ValidationError, language: str = "YAML",
+                    ) -> Iterator[tuple[str, str, str | None, bool]]:
     path, kind, inst, sch = _path(error), error.validator, error.instance, error.schema
     if "propertyNames" in error.schema_path:
         # jsonschema reports a bad key at its mapping, with the key as the instance.
@@ -209,12 +227,14 @@ def _describe_error(error: jsonschema.ValidationError) -> Iterator[tuple[str, st
         want = " or ".join(_TYPE_NAMES.get(t, t) for t in expected)
         hint = None
         if "string" in expected and isinstance(inst, (int, float)) and not isinstance(inst, bool):
-            hint = "quote it, e.g. \"2.10\": unquoted, YAML reads it as a number"
+            hint = f"quote it, e.g. \"2.10\": unquoted, {language} reads it as a number"
         elif "integer" in expected and isinstance(inst, float) and inst.is_integer():
-            hint = f"write {int(inst)}: with a decimal point YAML reads a float"
-        elif ("number" in expected or "integer" in expected) and isinstance(inst, str):
+            hint = f"write {int(inst)}: with a decimal point {language} reads a float"
+        elif ("number" in expected or "integer" in expected) and isinstance(inst, str) \
+                and language == "YAML":  # YAML 1.1's exponents; TOML reads 1e-5 as a float
             hint = exponent_hint(inst)
-        got = repr(inst) if isinstance(inst, float) and "integer" in expected else _describe(inst)
+        got = (repr(inst) if isinstance(inst, float) and "integer" in expected
+               else _toml_type(inst) if language == "TOML" else _describe(inst))
         yield path, f"expected {want}, got {got}", hint, False
     elif kind == "enum":
         choices = error.validator_value
