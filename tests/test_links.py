@@ -382,6 +382,22 @@ def test_under_strict_it_is_an_error(linked_specs):
     assert "sub/kept.yaml" not in err
 
 
+def test_a_folder_link_in_the_folder_searched_is_not_entered_and_says_so(linked_specs):
+    (linked_specs / "outdir").mkdir()
+    (linked_specs / "outdir" / "sd").mkdir()
+    (linked_specs / "outdir" / "sd" / "other.yaml").write_text(GOOD.replace("NAME", "other"))
+    (linked_specs / "specs" / "sub" / "linkdir").symlink_to(linked_specs / "outdir" / "sd")
+    code, err = validate("specs")
+    assert code == 0, err
+    assert (f"specs/sub/linkdir:1:1: warning: $: a symbolic link to a folder "
+            f"({linked_specs / 'outdir' / 'sd'}): folder links are not entered, so no spec "
+            "in it is read (copy the specs in, or name the folder on the command line) "
+            "[spec-link]") in err.splitlines()
+    assert "other" not in err.replace("linkdir", "")
+    code, err = validate("specs", "--strict")
+    assert code == 1 and "specs/sub/linkdir:1:1: error: $: a symbolic link to a folder" in err
+
+
 def test_a_linked_spec_named_on_the_command_line_is_read_as_asked(linked_specs):
     assert validate("specs/linked.yaml", "--strict") == (0, "1 spec(s) checked, 0 with errors\n")
 
