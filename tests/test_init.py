@@ -84,7 +84,7 @@ def test_init_writes_this_trainspecs_lock_and_installs_from_it(tmp_path):
     assert (scaffold.TEMPLATES / "requirements.lock").read_text() == (
         ROOT / "requirements.lock").read_text()
     for install in ("pip install --require-hashes -r requirements.lock",
-                    "pip install --no-deps -r requirements.txt"):
+                    "pip install --no-deps --no-build-isolation -r requirements.txt"):
         assert install in scaffold.INSTALL
         assert (target / ".github" / "workflows" / "trainspec.yml").read_text().count(install) == 2
     assert "pip install -r requirements.txt" not in (
