@@ -17,6 +17,7 @@ from ..model import KINDS, PLATFORMS, Job, Pool, PythonPackage
 from ..options import Options
 from ..packaging import bucket_name
 from ..roles import CHIEF, ROLES
+from ..schema.validate import project_id
 from ..source.document import Document
 from ..source.reads import as_dict, as_str
 from ..tuning import rules as tuning_rules
@@ -108,6 +109,11 @@ class Normalizer(Reader):
 
     def place(self, job: Job, spec: dict, key: str) -> None:
         written, given = as_str(spec.get(key)), getattr(self.options, key)
+        if key == "project" and given and not project_id(given):
+            self.c.error("$.spec.project", f"--project / gcp:project {given!r} is not a project "
+                         "id", "6 to 30 lower-case letters, digits or '-', a letter first, as "
+                         "spec.project", code="project-id")
+            given = None
         if written and given and written != given:
             self.c.warning(f"$.spec.{key}", f"the spec sets {key} {written!r}; {given!r} from "
                            "the command line or stack config applies only to specs without one",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..catalog import images
 from ..model import Container, EnvVar, Job, Pool, PythonPackage, secret_config_key
 from ..source.jsonpath import child
 from ..source.reads import as_str
@@ -98,6 +99,10 @@ def task_rules(n: Reader, pool: Pool) -> None:
     if isinstance(task, Container):
         if not task.image:
             c.error(base, "missing required key 'image'", code="missing-image")
+        elif images.reference_problem(task.image):
+            c.error(base + ".image", f"{task.image!r} cannot be pulled: "
+                    f"{images.reference_problem(task.image)}",
+                    "e.g. us-docker.pkg.dev/PROJECT/REPOSITORY/IMAGE:TAG", code="image-reference")
         size = sum(map(len, task.command + task.args))
     else:
         if not task.packages and task.source is None:

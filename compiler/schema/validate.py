@@ -81,6 +81,12 @@ def _ecma(pattern: str) -> re.Pattern:
     return re.compile("".join(out), re.ASCII)
 
 
+def project_id(text: str) -> bool:
+    """Whether `text` is a project id by spec.project's rule (for --project, gcp:project)."""
+    rule = schema()["properties"]["spec"]["properties"]["project"]["pattern"]
+    return _ecma(rule).search(text) is not None
+
+
 def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:
     if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
@@ -193,17 +199,53 @@ def problems_of(checker: jsonschema.protocols.Validator, data: Any,
     """`iter_problems` for any schema's validator (`validator_for`), of data read from
     `language` ("YAML" or "TOML": the types and hints of messages are that language's)."""
     for error in checker.iter_errors(data):
-        yield from _explain(error, language)
+        yield from _explain(error, checker.schema, language)
 
 
-def _explain(error: jsonschema.ValidationError, language: str = "YAML") -> Iterator[Problem]:
+def _explain(error: jsonschema.ValidationError, root: Any = None,
+             language: str = "YAML") -> Iterator[Problem]:
     kind = "propertyNames" if "propertyNames" in error.schema_path else error.validator
     code = KEYWORD_CODES.get(str(kind), OTHER_KEYWORD)
-    for path, message, hint, at_key in _describe_error(error, language):
+    for path, message, hint, at_key in _describe_error(error, root, language):
         yield path, code, message, hint, at_key
 
 
-def _describe_error(error: jsonschema.ValidationError, language: str = "YAML",
+def _properties(node: Any) -> dict:
+    return node.get("properties", {}) if isinstance(node, dict) else {}
+
+
+def _schema_at(root: Any, parts: list) -> Any:
+    """The (inlined) schema of the value at `parts` below `root`, following properties and
+    items only; None where that does not lead anywhere."""
+    node = root
+    for part in parts:
+        if isinstance(part, int):
+            node = node.get("items") if isinstance(node, dict) else None
+        else:
+            node = _properties(node).get(part)
+        if node is None:
+            return None
+    return node
+
+
+def _indentation(key: str, parts: list, here: Any, root: Any) -> str | None:
+    """The hint for an unknown `key` that is a key one level down (of a child of the mapping
+    at `parts`) or one level up (of its parent): a YAML indentation mistake, not a typo."""
+    below = [name for name, sub in _properties(here).items() if key in _properties(sub)]
+    if below:
+        shown = ", ".join(below[:4]) + (", …" if len(below) > 4 else "")
+        return (f"an indentation mistake? {key!r} is a key one level down (of {shown}): "
+                "indent it under one of them")
+    if parts and key in _properties(_schema_at(root, parts[:-1])):
+        parent = "$"
+        for part in parts[:-1]:
+            parent = child(parent, part)
+        return (f"an indentation mistake? {key!r} is a key one level up (of {parent}): "
+                "dedent it by one level")
+    return None
+
+
+def _describe_error(error: jsonschema.ValidationError, root: Any = None, language: str = "YAML",
                     ) -> Iterator[tuple[str, str, str | None, bool]]:
     path, kind, inst, sch = _path(error), error.validator, error.instance, error.schema
     if "propertyNames" in error.schema_path:
@@ -215,7 +257,9 @@ def _describe_error(error: jsonschema.ValidationError, language: str = "YAML",
         allowed = list(sch.get("properties", {}))
         for key in inst:
             if key not in allowed:
-                hint = did_you_mean(key, allowed) or f"allowed keys: {', '.join(allowed)}"
+                moved = (_indentation(key, list(error.absolute_path), sch, root)
+                         if language == "YAML" else None)  # TOML has tables, not indentation
+                hint = moved or did_you_mean(key, allowed) or f"allowed keys: {', '.join(allowed)}"
                 yield child(path, key), f"unknown key {key!r}", hint, True
     elif kind == "required":
         missing = [k for k in error.validator_value if k not in inst]

@@ -112,6 +112,8 @@ class Builder:
                 self.doc.suspect[path] = odd
             return value
         if tag == _T + "str":
+            if node.style not in ("|", ">") and node.end_mark.line > node.start_mark.line:
+                self.doc.joined.add(path)
             return node.value
         value = self.typed(node, path)
         if value is _UNREADABLE:
@@ -198,6 +200,15 @@ class Builder:
                               f"{MAX_NODES} values", "aliases expanding into huge trees are "
                               "refused")
                     raise Budget
+            if key_node.tag == _T + "merge" and not (
+                    isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<"):
+                # `!!merge innocent: {...}` would merge a mapping under a key that reads as
+                # an ordinary one: only `<<` is a merge key (YAML 1.1 merge type).
+                shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else "[...]"
+                self.fail(key_node, path, "yaml-value", f"cannot read {shown[:40]!r} as a merge "
+                          "key: it is tagged !!merge", "a merge key is written <<; drop the tag "
+                          "for a key")
+                continue
             if key_node.tag == _T + "merge":
                 if "<<" in first:
                     self.fail(key_node, path, "yaml-duplicate-key", "duplicate key '<<' (first at line "
