@@ -15,9 +15,11 @@ link that leads out of it (an absolute link, `..` above its root), outside the s
 a folder, a pipe or a device, or nowhere is an error (it would package what is not the source,
 or differ between machines). So is a hard link (a regular file with more than one name): its
 other names may be anywhere, outside the repository too, and nothing tells where; checked when
-listed and again on the descriptor of the bytes archived (sdist.py). A git revision has none. A secret-looking file (`.env`, `*.pem`, `*.key`, a private SSH key,
-a service-account or user credentials JSON, any file holding a PEM/OpenSSH private key) is an
-error unless the repository's trainspec.yaml allows its path (`packaging.allowSecretFiles`).
+listed and again on the descriptor of the bytes archived (sdist.py). A git revision has none.
+
+A secret-looking file (`.env`, `*.pem`, `*.key`, a private SSH key, a service-account or user
+credentials JSON, any file holding a PEM/OpenSSH private key) is an error unless the
+repository's trainspec.yaml allows its path (`packaging.allowSecretFiles`).
 Names are checked here, the link's and its target's (a link named `id_rsa` is refused whatever
 it holds, as a file would be); content is checked on the very bytes archived (sdist.py:
 `secret_content`), so a file swapped after the check is never archived unchecked.
