@@ -187,7 +187,8 @@ def test_a_commit_pin_installs_from_the_local_clone(tmp_path):
     (tmp_path / "requirements.txt").write_text(line + "\n")
     target = tmp_path / "site"
     proc = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                           "--target", str(target), "-r", str(tmp_path / "requirements.txt")],
+                           "--no-build-isolation", "--target", str(target), "-r",
+                           str(tmp_path / "requirements.txt")],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert (target / "compiler" / "pulumi_program.py").is_file()

@@ -80,12 +80,17 @@ def test_a_file_link_through_an_ignored_folder_link_out_of_the_repository_is_ref
         AT + "trainer/data.txt is a symbolic link to 'esc/passwd', which leaves the repository "
         f"(trainer/esc links to the absolute path {str(outside)!r}): nothing outside the source "
         "folder is packaged; copy the file in, or ignore the link in .gitignore [source-link]"]
+    refused_everywhere(repo, tmp_path, "source-link")
+
+
+def refused_everywhere(repo: Path, tmp_path: Path, code: str) -> None:
+    """Nothing is built (no archive written) and `validate` exits 1 with `code`."""
     with pytest.raises(sdist.BuildError):
         build(repo, tmp_path / "out")
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(["validate", "specs"], out, err) == 1
-    assert "[source-link]" in err.getvalue()
+    assert f"[{code}]" in err.getvalue()
 
 
 def test_the_same_through_a_relative_folder_link_at_the_repository_root(repo, outside):
@@ -255,12 +260,7 @@ HARD_LINK = ("trainer/trainer/data.txt has 2 names (a hard link): where the othe
 def test_a_hard_link_to_a_file_outside_is_refused(repo, outside, tmp_path):
     os.link(outside / "passwd", repo / "trainer" / "trainer" / "data.txt")
     assert errors() == [AT + HARD_LINK]
-    with pytest.raises(sdist.BuildError):
-        build(repo, tmp_path / "out")
-    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
-    out, err = io.StringIO(), io.StringIO()
-    assert cli.main(["validate", "specs"], out, err) == 1
-    assert "[source-hard-link]" in err.getvalue()
+    refused_everywhere(repo, tmp_path, "source-hard-link")
 
 
 def test_a_symbolic_link_to_a_hard_link_is_refused_too(repo, outside):
@@ -292,11 +292,7 @@ def test_a_hard_link_made_after_the_check_is_refused_on_the_bytes_read(repo, out
 
 def test_a_git_revision_has_no_hard_links(repo, outside):
     os.link(outside / "passwd", repo / "trainer" / "trainer" / "data.txt")
-    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
-    located = tree.GitFiles(repo, "main").locate("specs/job.yaml")
+    located = committed(repo).locate("specs/job.yaml")
     assert located is not None
     package = sdist.build(located[0], "trainer", RepoConfig(), "trainer.task")
     assert package.files == 4
@@ -415,11 +411,7 @@ def test_a_git_revision_resolves_links_the_same_way(repo, outside):
     (repo / "trainer" / "esc").symlink_to(outside)
     (repo / "trainer" / "data.txt").symlink_to("esc/passwd")
     (repo / "trainer" / "alias.py").symlink_to("trainer/task.py")
-    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
-    located = tree.GitFiles(repo, "main").locate("specs/job.yaml")
+    located = committed(repo).locate("specs/job.yaml")
     assert located is not None
     with pytest.raises(sdist.BuildError) as e:
         sdist.build(located[0], "trainer", RepoConfig(), "trainer.task")
@@ -430,3 +422,12 @@ def test_a_git_revision_resolves_links_the_same_way(repo, outside):
         f"trainer/esc is a symbolic link to {str(outside)!r}, which leaves the repository "
         f"(trainer/esc links to the absolute path {str(outside)!r}): nothing outside the source "
         "folder is packaged; copy the file in, or ignore the link in .gitignore"]
+
+
+def committed(repo: Path) -> tree.GitFiles:
+    """The repository's files committed as branch main, read from git."""
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    return tree.GitFiles(repo, "main")
