@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,7 @@ _NOT_A_VALUE = re.compile(r"^(?:/|\./|~/|[a-z][a-z0-9+.-]*://(?![^/\s@]*@))", re
 _PAIR = re.compile(r"(?<![\w.-])(?=(-{0,2}[A-Za-z][\w.-]*)(=|:[ \t]*|[ \t]+(?=[^\s-]))"
                    r"(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?"
                    r"([^\s\"'&;,)\]}=:]+=*))", re.IGNORECASE)
+_JWT_REST = re.compile(r"[A-Za-z0-9_.+/=-]*")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|$")
 
 
@@ -152,8 +154,9 @@ def _pairs(text: str):
             yield name.lstrip("-"), m.start(3), m.end(3)
 
 
-def scan(text: str) -> list[Finding]:
-    """Every secret in `text`, by token format and by ``name=value`` pairs, in order."""
+def scan(text: str, pairs: bool = True) -> list[Finding]:
+    """Every secret in `text`, by token format and (unless `pairs` is False) by
+    ``name=value`` pairs, in order."""
     found = []
     for detector in _detectors():
         secrets = set(detector.analyze_string(text))  # the detector's own checks (a JWT's)
@@ -167,12 +170,75 @@ def scan(text: str) -> list[Finding]:
                         start = text.rfind("-----", 0, start) if text[:start].endswith("-") \
                             else start
                         end = _KEY_END.search(text, end).end()
+                    elif detector.secret_type == "JSON Web Token":  # its regex stops lazily
+                        end = _JWT_REST.match(text, end).end()
                     found.append(Finding(detector.secret_type, start, end))
-    for name, start, end in _pairs(text):
+    for name, start, end in _pairs(text) if pairs else ():
         kind = named_secret(text[start:end], name)
         if kind:
             found.append(Finding(kind, start, end))
     return sorted(found, key=lambda f: (f.start, -f.end))
+
+
+REDACTED = "<redacted>"
+_PLACEHOLDER = re.compile(r"^<secret:[^>]+>$")
+_MIN_LITERAL = 4  # shorter secret literals are not scrubbed from free text (too many false hits)
+_MIN_PREFIX = 8  # a literal cut short (``abcdefgh...``) is scrubbed from this many characters on
+_ELLIPSIS = ("...", "\u2026")
+
+
+def placeholder(value: str) -> bool:
+    """A ``<secret:KEY>`` marker, what a ``{secret: KEY}`` env value compiles to."""
+    return bool(_PLACEHOLDER.match(value))
+
+
+def _scrub(text: str, literal: str) -> str:
+    """`text` with `literal` replaced, and any cut-short start of it that ends in an
+    ellipsis (a message that truncates a long value)."""
+    out, at = [], 0
+    while (start := text.find(literal[:_MIN_PREFIX], at)) >= 0:
+        end = start
+        while end - start < len(literal) and end < len(text) \
+                and text[end] == literal[end - start]:
+            end += 1
+        if end - start == len(literal) or text.startswith(_ELLIPSIS, end):
+            out += [text[at:start], REDACTED]
+        else:
+            out.append(text[at:end])
+        at = end
+    return "".join(out) + text[at:]
+
+
+def redact_text(text: str, literals: Iterable[str] = (), *, pairs: bool = True) -> str:
+    """`text` with the secret parts replaced by ``<redacted>``: each secret the detector finds
+    in it (token formats, and ``name=value`` pairs unless `pairs` is False: trainspec's own
+    messages say ``--secret KEY``) and any of `literals` (values of the spec validate flags,
+    also where a message cut them short)."""
+    for value in sorted(set(literals), key=len, reverse=True):
+        if len(value) >= _MIN_LITERAL and not placeholder(value):
+            text = _scrub(text, value) if len(value) > _MIN_PREFIX else \
+                text.replace(value, REDACTED)
+    out, at = [], 0
+    for f in scan(text, pairs):
+        if f.end <= at:
+            continue
+        out += [text[at:max(at, f.start)], REDACTED]
+        at = f.end
+    return "".join(out) + text[at:]
+
+
+def scrubbed(value: str, name: str = "") -> str:
+    """`value` (of `name`, a key or flag; "" for none) as a message may quote it: each secret
+    in it ``<redacted>``, the detector reading the whole value before any cut."""
+    if not secret_kind(value, name):
+        return value
+    return redact_text(value, [value] if named_secret(value, name) else [])
+
+
+def quoted(value: Any, name: str = "", limit: int = 0) -> str:
+    """`repr(value)`, `scrubbed`, cut to `limit` characters (0: none) as ``'abc...``."""
+    text = repr(scrubbed(value, name) if isinstance(value, str) else value)
+    return text if not limit or len(text) <= limit else text[:limit - 3] + "..."
 
 
 def secret_kind(value: str, name: str = "") -> str | None:

@@ -1,0 +1,111 @@
+"""No output path echoes a secret (issue 16 §3 review): every message quoting a value, every
+report format, explain, import; more token families; exact file names in JSON and SARIF;
+escaped compile output; fewer false positives."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from test_secrets import SPEC, TOKENS
+
+from compiler import cli, emit
+from compiler.secrets.check import found
+from compiler.secrets.scan import secret_kind
+
+ROOT = Path(__file__).resolve().parent.parent
+S = (ROOT / "specs/vision/resnet-a100-spot.yaml").read_text()
+GHP = "ghp_R7nT2qLx9VbK4mZ8wPcY3sJd6HfA1eGu5oNi"
+JWT = TOKENS["SESSION"]
+
+
+def run(*argv: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out, err, io.BytesIO(stdin) if stdin is not None else None)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+# Each a value-quoting message, the secret where the user's value goes.
+PLACES = {
+    "label-value": ("cost-center: research", 'wandb: "{t}"'),
+    "label-key": ("cost-center: research", '"{t}": x'),
+    "region": ("region: us-central1", 'region: "{t}"'),
+    "project": ("project: acme-ml-prod", 'project: "{t}"'),
+    "service-account": ("serviceAccount: trainer@acme-ml-prod.iam.gserviceaccount.com",
+                        'serviceAccount: "{t}"'),
+    "output-dir": ("outputDir: gs://acme-ml-prod-runs/resnet-imagenet", 'outputDir: "{t}"'),
+    "timeout": ("timeout: 1d", 'timeout: "{t}"'),
+    "strategy": ("strategy: SPOT", 'strategy: "{t}"'),
+    "api-version": ("apiVersion: trainspec/v1", 'apiVersion: "{t}"'),
+    "kind": ("kind: TrainingJob", 'kind: "{t}"'),
+    "platform": ("platform: vertex", 'platform: "{t}"'),
+    "unknown-key": ("  project: acme-ml-prod", '  project: acme-ml-prod\n  "{t}": 1'),
+    "env-name": ("NCCL_DEBUG: INFO", '"{t}": INFO'),
+    "machine": ("disk: {type: pd-ssd, sizeGb: 500}",
+                'disk: {type: pd-ssd, sizeGb: 500}\n      machineType: "{t}"'),
+    "int-tag": ("sizeGb: 500", "sizeGb: !!int {t}"),
+}
+FAMILIES = {"github": GHP, "jwt": JWT, "aws": TOKENS["AWS_ACCESS_KEY_ID"],
+            "slack": TOKENS["SLACK_BOT"], "openai": TOKENS["LLM_CREDS"],
+            "stripe": "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "gitlab": "glpat-xZ3vB8nQ2mK7pL9rT4wY"}
+
+
+def _outputs(path: str) -> str:
+    seen = ""
+    for fmt in ("text", "json", "sarif", "github"):
+        seen += "".join(run("validate", "--strict", "--format", fmt, path)[1:])
+    seen += run("explain", path)[1] + run("explain", path)[2]
+    return seen + run("compile", path)[2]  # its body is the spec as written: the warning says so
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_no_message_quotes_a_token(repo, place):
+    old, new = PLACES[place]
+    assert old in S
+    (repo / "s.yaml").write_text(S.replace(old, new.replace("{t}", GHP), 1))
+    shown = _outputs("s.yaml")
+    assert GHP not in shown and GHP[:12] not in shown
+    assert "[plaintext-secret]" in shown or place in ("int-tag",)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_no_message_quotes_any_token_family(repo, family):
+    token = FAMILIES[family]
+    (repo / "s.yaml").write_text(S.replace("cost-center: research", f'wandb: "{token}"'))
+    shown = _outputs("s.yaml")
+    assert token not in shown and token[:16] not in shown
+    assert "<redacted>" in shown
+
+
+def test_a_too_long_token_is_flagged_and_never_shown_cut_short(repo):
+    (repo / "s.yaml").write_text(S.replace("cost-center: research", f"jwt: {JWT}"))
+    code, _, err = run("validate", "s.yaml")
+    assert code == 1 and "[value-length]" in err and "[plaintext-secret]" in err
+    assert JWT[:20] not in err and JWT[-20:] not in err
+
+
+def test_a_named_secret_is_never_quoted_even_cut_short(repo):
+    value = "password=" + "hunter2hunter2" * 6  # no token format: a keyword pair
+    (repo / "s.yaml").write_text(S.replace("cost-center: research", f"pw: {value}"))
+    code, _, err = run("validate", "s.yaml")
+    assert code == 1 and "[value-length]" in err and "[plaintext-secret]" in err
+    assert "hunter2hunter2" not in err
+
+
+def test_explain_never_prints_a_secret_of_the_description(repo):
+    (repo / "s.yaml").write_text(S.replace("description: ResNet-50 baseline, 90 epochs",
+                                           f'description: "see {GHP} or password=hunter22"'))
+    code, out, err = run("explain", "s.yaml")
+    assert code == 0 and GHP not in out + err and "hunter22" not in out + err
+    assert "see <redacted>" in out
