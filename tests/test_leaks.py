@@ -109,3 +109,67 @@ def test_explain_never_prints_a_secret_of_the_description(repo):
     code, out, err = run("explain", "s.yaml")
     assert code == 0 and GHP not in out + err and "hunter22" not in out + err
     assert "see <redacted>" in out
+
+
+# Fakes in each vendor's documented format (detectors.py cites each).
+MORE_TOKENS = {
+    "google-api-key": "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
+    "google-oauth": "ya29.a0AfH6SMBx7Kq3vZ9pLmN2wR8tY5uE1oI4aS6dF0gH3jK7lQ",
+    "github-fine-grained": "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGH"
+                           "IJKLMNOPQRSTUVWXYZ0123456789abcdefgh",
+    "huggingface": "hf_kQzVbNcYwTfRpLmXaJdHgSeUoIiKyBnMvCq",
+    "anthropic": "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+    "npm": "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    "digitalocean": "dop_v1_" + "a1" * 32,
+    "vault": "hvs.CAESIJlWh3Ekm0VHo9tXg6PkFc_3uXh1rzPkDqCxNcGEjZsQGh4KHGh2cy5xVjFmTzR2Uk1N",
+}
+
+
+@pytest.mark.parametrize("family", MORE_TOKENS)
+def test_more_token_families_are_found_in_free_text_args_and_labels(family):
+    token = MORE_TOKENS[family]
+    spec = {"metadata": {"description": f"use {token} here", "labels": {"x": token}},
+            "spec": {"container": {"args": [f"--opt={token}", token]}}}
+    assert [f[0] for f in found(spec)] == [
+        "$.metadata.description", "$.metadata.labels.x", "$.spec.container.args[0]",
+        "$.spec.container.args[1]"]
+
+
+@pytest.mark.parametrize("name,value", [
+    ("VAULT_TOKEN", "hvs.CAESIJlWh3Ekm0VHo9tXg6PkFc_3uXh1rzPkDqCxNcGEjZsQGh4KHGh2"),
+    ("GOOGLE_OAUTH_ACCESS_TOKEN", "ya29.a0AfH6SMBx7Kq3vZ9pLmN2wR8tY5uE1oI4aS6dF0gH3jK7lQ"),
+    ("SERVICE_TOKEN", "x1.Rk9vYmFyQmF6cXV4.ZGVhZGJlZWZjYWZlYmFiZQ.Qm9vTWFnaWNXb3Jk")])
+def test_dotted_tokens_under_secret_names_are_random_enough(name, value):
+    assert secret_kind(value, name)
+
+
+def test_import_warns_of_each_plaintext_secret_it_writes(repo):
+    body = {"displayName": "x", "jobSpec": {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "n1-standard-8"}, "replicaCount": "1",
+        "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/i:1",
+                          "args": [f"--api-key={GHP}"],
+                          "env": [{"name": "HF_TOKEN", "value": MORE_TOKENS["huggingface"]}]}}]}}
+    (repo / "rest.json").write_text(json.dumps(body))
+    code, out, err = run("import", "rest.json", "--region", "us-central1")
+    assert code == 0 and GHP in out and MORE_TOKENS["huggingface"] in out  # as the config says
+    assert "args[0] (--api-key) holds a plaintext secret" in err
+    assert "env HF_TOKEN holds a plaintext secret" in err and "{secret: hfToken}" in err
+    assert GHP not in err and MORE_TOKENS["huggingface"] not in err
+
+
+@pytest.mark.parametrize("name,value", [
+    ("SECRET", "false"), ("DB_PASS", "none"), ("API_TOKEN", "null"), ("PASSWORD", "disabled"),
+    ("S3_SECRET", "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf"),
+    ("DB_PASSWORD", "projects/acme/secrets/db-password/versions/3"),
+    ("HF_TOKEN", "sm://acme/hf-token"), ("API_KEY", "vault:secret/data/ml#api_key"),
+    ("WANDB_API_KEY", "secret/data/ml/wandb"),
+    ("CACHE_KEY", "5d41402abc4b2a76b9719d911017c592"),
+    ("DATASET_KEY", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")])
+def test_no_value_references_and_digests_are_not_secrets(name, value):
+    assert list(found({"spec": {"env": {name: value}}})) == []
+
+
+def test_a_digest_after_a_key_flag_is_not_a_secret():
+    assert list(found({"spec": {"container": {"args": [
+        "--hash-key", "5d41402abc4b2a76b9719d911017c592",
+        "--cache-key=5d41402abc4b2a76b9719d911017c592"]}}})) == []

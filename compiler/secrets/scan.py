@@ -5,7 +5,9 @@ is exactly what validate flagged.
 
 A string holds a secret where
 - a token format of detect-secrets' regex detectors matches anywhere in it (AWS, GitHub,
-  GitLab, Slack, Stripe, OpenAI, JWT, private keys, a URL's password, ...), or
+  GitLab, Slack, Stripe, OpenAI, JWT, private keys, a URL's password, ...) or of trainspec's
+  plugins for what they lack (detectors.py: Google API keys and OAuth tokens, GitHub
+  fine-grained, Hugging Face, Anthropic, npm, DigitalOcean, Vault), or
 - it is the value of a name that says secret (an env variable, a ``--flag``, a ``key=`` or
   ``key:`` inside a longer text): for detect-secrets' keywords (password, secret, api_key,
   private_key, ...) any value, for the words its keyword list leaves out as too noisy
@@ -48,6 +50,19 @@ _PAIR = re.compile(r"(?<![\w.-])(?=(-{0,2}[A-Za-z][\w.-]*)(=|:[ \t]*|[ \t]+(?=[^
                    r"(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?"
                    r"([^\s\"'&;,)\]}=:]+=*))", re.IGNORECASE)
 _JWT_REST = re.compile(r"[A-Za-z0-9_.+/=-]*")
+# Words that say "no value" (a flag's off switch, a placeholder): never a credential.
+_NO_VALUE = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null", "nil",
+                       "undefined", "empty", "disabled", "enabled", "n/a", "na", "-"})
+# Where a secret is kept, not the secret: AWS Secrets Manager / SSM ARNs, Google Secret
+# Manager resource names (projects/P/secrets/S[/versions/V]) and sm:// URIs, HashiCorp Vault
+# references (vault:…, a KV path secret/… or kv/…).
+_REFERENCE = re.compile(r"^(?:arn:aws[\w-]*:(?:secretsmanager|ssm|kms):"
+                        r"|projects/[^/\s]+/secrets/|(?:gcp)?sm://|vault:"
+                        r"|(?:secrets?|kv)(?:-v2)?/[\w./#-]+$)", re.IGNORECASE)
+# A hex digest (MD5, SHA-1, SHA-224, SHA-256, SHA-384, SHA-512) is random but no credential:
+# under a name that is only an entropy word (CACHE_KEY, --hash-key) it is not flagged.
+_DIGEST = re.compile(r"^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{56}|[0-9a-f]{64}|[0-9a-f]{96}"
+                     r"|[0-9a-f]{128})$", re.IGNORECASE)
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|$")
 
 
@@ -63,13 +78,16 @@ class Finding:
 
 @functools.cache
 def _detectors() -> tuple[Any, ...]:
-    """detect-secrets' regex (token format) detectors, but the public IP address one."""
+    """detect-secrets' regex (token format) detectors, but the public IP address one, and
+    trainspec's plugins for the formats it lacks (detectors.py)."""
     # Imported on first use: detect-secrets imports requests (for verification, never called).
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins.base import RegexBasedDetector
     from detect_secrets.plugins.ip_public import IPPublicDetector
 
-    return tuple(cls() for cls in get_mapping_from_secret_type_to_class().values()
+    from .detectors import PLUGINS
+
+    return tuple(cls() for cls in (*get_mapping_from_secret_type_to_class().values(), *PLUGINS)
                  if issubclass(cls, RegexBasedDetector) and cls is not IPPublicDetector)
 
 
@@ -107,8 +125,9 @@ def name_rule(name: str) -> str | None:
 
 def _random(value: str) -> bool:
     """detect-secrets' Hex or Base64 entropy detector would report the whole `value`."""
+    value = value.replace(".", "")  # dotted tokens (hvs.…, ya29.…): `.` is in neither charset
     for detector in _entropy():
-        if set(value) <= set(detector.charset) \
+        if value and set(value) <= set(detector.charset) \
                 and detector.calculate_shannon_entropy(value) > detector.entropy_limit:
             return True
     return False
@@ -120,7 +139,8 @@ def _filtered(value: str) -> bool:
 
     return (h.is_templated_secret(value) or h.is_prefixed_with_dollar_sign(value)
             or h.is_sequential_string(value) or h.is_potential_uuid(value)
-            or h.is_not_alphanumeric_string(value) or bool(_NOT_A_VALUE.match(value)))
+            or h.is_not_alphanumeric_string(value) or bool(_NOT_A_VALUE.match(value))
+            or value.lower() in _NO_VALUE or bool(_REFERENCE.match(value)))
 
 
 def named_secret(value: str, name: str) -> str | None:
@@ -133,7 +153,7 @@ def named_secret(value: str, name: str) -> str | None:
         return None
     if rule == "keyword":
         return "Secret Keyword"
-    return "High Entropy String" if _random(value) else None
+    return "High Entropy String" if _random(value) and not _DIGEST.match(value) else None
 
 
 def _span(m: re.Match) -> tuple[int, int]:
@@ -244,6 +264,8 @@ def quoted(value: Any, name: str = "", limit: int = 0) -> str:
 def secret_kind(value: str, name: str = "") -> str | None:
     """The kind of the first secret in `value`, given to `name` (an env variable, a flag;
     "" for none), or None: what validate reports and review hides."""
+    if _REFERENCE.match(value.strip()):  # where the secret is kept: its `secret:` no pair
+        return None
     if name:
         kind = named_secret(value, name.lstrip("-"))
         if kind:
