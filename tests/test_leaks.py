@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_secrets import SPEC, TOKENS
+from test_secrets import TOKENS
 
 from compiler import cli, emit
 from compiler.secrets.check import found
@@ -173,3 +173,32 @@ def test_a_digest_after_a_key_flag_is_not_a_secret():
     assert list(found({"spec": {"container": {"args": [
         "--hash-key", "5d41402abc4b2a76b9719d911017c592",
         "--cache-key=5d41402abc4b2a76b9719d911017c592"]}}})) == []
+
+
+FORGED = "\nfile:1:1: error: x"
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_compile_never_prints_a_raw_out_path(repo, check):
+    (repo / "specs").mkdir()
+    (repo / "specs" / "a.yaml").write_text(S)
+    out = str(repo / f"o{FORGED}\x1b[31m\u2028\u202e")
+    run("compile", "specs", "--out", out)
+    code, _, err = run("compile", "specs", "--out", out, *(["--check"] if check else []))
+    assert code == 0 and "\nfile:1:1" not in err
+    assert not any(ch in err for ch in "\x1b\u2028\u202e")
+    (repo / "specs" / "b.yaml").write_text("apiVersion: [")
+    code, _, err = run("compile", "specs", "--out", out, *(["--check"] if check else []))
+    assert code == 1 and "nothing written to" in err and "\nfile:1:1" not in err
+
+
+def test_compile_stdout_escapes_invisible_code_points_keeping_the_value(repo):
+    odd = "\u2028\u0085\u202e\u200f\u061c\u2066\x7f"
+    escaped = "".join(f"\\u{ord(ch):04x}" for ch in odd)  # YAML's escapes: DEL is no text
+    (repo / "s.yaml").write_text(S.replace("[--epochs, 90,",
+                                           f'["--tag=a{escaped}b", --epochs, 90,'))
+    code, out, _ = run("compile", "s.yaml")
+    assert code == 0 and not any(ch in out for ch in odd)
+    assert "\\u2028\\u0085\\u202e\\u200f\\u061c\\u2066\\u007f" in out
+    assert f"--tag=a{odd}b" in json.dumps(json.loads(out), ensure_ascii=False)
+    assert emit.dumps(json.loads(out)) == out
