@@ -21,8 +21,8 @@ from .. import packaging, pipeline
 from ..diagnostics import Collector, Diagnostic, has_errors
 from ..options import Options
 from ..report import format_text
-from ..secrets import check as secret_check
 from ..schema.foreign import describe
+from ..secrets import check as secret_check
 from ..source import files as safe_files
 from ..source import read as source
 from ..tuning.model import KIND as TUNING_KIND
