@@ -190,7 +190,8 @@ def _done(result: Result) -> Result:
     literals = spec_secrets(data) if data is not None else frozenset()
     unique: dict[tuple, Diagnostic] = {}
     for d in result.diagnostics:
-        d = redact_diagnostic(d, literals, pairs=False)
+        if d.file == result.file:  # a config's own are redacted when reported
+            d = redact_diagnostic(d, literals, pairs=False)
         unique.setdefault((d.path, d.message, d.severity), d)
     result.diagnostics = sorted(unique.values(), key=sort_key)
     return result

@@ -202,3 +202,17 @@ def test_compile_stdout_escapes_invisible_code_points_keeping_the_value(repo):
     assert "\\u2028\\u0085\\u202e\\u200f\\u061c\\u2066\\u007f" in out
     assert f"--tag=a{odd}b" in json.dumps(json.loads(out), ensure_ascii=False)
     assert emit.dumps(json.loads(out)) == out
+
+
+def test_json_and_sarif_carry_the_exact_file_name(repo):
+    name = "a\u202e.yaml"
+    (repo / name).write_text(S)
+    _, out, _ = run("validate", "--format", "json", name)
+    report = json.loads(out)
+    assert report["files"] == [name] and report["diagnostics"][0]["file"] == name
+    assert "\u202e" not in out  # JSON escapes it: \u202e, once
+    _, out, _ = run("validate", "--format", "sarif", name)
+    uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert uri["artifactLocation"]["uri"] == "a%E2%80%AE.yaml"
+    _, _, err = run("validate", name)
+    assert err.startswith("a\\u202e.yaml:") and "\u202e" not in err

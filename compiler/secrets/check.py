@@ -18,7 +18,7 @@ from typing import Any
 from ..config.model import Policy
 from ..diagnostics import Collector, Diagnostic
 from ..source.jsonpath import child
-from .scan import named_secret, placeholder, redact_text, scan, secret_kind
+from .scan import any_token, named_secret, placeholder, redact_text, scan, secret_kind
 
 CODE = "plaintext-secret"
 ARG_KEYS = ("args", "command", "containerArgs", "containerCommand")
@@ -114,6 +114,8 @@ def redact_diagnostic(d: Diagnostic, literals: Iterable[str] = (),
     (token formats; ``name=value`` pairs unless `pairs` is False: a message of trainspec's
     own says ``--secret KEY``) and none of `literals` (spec_secrets), whole or cut short."""
     literals = tuple(literals)
+    if not literals and not pairs and not any_token(f"{d.path}\n{d.message}\n{d.hint}"):
+        return d  # most diagnostics: one search, not one per part and detector
     path, message = (redact_text(t, literals, pairs=pairs) for t in (d.path, d.message))
     hint = None if d.hint is None else redact_text(d.hint, literals, pairs=pairs)
     return d if (path, message, hint) == (d.path, d.message, d.hint) else \

@@ -174,11 +174,27 @@ def _pairs(text: str):
             yield name.lstrip("-"), m.start(3), m.end(3)
 
 
-def scan(text: str, pairs: bool = True) -> list[Finding]:
+@functools.cache
+def _any_token() -> re.Pattern:
+    """Every detector's patterns as one: a text none of them matches (most messages, most
+    values) is passed over in one search instead of one per detector."""
+    flags = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
+    return re.compile("|".join(
+        "(?" + "".join(c for f, c in flags if r.flags & f) + ":" + r.pattern + ")"
+        for d in _detectors() for r in d.denylist))
+
+
+def any_token(text: str) -> bool:
+    """Whether a token format may be in `text` (scan says where, and checks each)."""
+    return _any_token().search(text) is not None
+
+
+@functools.lru_cache(maxsize=256)  # a value is read by validate, then by each message quoting it
+def scan(text: str, pairs: bool = True) -> tuple[Finding, ...]:
     """Every secret in `text`, by token format and (unless `pairs` is False) by
     ``name=value`` pairs, in order."""
-    found = []
-    for detector in _detectors():
+    found: list[Finding] = []
+    for detector in _detectors() if any_token(text) else ():
         secrets = set(detector.analyze_string(text))  # the detector's own checks (a JWT's)
         if not secrets:
             continue
@@ -197,7 +213,7 @@ def scan(text: str, pairs: bool = True) -> list[Finding]:
         kind = named_secret(text[start:end], name)
         if kind:
             found.append(Finding(kind, start, end))
-    return sorted(found, key=lambda f: (f.start, -f.end))
+    return tuple(sorted(found, key=lambda f: (f.start, -f.end)))
 
 
 REDACTED = "<redacted>"
