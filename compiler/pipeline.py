@@ -34,8 +34,9 @@ class Result:
     origins: dict[str, str] = field(default_factory=dict)
     document: Document | None = None
     # The job's identity, kept when `job`/`document` are dropped (worker processes):
-    # (metadata.name, platform, project, where metadata.name is written).
-    identity: tuple[str, str, str | None, Position | None] | None = None
+    # (metadata.name, platform, project, where metadata.name is written, metadata.run). Set
+    # for every spec that parses, errors or not: the cross-spec rules read it (`check_set`).
+    identity: tuple[str, str, str | None, Position | None, str | None] | None = None
     # The archives built from python.source, each once: what `pulumi up` uploads.
     uploads: list[packaging.Upload] = field(default_factory=list)
 
@@ -76,7 +77,8 @@ def compile_document(doc: Document, found: list[Diagnostic], options: Options,
     policy.check(job, repo.policies, c)
     secret_check.check(doc.data, repo.policies, c)
     result.job = job
-    result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"))
+    result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"),
+                       job.run)
     # A value the schema already refused is not reported again by the semantic rules, except
     # a number YAML misread (0600, 1:30, .inf): why it is wrong beats what type it is not.
     misread = {d.path for d in c.items[found_by_schema:] if d.path in doc.suspect}
@@ -153,14 +155,15 @@ def location_errors(result: Result) -> list[Diagnostic]:
 
 def check_set(results: list[Result]) -> list[Diagnostic]:
     """Rules across the specs of one tree (one Pulumi stack): each job has its own resource
-    name (metadata.name) and, on ai-platform, its own (project, jobId)."""
+    name (metadata.name) and, on ai-platform, its own (project, jobId). Every spec that parses
+    takes part, with its own errors or not: every problem is said in one run."""
     found: list[Diagnostic] = []
     names: dict[str, str] = {}
     job_ids: dict[tuple[str | None, str], str] = {}
     for r in results:
-        if r.identity is None or not r.ok:
+        if r.identity is None or not r.identity[0] or r.identity[1] not in targets.PLATFORMS:
             continue
-        name, platform, project, at = r.identity
+        name, platform, project, at, run = r.identity
         if name in names:
             found.append(Diagnostic("$.metadata.name", f"job name {name!r} is already used by "
                                     f"{names[name]}", file=r.file, position=at,
@@ -171,7 +174,7 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
         job_id = targets.PLATFORMS[platform].job_id
         if job_id is not None:
             # ml v1 jobIds fold '-' into '_': `a-b` and `a_b` would be the same job.
-            key = (project, r.body.get("jobId") or job_id(name, None))
+            key = (project, job_id(name, run))
             if key in job_ids:
                 found.append(Diagnostic(
                     "$.metadata.name", f"AI Platform jobId {key[1]!r}"

@@ -139,8 +139,15 @@ def test_fixed_count_machine_accepts_exactly_its_count(machine):
     assert check_vertex(machine, accel, count) == []
     for other in (1, 2, 3, 4, 8, 16):
         if other != count:
+            takers = sorted(m for m, row in machines.FIXED_GPU_MACHINES.items()
+                            if row == (accel, other))
+            smallest = machines.smallest_vertex_machine(accel, other)
+            # The machine(s) taking the count asked for end the message (issue 19).
+            tail = (f"; {accel} × {other} needs {' or '.join(takers)}" if takers else
+                    f"; {accel} × {other} fits {smallest} (the smallest machine taking it)"
+                    if smallest else "")
             assert check_vertex(machine, accel, other) == [
-                f"{accel} on {machine} needs acceleratorCount {count}"]
+                f"{accel} on {machine} needs acceleratorCount {count}{tail}"]
     assert check_vertex(machine, None, None) == [
         f"{machine} needs acceleratorType {accel} and acceleratorCount {count}"]
     wrong = "NVIDIA_TESLA_T4" if accel != "NVIDIA_TESLA_T4" else "NVIDIA_L4"
@@ -162,8 +169,11 @@ def test_n1_rows(machine, accel, allowed):
             assert errors == []
         elif allowed:
             shown = ", ".join(map(str, allowed))
+            smallest = machines.smallest_vertex_machine(accel, count)
+            tail = (f"; {accel} × {count} fits {smallest} (the smallest machine taking it)"
+                    if smallest else "")
             assert errors == [f"{accel} on {machine} allows acceleratorCount {shown}, "
-                              f"not {count}"]
+                              f"not {count}{tail}"]
         else:
             assert errors and errors[0].startswith(f"{accel} cannot be attached to {machine}")
     assert check_vertex(machine, None, None) == []
@@ -182,7 +192,8 @@ def test_n1_table_spot_values():
 def test_check_vertex_messages():
     cv = check_vertex
     assert cv("a2-highgpu-4g", "NVIDIA_TESLA_A100", 2) == [
-        "NVIDIA_TESLA_A100 on a2-highgpu-4g needs acceleratorCount 4"]
+        "NVIDIA_TESLA_A100 on a2-highgpu-4g needs acceleratorCount 4; NVIDIA_TESLA_A100 × 2 "
+        "needs a2-highgpu-2g"]
     assert cv("n1-standard-16", "NVIDIA_TESLA_T4", 3) == [
         "NVIDIA_TESLA_T4 on n1-standard-16 allows acceleratorCount 1, 2, 4, not 3"]
     assert cv("n1-standard-4", "NVIDIA_TESLA_A100", 1) == [

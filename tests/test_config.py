@@ -332,7 +332,10 @@ def test_an_extension_on_ai_platform(repo):
     ("allowedRegistries: [us-docker.pkg.dev/acme-ml]", SPEC,
      "specs/train.yaml:10:12: error: $.spec.container.image: image 'us-docker.pkg.dev/acme-ml-"
      "prod/trainers/resnet:1.4.2' is not from an allowed registry (policy.allowedRegistries in "
-     "trainspec.yaml) (allowed: us-docker.pkg.dev/acme-ml) [policy-registry]"),
+     "trainspec.yaml) (allowed: us-docker.pkg.dev/acme-ml (a prefix matches whole path "
+     "segments, at '/'): 'us-docker.pkg.dev/acme-ml' does not allow 'us-docker.pkg.dev/acme-ml-"
+     "prod/…'; add 'us-docker.pkg.dev/acme-ml-prod/' to policy.allowedRegistries in "
+     "trainspec.yaml, or push the image to an allowed registry) [policy-registry]"),
     ("maxAcceleratorsPerJob: 3",
      SPEC + "    worker: {replicas: 3, machineType: n1-standard-8, accelerator: {type: T4}}\n"
             "  scheduling: {strategy: SPOT}\n",

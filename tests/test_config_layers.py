@@ -51,7 +51,9 @@ def test_a_nested_config_adds_rules_and_each_error_names_its_file(repo):
     ("allowedRegistries: [gcr.io/]", "allowedRegistries: [us-docker.pkg.dev/]",
      "error: $.spec.container.image: image 'us-docker.pkg.dev/acme-ml-prod/trainers/resnet:"
      "1.4.2' is not from an allowed registry (policy.allowedRegistries in trainspec.yaml) "
-     "(allowed: gcr.io/) [policy-registry]"),
+     "(allowed: gcr.io/ (a prefix matches whole path segments, at '/'); push the image to one "
+     "of them, or add its registry to policy.allowedRegistries in trainspec.yaml) "
+     "[policy-registry]"),
     # The maxima take the least, wherever it is set.
     ("maxTimeout: 1d", "maxTimeout: 30d",
      "error: $.spec.scheduling.timeout: timeout 2d is over policy.maxTimeout 1d in "

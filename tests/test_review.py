@@ -237,6 +237,35 @@ def test_secret_env_values_are_never_printed(repo):
         assert "WARN" in out  # ordinary values are shown
 
 
+def test_env_changes_are_shown_by_name_in_every_format(repo):
+    """A changed env value (same number of variables), a secret-looking one and a pool's own
+    env: each line names its variable, never its position (docs/review.md)."""
+    edit(repo / "specs" / "resnet.yaml", "WANDB_API_KEY: {secret: wandbApiKey}",
+         "WANDB_API_KEY: {secret: wandbApiKey}\n    HF_TOKEN: hf_live_0123456789abcdefghij")
+    edit(repo / "specs" / "resnet.yaml", "accelerator: {type: T4, count: 1}}",
+         "accelerator: {type: T4, count: 1}}\n    worker: {machineType: n1-standard-8, "
+         "replicas: 2, env: {MODE: a}}")
+    git(repo, "commit", "-qam", "env")
+    edit(repo / "specs" / "resnet.yaml", "NCCL_DEBUG: INFO", "NCCL_DEBUG: WARN")
+    edit(repo / "specs" / "resnet.yaml", "hf_live_0123456789abcdefghij",
+         "hf_live_9876543210abcdefghij")
+    edit(repo / "specs" / "resnet.yaml", "env: {MODE: a}", "env: {MODE: b}")
+    (repo / "specs" / "new.yaml").write_text(VERTEX.replace("name: resnet", "name: fresh"))
+    pool = "jobSpec.workerPoolSpecs[{}].containerSpec.env[name={}]"
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = run(repo, "main", "--format", fmt)
+        assert code == 2, err
+        assert "env[0]" not in out and "env[1]" not in out, (fmt, out)
+        assert "hf_live_" not in out, fmt
+        for shown in (pool.format(0, "NCCL_DEBUG") + ".value", pool.format(0, "HF_TOKEN") + ".value",
+                      pool.format(1, "MODE") + ".value", pool.format(0, "WANDB_API_KEY") + ".name"):
+            assert shown in out, (fmt, shown)
+    _, out, _ = run(repo, "main")
+    assert f'- {pool.format(0, "HF_TOKEN")}.value: "<redacted>"' in out
+    assert f'+ {pool.format(0, "HF_TOKEN")}.value: "<redacted>"' in out
+    assert f'+ {pool.format(1, "MODE")}.value: "b"' in out
+
+
 def test_diagnostics_are_redacted_in_every_format(repo):
     edit(repo / "specs" / "resnet.yaml", "  region: us-central1", "  region: us-central1\n"
          "  outputDir: https://admin:SuperSecretPw99@storage.example.com/x")

@@ -82,3 +82,24 @@ def test_the_cross_spec_rules_blame_the_later_spec_unless_one_keeps_its_name(spe
     kept = tree.compile_contents(contents, keep={"a": "c.yaml"})
     assert [(d.file, d.message) for d in kept.errors] == [
         ("a.yaml", "job name 'a' is already used by c.yaml")]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_every_spec_that_parses_takes_part_in_the_cross_spec_rules(specs, monkeypatch,
+                                                                    jobs) -> None:
+    """Issue 19: a duplicate name is reported in the same run as an unrelated error of either
+    spec, whichever comes first (the README promises every problem in one run)."""
+    monkeypatch.setattr(tree, "PARALLEL_THRESHOLD", 1)
+    (specs / "a.yaml").write_text(GOOD.replace("NAME", "a").replace("n1-standard-8",
+                                                                     "n1-standard-7"))
+    (specs / "c.yaml").write_text(GOOD.replace("NAME", "a"))
+    legacy = GOOD.replace("region:", "platform: ai-platform\n  region:")
+    (specs / "d.yaml").write_text(legacy.replace("NAME", "d-1").replace("train:1.0}",
+                                                                          "train:1.0, cmd: x}"))
+    (specs / "e.yaml").write_text(legacy.replace("NAME", "d_1"))
+    found = tree.compile_paths([str(specs)], jobs=jobs)
+    codes = {(Path(d.file).name, d.code) for d in found.errors}
+    assert ("c.yaml", "duplicate-job-name") in codes
+    assert ("e.yaml", "duplicate-job-id") in codes
+    assert {name for name, _ in codes} == {"a.yaml", "c.yaml", "d.yaml", "e.yaml"}
+    assert found.failed == 4

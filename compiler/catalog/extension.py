@@ -40,5 +40,19 @@ class Extension:
         to check it against."""
         return self.has_machine(machine) or self.has_accelerator(accel, region)
 
+    def hint(self, key: str, also: str | None = None) -> str:
+        """`also` (a did-you-mean), then how to accept a newer value: `launched_later`."""
+        later = launched_later(key, self.source)
+        return f"{also} {later[0].upper()}{later[1:]}" if also else later
+
 
 NONE = Extension()
+CONFIG_FILE = "trainspec.yaml"  # how a message names the repo config when none was found
+
+
+def launched_later(key: str, source: str = "", what: str = "it") -> str:
+    """The hint for a value the catalog does not know: hardware launched after this release
+    is accepted by the repo config's extension `key` (extraMachineTypes, ...)."""
+    return (f"if {what} launched after this trainspec release, add it to {key} in the repo "
+            f"config ({source or CONFIG_FILE})")
+

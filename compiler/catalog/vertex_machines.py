@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from compiler import suggest
 from compiler.catalog.accelerators import RETIRED, VERTEX_TYPES, is_tpu
+from compiler.catalog.extension import launched_later
 from compiler.rules import Problem
 
 # Machine types accepted for custom training.
@@ -235,6 +236,16 @@ def _count(message: str) -> Problem:
     return Problem("accelerator-count", "accelerator.count", message)
 
 
+def _takers(accel: str, count: int) -> str:
+    """"; A × N needs M": the machine(s) taking the count asked for, to end a count error."""
+    fixed = sorted(m for m, row in FIXED_GPU_MACHINES.items() if row == (accel, count))
+    if fixed:
+        return f"; {accel} × {count} needs {' or '.join(fixed)}"
+    smallest = smallest_vertex_machine(accel, count)
+    return (f"; {accel} × {count} fits {smallest} (the smallest machine taking it)"
+            if smallest else "")
+
+
 def _check_gpu_on_machine(machine: str, accel: str, count: int) -> list[Problem]:
     fixed = FIXED_GPU_MACHINES.get(machine)
     if fixed is not None:
@@ -243,7 +254,8 @@ def _check_gpu_on_machine(machine: str, accel: str, count: int) -> list[Problem]
             return [_accel(f"{accel} is not available on {machine}; {machine} comes with "
                            f"{want_count} x {want}{_hint_for(accel, count)}")]
         if count != want_count:
-            return [_count(f"{accel} on {machine} needs acceleratorCount {want_count}")]
+            return [_count(f"{accel} on {machine} needs acceleratorCount {want_count}"
+                           f"{_takers(accel, count)}")]
         return []
     n1 = N1_GPU_COUNTS.get(machine)
     if n1 is not None:
@@ -256,7 +268,7 @@ def _check_gpu_on_machine(machine: str, accel: str, count: int) -> list[Problem]
                            f"{_hint_for(accel, count)}")]
         if count not in allowed:
             return [_count(f"{accel} on {machine} allows acceleratorCount {_counts(allowed)}, "
-                           f"not {count}")]
+                           f"not {count}{_takers(accel, count)}")]
         return []
     return [Problem("machine-accelerator", "machineType", f"{machine} cannot take GPUs; GPUs "
                     f"are only available on {_GPU_MACHINE_FAMILIES} machines"
@@ -294,13 +306,14 @@ def _check_tpu_vm(machine: str, accel: str | None, topology: str | None) -> list
 
 
 def check_vertex(machine: str, accel: str | None, count: int | None,
-                 tpu_topology: str | None = None) -> list[Problem]:
+                 tpu_topology: str | None = None, config: str = "") -> list[Problem]:
     """Problems with one Vertex ``machineSpec``; an empty list means it is valid. Each names
     the pool key it is about (machineType, accelerator.type, accelerator.count, tpuTopology).
 
     ``accel`` is an API enum (run names through ``accelerators.canonical`` first) or None.
     Checks: training machine type, accelerator enum and retirement, type/count pairing,
     allowed counts per machine, machines that need an accelerator, and ``tpuTopology``.
+    ``config`` names the repo config in the hint for a machine newer than the tables.
     """
     if machine not in VERTEX_MACHINES:
         if machine in LEGACY_TO_VERTEX:
@@ -314,9 +327,11 @@ def check_vertex(machine: str, accel: str | None, count: int | None,
         # The enum is checked whatever the machine: ignoring unknown-machine (a machine newer
         # than the tables) must not let an accelerator the API has no name for through.
         return [Problem("unknown-machine", "machineType",
-                        f"{machine!r} is not a Vertex AI training machine type{hint}")] + (
+                        f"{machine!r} is not a Vertex AI training machine type{hint}",
+                        launched_later("extraMachineTypes", config))] + (
             [Problem("accelerator-type", "accelerator.type",
-                     f"{accel!r} is not a Vertex AI accelerator type")]
+                     f"{accel!r} is not a Vertex AI accelerator type",
+                     launched_later("extraAccelerators", config))]
             if accel is not None and accel not in VERTEX_TYPES else [])
     if machine in TPU_VM_MACHINES:
         return _check_tpu_vm(machine, accel, tpu_topology)
@@ -338,7 +353,8 @@ def check_vertex(machine: str, accel: str | None, count: int | None,
         return problems + [_count(f"acceleratorCount must be at least 1, not {count}")]
     if accel is not None and accel not in VERTEX_TYPES:
         return problems + [Problem("accelerator-type", "accelerator.type",
-                                   f"{accel!r} is not a Vertex AI accelerator type")]
+                                   f"{accel!r} is not a Vertex AI accelerator type",
+                                   launched_later("extraAccelerators", config))]
     if accel in RETIRED:
         return problems + [Problem("retired-accelerator", "accelerator.type", RETIRED[accel])]
     if machine == CLOUD_TPU:

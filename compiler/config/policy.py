@@ -58,7 +58,18 @@ def check(job: Job, layers: Layers, c: Collector) -> None:
     if spot_by is not None and workers and job.get(fields.STRATEGY) != "SPOT":
         c.error("$.spec.scheduling.strategy", f"a job with {workers[0].role} replicas must run "
                 f"on Spot VMs (policy.requireSpotWorkers in {spot_by})",
-                "set spec.scheduling.strategy: SPOT", code="policy-spot")
+                _spot_way_out(job, spot_by), code="policy-spot")
+
+
+def _spot_way_out(job: Job, source: str) -> str:
+    """How to satisfy requireSpotWorkers: the strategy where the platform has one, else the
+    two real ways out (a strategy AI Platform refuses is no way out)."""
+    how = fields.STRATEGY.target(job.platform)
+    if not isinstance(how, fields.Refused) or "SPOT" in how.allowed:
+        return "set spec.scheduling.strategy: SPOT"
+    return (f"{job.platform} has no Spot VMs: move the job to Vertex (spec.platform: vertex, "
+            f"spec.scheduling.strategy: SPOT), or exempt this spec from policy-spot with "
+            f"overrides: [{{paths: [...], ignore: [policy-spot]}}] in {source}")
 
 
 def _least(layers: Layers, name: str) -> tuple[Policy, str] | None:
@@ -91,9 +102,24 @@ def _registries(job: Job, layers: Layers, c: Collector) -> None:
         for allowed, source in lists:
             if not any(_from(image, prefix) for prefix in allowed):
                 c.error(path, f"image {image!r} is not from an allowed registry "
-                        f"(policy.allowedRegistries in {source})", "allowed: " + ", ".join(
-                            allowed), code="policy-registry")
+                        f"(policy.allowedRegistries in {source})",
+                        _registry_way_out(image, allowed, source), code="policy-registry")
                 break  # one error per image: the outermost config refusing it
+
+
+def _registry_way_out(image: str, allowed: Sequence[str], source: str) -> str:
+    """The matching rule (`_from`) and the fix: a prefix cut inside a path segment is named,
+    with the segment to list instead."""
+    rule = "allowed: " + ", ".join(allowed) + " (a prefix matches whole path segments, at '/')"
+    for prefix in allowed:
+        if image.startswith(prefix) and not _from(image, prefix):
+            end = image.find("/", len(prefix))
+            segment = image[:end + 1] if end >= 0 else image
+            return (f"{rule}: {prefix!r} does not allow {segment.rstrip('/') + '/…'!r}; add "
+                    f"{segment!r} to policy.allowedRegistries in {source}, or push the image "
+                    "to an allowed registry")
+    return (f"{rule}; push the image to one of them, or add its registry to "
+            f"policy.allowedRegistries in {source}")
 
 
 def _timeout(job: Job, policy: Policy, source: str, c: Collector) -> None:

@@ -57,9 +57,9 @@ def accelerator(n: Reader, pool: Pool, raw: dict, path: str) -> None:
         name if n.options.extension.has_accelerator(name) else None)
     if enum is None:
         near = accelerators.suggestions(name)
-        n.c.error(path + ".type", f"unknown accelerator {name!r}",
-                  f"did you mean {near[0]!r}?" if near else
-                  "use the API enum (NVIDIA_TESLA_T4) or a short name (T4, A100, L4, TPU_V3)",
+        n.c.error(path + ".type", f"unknown accelerator {name!r}", n.options.extension.hint(
+            "extraAccelerators", f"did you mean {near[0]!r}?" if near else
+            "use the API enum (NVIDIA_TESLA_T4) or a short name (T4, A100, L4, TPU_V3)."),
                   code="unknown-accelerator")
         return
     pool.accelerator_type = enum

@@ -3,6 +3,7 @@ written, integers not misread, simple fields decoded by their row."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import durations, fields
@@ -11,6 +12,9 @@ from ..options import Options
 from ..source.document import Document
 from ..source.jsonpath import child
 from ..source.reads import as_int
+
+# What a joined line starting with `- ` leaves inside a string: `--epochs - "10"`.
+_LIST_ITEM = re.compile(r"\s-\s+\S")
 
 
 class Reader:
@@ -33,6 +37,13 @@ class Reader:
         """A list of args as typed: non-string scalars keep their source text (1e-3, yes)."""
         if not isinstance(value, list):
             return ()
+        for i, item in enumerate(value):
+            at = child(path, i)
+            if at in self.doc.joined and isinstance(item, str) and _LIST_ITEM.search(item):
+                self.c.warning(at, f"{item!r} is one argument: YAML joined the lines below "
+                               "its '- ' into it, and a '- ' there is text, not a list item",
+                               "put each '- ' item at the same indentation as the first",
+                               code="folded-args")
         return tuple(self.text(item, child(path, i)) for i, item in enumerate(value)
                      if isinstance(item, (str, int, float, bool)))
 

@@ -18,24 +18,32 @@ MARKER = "<!-- trainspec-diff -->"  # lets CI find and update its own PR comment
 
 
 def _nodes(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    # Paths spelled as plan.changes spells them.
+    # Paths spelled as plan.changes spells them, and env entries also by name (`_items`).
     yield path, value
     if isinstance(value, dict):
         for k, v in value.items():
             yield from _nodes(v, f"{path}.{k}" if path else str(k))
     elif isinstance(value, list):
+        keyed = _items(value)
         for i, v in enumerate(value):
             yield from _nodes(v, f"{path}[{i}]")
+            if keyed[i][0] != f"[{i}]":
+                yield from _nodes(v, path + keyed[i][0])
 
 
-def redacted_changes(e: Entry) -> list[planning.Change]:
-    """The plan's changes with every value taken from the redacted bodies."""
-    old = dict(_nodes(redact(e.old.body) if e.old is not None and e.old.ok else {}))
-    new = dict(_nodes(redact(e.new.body) if e.new is not None and e.new.ok else {}))
+def _bodies(e: Entry, redacted: bool) -> tuple[Any, Any]:
+    return tuple((redact(r.body) if redacted else r.body) if r is not None and r.ok else {}
+                 for r in (e.old, e.new))
+
+
+def _redacted(changes: list[planning.Change], e: Entry) -> list[planning.Change]:
+    """`changes` with every value taken from the redacted bodies: a redacted value that
+    changed still shows, as `<redacted>` on both sides."""
+    old, new = (dict(_nodes(body)) for body in _bodies(e, redacted=True))
     return [c if _not_body(c) else
             planning.Change(c.path, old.get(c.path) if c.kind != "added" else None,
                             new.get(c.path) if c.kind != "removed" else None, c.kind)
-            for c in e.plan.changes]
+            for c in changes]
 
 
 def _not_body(c: planning.Change) -> bool:
@@ -52,8 +60,8 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
         for k, v in value.items():
             yield from _leaves(v, f"{path}.{k}" if path else str(k))
     elif isinstance(value, list) and value:
-        for i, v in enumerate(value):
-            yield from _leaves(v, f"{path}[{i}]")
+        for key, v in _items(value):
+            yield from _leaves(v, f"{path}{key}")
     else:
         yield path, value
 
@@ -64,6 +72,14 @@ def _by_name(items: list) -> dict[str, Any] | None:
         return None
     keyed = {i["name"]: i for i in items}
     return keyed if len(keyed) == len(items) else None
+
+
+def _items(items: list) -> list[tuple[str, Any]]:
+    """A list's entries with their path step: `[name=X]` for env-style lists, else `[i]`."""
+    keyed = _by_name(items)
+    if keyed is not None and items:
+        return [(f"[name={k}]", v) for k, v in keyed.items()]
+    return [(f"[{i}]", v) for i, v in enumerate(items)]
 
 
 def _refine(c: planning.Change) -> list[planning.Change]:
@@ -91,15 +107,32 @@ def _refine(c: planning.Change) -> list[planning.Change]:
     return [c]
 
 
-def display_changes(e: Entry) -> list[planning.Change]:
-    """The entry's changes as leaf lines, redacted; a redacted value that changed still shows."""
-    out = []
-    for c in redacted_changes(e):
-        if _not_body(c):
+def _by_list(changes: list[planning.Change], e: Entry) -> list[planning.Change]:
+    """Changes inside an env-style list (`env[0].value`) folded into one change of the whole
+    list, which `_refine` shows by name (`env[name=HF_TOKEN].value`): a position says nothing
+    to a reviewer, and an insert would shift every later one."""
+    old, new = ({p: v for p, v in _nodes(body) if isinstance(v, list) and v
+                 and _by_name(v) is not None} for body in _bodies(e, redacted=False))
+    out: list[planning.Change] = []
+    folded: set[str] = set()
+    for c in changes:
+        at = None if _not_body(c) else next(
+            (p for p in (*old, *new) if c.path.startswith(p + "[")), None)
+        if at is None:
             out.append(c)
-            continue
-        out += _refine(c) or [c]
+        elif at not in folded:
+            folded.add(at)
+            out.append(planning.Change(at, old.get(at, []), new.get(at, []), "changed"))
     return out
+
+
+def display_changes(e: Entry) -> list[planning.Change]:
+    """The entry's changes as leaf lines, redacted. Env entries are keyed by their variable's
+    name (`env[name=HF_TOKEN].value`), in every format."""
+    out = []
+    for c in _by_list(e.plan.changes, e):
+        out += [c] if _not_body(c) else _refine(c) or [c]
+    return _redacted(out, e)
 
 
 def _change_lines(c: planning.Change) -> list[str]:

@@ -176,18 +176,53 @@ def iter_problems(data: Any, version: str = CURRENT) -> Iterator[Problem]:
 def problems_of(checker: jsonschema.protocols.Validator, data: Any) -> Iterator[Problem]:
     """`iter_problems` for any schema's validator (`validator_for`)."""
     for error in checker.iter_errors(data):
-        yield from _explain(error)
+        yield from _explain(error, checker.schema)
 
 
-def _explain(error: jsonschema.ValidationError) -> Iterator[Problem]:
+def _explain(error: jsonschema.ValidationError, root: Any = None) -> Iterator[Problem]:
     kind = "propertyNames" if "propertyNames" in error.schema_path else error.validator
     code = KEYWORD_CODES.get(str(kind), OTHER_KEYWORD)
-    for path, message, hint, at_key in _describe_error(error):
+    for path, message, hint, at_key in _describe_error(error, root):
         yield path, code, message, hint, at_key
 
 
-def _describe_error(error: jsonschema.ValidationError) -> Iterator[tuple[str, str, str | None,
-                                                                         bool]]:
+def _properties(node: Any) -> dict:
+    return node.get("properties", {}) if isinstance(node, dict) else {}
+
+
+def _schema_at(root: Any, parts: list) -> Any:
+    """The (inlined) schema of the value at `parts` below `root`, following properties and
+    items only; None where that does not lead anywhere."""
+    node = root
+    for part in parts:
+        if isinstance(part, int):
+            node = node.get("items") if isinstance(node, dict) else None
+        else:
+            node = _properties(node).get(part)
+        if node is None:
+            return None
+    return node
+
+
+def _indentation(key: str, parts: list, here: Any, root: Any) -> str | None:
+    """The hint for an unknown `key` that is a key one level down (of a child of the mapping
+    at `parts`) or one level up (of its parent): a YAML indentation mistake, not a typo."""
+    below = [name for name, sub in _properties(here).items() if key in _properties(sub)]
+    if below:
+        shown = ", ".join(below[:4]) + (", …" if len(below) > 4 else "")
+        return (f"an indentation mistake? {key!r} is a key one level down (of {shown}): "
+                "indent it under one of them")
+    if parts and key in _properties(_schema_at(root, parts[:-1])):
+        parent = "$"
+        for part in parts[:-1]:
+            parent = child(parent, part)
+        return (f"an indentation mistake? {key!r} is a key one level up (of {parent}): "
+                "dedent it by one level")
+    return None
+
+
+def _describe_error(error: jsonschema.ValidationError, root: Any = None,
+                    ) -> Iterator[tuple[str, str, str | None, bool]]:
     path, kind, inst, sch = _path(error), error.validator, error.instance, error.schema
     if "propertyNames" in error.schema_path:
         # jsonschema reports a bad key at its mapping, with the key as the instance.
@@ -198,7 +233,8 @@ def _describe_error(error: jsonschema.ValidationError) -> Iterator[tuple[str, st
         allowed = list(sch.get("properties", {}))
         for key in inst:
             if key not in allowed:
-                hint = did_you_mean(key, allowed) or f"allowed keys: {', '.join(allowed)}"
+                hint = _indentation(key, list(error.absolute_path), sch, root) or did_you_mean(
+                    key, allowed) or f"allowed keys: {', '.join(allowed)}"
                 yield child(path, key), f"unknown key {key!r}", hint, True
     elif kind == "required":
         missing = [k for k in error.validator_value if k not in inst]

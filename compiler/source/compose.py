@@ -113,6 +113,8 @@ class Builder:
                 self.doc.suspect[path] = odd
             return value
         if tag == _T + "str":
+            if node.style not in ("|", ">") and node.end_mark.line > node.start_mark.line:
+                self.doc.joined.add(path)
             return node.value
         value = self.typed(node, path)
         if value is _UNREADABLE:

@@ -23,6 +23,9 @@ class Document:
     # base-60 `1:30`) or that JSON cannot carry (`.inf`, `.nan`, beyond int64): path → why.
     # Harmless where the text is kept (args, env); anywhere else the caller refuses them.
     suspect: dict[str, Reading] = field(default_factory=dict)
+    # Strings written over several lines without a block style (`|`, `>`): YAML joined the
+    # lines with spaces, which hides a list item indented one level too far (tasks.py).
+    joined: set[str] = field(default_factory=set)
     # `# trainspec: ignore[code]` comments by line (config/inline.py; config/apply.py).
     ignores: Ignores = field(default_factory=dict)
 

@@ -32,7 +32,7 @@ class Platform:
     target: ModuleType  # RESOLVE, CHECK, lower
     api: str  # the discovery document of its REST API
     bodies: Mapping[str, str]  # spec kind → schema of the create request body
-    resources: Mapping[str, str]  # spec kind → resource class of compiler.pulumi_resources
+    resources: Mapping[str, str]  # spec kind → job resource (trainspec:index:NAME; 0.1: class)
     console: Mapping[str, Callable[[str, str], str]]  # spec kind → (name, project) → page URL
     # spec kind → the create request's method and URL ({project}, {region}), for explain.
     endpoint: Mapping[str, str]

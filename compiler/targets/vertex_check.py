@@ -49,7 +49,8 @@ def check_job(job: Job, c: Collector, today: datetime.date) -> None:
         c.error(row.path, message, code=fields.REFUSAL_CODE[fields.VERTEX])
     if job.region and job.region not in regions.VERTEX_TRAINING_REGIONS \
             and not job.extension.has_region(job.region):
-        hint = did_you_mean(job.region, sorted(regions.VERTEX_TRAINING_REGIONS))
+        hint = job.extension.hint("extraRegions", did_you_mean(
+            job.region, sorted(regions.VERTEX_TRAINING_REGIONS)))
         c.error("$.spec.region", f"{job.region!r} is not a Vertex AI training region", hint,
                 code="vertex-region")
 
@@ -147,7 +148,8 @@ def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> Non
     if pool.machine_type and not job.extension.unchecked(
             pool.machine_type, pool.accelerator_type, job.region):
         c.report(p, machines.check_vertex(pool.machine_type, pool.accelerator_type,
-                                          pool.accelerator_count, pool.tpu_topology))
+                                          pool.accelerator_count, pool.tpu_topology,
+                                          job.extension.source))
     for row, message in fields.refusals(fields.VERTEX, lambda r: getattr(pool, r.attr),
                                         fields.POOL_ROWS):
         c.error(f"{p}.{row.spec}", message, code=fields.REFUSAL_CODE[fields.VERTEX])

@@ -98,18 +98,54 @@ def emulator():
     emu.close()
 
 
+# A Pulumi YAML program that uses the trainspec provider: the `Specs` component over specs/.
+YAML_PROGRAM = """\
+name: {name}
+runtime: yaml
+resources:
+  specs:
+    type: trainspec:index:Specs
+    properties:
+      path: specs
+outputs:
+  jobs: ${{specs.jobs}}
+"""
+
+
+@pytest.fixture(scope="session")
+def yaml_host(pulumi_cli) -> str:
+    """The YAML language host and the trainspec provider plugin, both found on PATH."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    host = shutil.which("pulumi-language-yaml")
+    if host and shutil.which("pulumi-resource-trainspec", path=path):
+        return host
+    message = ("engine tests of a YAML program need pulumi-language-yaml beside pulumi and "
+               "pulumi-resource-trainspec in this environment (pip install -e .): "
+               + HOW.format(v=_cli_version()))
+    if os.environ.get("TRAINSPEC_REQUIRE_ENGINE"):
+        pytest.fail(message + " (TRAINSPEC_REQUIRE_ENGINE is set: CI must run them)")
+    pytest.skip(message)
+
+
 class Project:
-    """A specs repository in a temporary folder, driven with the real `pulumi`."""
+    """A specs repository in a temporary folder, driven with the real `pulumi`.
+
+    runtime "python" is this repository's program (Pulumi.yaml and __main__.py); "yaml" is
+    YAML_PROGRAM, served by the trainspec provider plugin.
+    """
 
     def __init__(self, root: Path, cli: str, endpoint: str, name: str = "trainspec",
-                 stack: str = "dev", backend: Path | None = None, init: bool = False):
+                 stack: str = "dev", backend: Path | None = None, init: bool = False,
+                 runtime: str = "python"):
         self.root, self.cli, self.stack = root, cli, stack
         if init:  # a repository written by `python -m compiler init`, as a user starts one
             subprocess.run([sys.executable, "-m", "compiler", "init", str(root), "--name", name],
                            cwd=ROOT, check=True, capture_output=True, timeout=120)
         root.mkdir(parents=True, exist_ok=True)
         (root / "specs").mkdir(exist_ok=True)
-        if not init:
+        if runtime == "yaml":
+            (root / "Pulumi.yaml").write_text(YAML_PROGRAM.format(name=name))
+        elif not init:
             pulumi_yaml = (ROOT / "Pulumi.yaml").read_text()
             (root / "Pulumi.yaml").write_text(pulumi_yaml.replace("name: trainspec\n",
                                                                   f"name: {name}\n", 1))
@@ -158,9 +194,10 @@ class Project:
                                 text=True, start_new_session=True)
 
     def kill_strays(self) -> None:
-        """Kill what a SIGKILLed `pulumi up` leaves running: the engine starts the dynamic
-        provider (`python -m pulumi.dynamic`, this project's venv) in a session of its own,
-        and nothing tells it to stop once the engine is gone."""
+        """Kill what a SIGKILLed `pulumi up` leaves running: the engine starts its provider
+        plugins (`pulumi-resource-trainspec`, and a 0.1 stack's dynamic provider,
+        `python -m pulumi.dynamic`) in sessions of their own, in the project directory, and
+        nothing tells them to stop once the engine is gone."""
         proc = Path("/proc")
         if not proc.is_dir():
             return
@@ -169,9 +206,13 @@ class Project:
                 continue
             try:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
+                cwd = os.readlink(entry / "cwd")
             except OSError:
                 continue
-            if b"pulumi.dynamic" in argv and any(str(self.root).encode() in a for a in argv):
+            ours = cwd == str(self.root) or any(str(self.root).encode() in a for a in argv)
+            plugin = b"pulumi.dynamic" in argv or any(
+                a.endswith(b"pulumi-resource-trainspec") for a in argv)
+            if ours and plugin:
                 try:
                     os.kill(int(entry.name), signal.SIGKILL)
                 except OSError:

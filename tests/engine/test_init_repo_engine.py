@@ -10,8 +10,9 @@ import json
 def test_pulumi_preview_works_in_a_new_repository(project, emulator):
     p = project(name="ml-jobs", init=True)
     preview = p.run("preview")
-    assert "+ 2 to create" in preview.stdout, preview.stdout  # the stack and the example job
-    assert "trainspec:VertexCustomJob" in preview.stdout and "example" in preview.stdout
+    # the stack, the Specs component and the example job
+    assert "+ 3 to create" in preview.stdout, preview.stdout
+    assert "trainspec:index:VertexCustomJob" in preview.stdout and "example" in preview.stdout
     assert emulator.calls == []
 
 

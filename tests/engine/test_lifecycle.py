@@ -27,7 +27,7 @@ def test_preview_calls_no_api_up_creates_each_job_once_and_a_second_up_is_a_no_o
     p.write(CENSUS, ml(labels=HOLD))
 
     preview = p.run("preview")
-    assert "+ 3 to create" in preview.stdout
+    assert "+ 4 to create" in preview.stdout  # the stack, the Specs component, two jobs
     assert emulator.calls == []  # a preview never submits, nor even reads
 
     p.up()
@@ -41,7 +41,7 @@ def test_preview_calls_no_api_up_creates_each_job_once_and_a_second_up_is_a_no_o
 
     before = len(emulator.calls)
     again = p.up()
-    assert "3 unchanged" in again.stdout
+    assert "4 unchanged" in again.stdout
     assert emulator.calls[before:] == []
 
 
@@ -270,7 +270,7 @@ def test_a_tuning_job_is_created_once_refreshed_with_its_best_trial_and_cancelle
     assert name.startswith("projects/acme-test/locations/us-central1/hyperparameterTuningJobs/")
     assert p.outputs()["ads-hpt"]["name"] == name
     (resource,) = p.resources()
-    assert resource["type"].endswith("trainspec:VertexHyperparameterTuningJob")
+    assert resource["type"] == "trainspec:index:VertexHyperparameterTuningJob"
 
     time.sleep(2.5)  # 0.5 s steps: queued, pending, the first wave of 2 trials done
     p.run("refresh", "--yes", "--skip-preview")

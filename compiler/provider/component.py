@@ -1,0 +1,100 @@
+"""`trainspec:index:Specs`: a folder of specs as one resource, in any Pulumi language.
+
+One component, two ways in, one state:
+  * a program in any language (Pulumi YAML, TypeScript, ...) declares it and the engine asks the
+    provider to Construct it; the provider registers the jobs through the engine's resource
+    monitor, as a program would;
+  * trainspec's own Python program (compiler.pulumi_program) builds the same class in its own
+    process, so it can make its jobs depend on the python.source uploads it declares with
+    pulumi-gcp (the provider does not upload yet).
+Either way the URNs are `...::trainspec:index:Specs$trainspec:index:<Job>::<metadata.name>`.
+
+`compile_folder` does what the Python program always did first: every spec compiled, and every
+error (with missing secrets and bad `protect`/`retainOnDelete` settings) reported before anything
+is declared. Then `Specs` declares one job per spec with its secret env values from stack
+config; its `jobs` output holds each job's name, state, error and links.
+"""
+
+from __future__ import annotations
+
+import pulumi
+
+from .. import pipeline
+from ..options import Options
+from ..report import format_text
+from . import stack as program
+from .jobs import Config, resource_type, token
+from .sdk import JOBS
+
+TYPE = token("Specs")
+# The types a job had under the dynamic providers (before 0.2): aliases keep its state and job.
+OLD_TYPE_PREFIX = "pulumi-python:dynamic/trainspec:"
+EXPORTED = ("name", "state", "error", "consoleUrl", "logsUrl")
+
+
+def stack_options(config: Config, package_dir: str | None = None) -> Options:
+    """The compile options of a stack: the provider's defaults, else `gcp:project`/`region`."""
+    settings, gcp = program.Settings(), pulumi.Config("gcp")
+    return Options(project=config.project or gcp.get("project"),
+                   region=config.region or gcp.get("region"),
+                   staging_bucket=settings.get("stagingBucket"), package_dir=package_dir)
+
+
+def compile_folder(path: str, options: Options, *, uploads: bool) -> list[pipeline.Result]:
+    """Every spec under `path`, compiled; a RunError with every problem if one has any.
+    `uploads`: the caller uploads python.source archives (else such a spec is an error)."""
+    results, problems = program.compile_specs(path, options)
+    problems += program.job_options(program.Settings(), {r.job.name for r in results if r.ok})[1]
+    if not uploads:
+        problems += [program._at(r, "$.spec.python.source", "python.source archives are not "
+                                 "uploaded by the trainspec provider yet",
+                                 "apply this spec with trainspec's Python program",
+                                 code="provider-python-source")
+                     for r in results if r.ok and r.uploads]
+    if problems:
+        raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
+                              + format_text(problems))
+    return results
+
+
+class Specs(pulumi.ComponentResource):
+    """One job resource per compiled spec (`compile_folder`), as children."""
+
+    jobs: pulumi.Output[dict]
+
+    def __init__(self, name: str, results: list[pipeline.Result], config: Config,
+                 opts: pulumi.ResourceOptions | None = None,
+                 depends_on: dict[str, list[pulumi.Resource]] | None = None) -> None:
+        super().__init__(TYPE, name, None, opts)
+        settings = program.Settings()
+        by_job = program.job_options(settings, {r.job.name for r in results})[0]
+        keep = settings.get_bool("keepJobRecords")
+        keep = config.keep_job_records if keep is None else keep
+        stack, project = pulumi.get_stack(), pulumi.get_project()
+        # As trainspec 0.1 read it; the provider's own setting, when given, is the default.
+        impersonate = pulumi.Config("gcp").get("impersonateServiceAccount")
+        self.resources: dict[str, pulumi.CustomResource] = {}
+        exported = {}
+        for r in results:
+            job = r.job
+            wanted = resource_type(job.platform, job.kind)
+            # This resource is also: a job declared by the dynamic providers' program, or
+            # imported with `pulumi import` (top-level resources), and a job of another kind
+            # here (a changed spec.kind or platform).
+            top = [f"{OLD_TYPE_PREFIX}{t.rsplit(':', 1)[1]}" for t in JOBS] + list(JOBS)
+            aliases = [f"urn:pulumi:{stack}::{project}::{t}::{job.name}" for t in top] + [
+                pulumi.Alias(type_=t) for t in JOBS if t != wanted]
+            opts = pulumi.ResourceOptions.merge(by_job.get(job.name), pulumi.ResourceOptions(
+                parent=self, aliases=aliases, depends_on=(depends_on or {}).get(job.name)))
+            resource = JOBS[wanted](
+                job.name, spec_file=r.file, project=job.project, region=job.region,
+                staging_bucket=job.staging_bucket,
+                keep_job_records=True if keep is None else keep,
+                secret_env=program.secret_env(job.secrets),
+                organization=pulumi.get_organization(),
+                impersonate_service_account=impersonate, opts=opts)
+            self.resources[job.name] = resource
+            trials = ("trialCount", "bestTrial") if "trialCount" in JOBS[wanted].OUTPUTS else ()
+            exported[job.name] = {k: getattr(resource, k) for k in (*EXPORTED, *trials)}
+        self.jobs = pulumi.Output.from_input(exported)
+        self.register_outputs({"jobs": self.jobs})

@@ -1,0 +1,258 @@
+"""The provider's job resources: `trainspec:index:VertexCustomJob`,
+`trainspec:index:VertexHyperparameterTuningJob` and `trainspec:index:AiPlatformJob`.
+
+Their lifecycle is the dynamic providers' code, reused as is (compiler.pulumi_resources: ownership
+labels, delete-before-replace, only NOT_FOUND means gone, records kept, deadlines); this module
+adds what a real provider does differently:
+
+  * Check compiles the spec (a file path or an inline object) with the pipeline every command
+    uses, and turns it into the inputs the dynamic resources carried (request, platform,
+    identity, specHash, sourceMap, run), so the state holds data only, never code;
+  * the provider's own configuration (`trainspec:project`, `region`, `endpoint`,
+    `impersonateServiceAccount`, `keepJobRecords`) replaces the environment and the pickled
+    provider's `configure`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from .. import pipeline
+from ..cloud.rest import Client
+from ..diagnostics import Diagnostic
+from ..jobs.identity import identity, spec_hash
+from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
+from ..options import Options
+from ..pulumi_resources import ml, vertex
+from ..pulumi_resources.bodies import has_unknown, source_map
+from ..pulumi_resources.provider import JobError, JobProvider
+from ..targets import PLATFORMS
+
+PACKAGE = "trainspec"
+# A Pulumi organization the engine does not tell a resource provider; the file backend's name.
+DEFAULT_ORGANIZATION = "organization"
+# Inputs that say where the spec was written, not what runs: a change alone is no update.
+PRESENTATION_KEYS = ("specFile", "sourceMap")
+
+
+def token(name: str) -> str:
+    return f"{PACKAGE}:index:{name}"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The provider's configuration (stack config `trainspec:KEY`, or a provider resource's
+    inputs): defaults for every job it manages."""
+
+    project: str | None = None
+    region: str | None = None
+    endpoint: str | None = None  # else TRAINSPEC_API_ENDPOINT, else Google's hosts
+    impersonate_service_account: str | None = None
+    keep_job_records: bool | None = None
+
+    KEYS = ("project", "region", "endpoint", "impersonateServiceAccount", "keepJobRecords")
+
+    @classmethod
+    def from_inputs(cls, inputs: dict) -> Config:
+        def text(key: str) -> str | None:
+            value = inputs.get(key)
+            return value if isinstance(value, str) and value else None
+        keep = inputs.get("keepJobRecords")
+        if isinstance(keep, str):  # stack config values arrive as strings
+            keep = {"true": True, "false": False}.get(keep.lower(), keep)
+        return cls(text("project"), text("region"), text("endpoint"),
+                   text("impersonateServiceAccount"), keep if isinstance(keep, bool) else None)
+
+    @staticmethod
+    def problems(inputs: dict) -> list[tuple[str, str]]:
+        """(key, reason) for each configuration value of the wrong type."""
+        found = []
+        for key in Config.KEYS:
+            value = inputs.get(key)
+            if value is None or has_unknown(value):
+                continue
+            if key == "keepJobRecords":
+                if not isinstance(value, bool) and str(value).lower() not in ("true", "false"):
+                    found.append((key, "must be true or false"))
+            elif not isinstance(value, str):
+                found.append((key, "must be a string"))
+        return found
+
+
+# The service account one call impersonates: the job's `impersonateServiceAccount` input (the
+# Specs component sets it from `gcp:impersonateServiceAccount`, which the engine never shows a
+# provider), else the provider's. Set per gRPC call; worker threads inherit it.
+IMPERSONATE: contextvars.ContextVar[str | None] = contextvars.ContextVar("impersonate",
+                                                                         default=None)
+
+
+class _Configured:
+    """What a provider-served job adds to the dynamic provider's logic."""
+
+    config = Config()
+
+    def _client(self) -> Client:
+        return Client(self.config.endpoint, impersonate_service_account=(
+            IMPERSONATE.get() or self.config.impersonate_service_account))
+
+    def _check_spec(self, news: dict) -> list:
+        return []  # Check compiled the spec already (one compile per Check)
+
+
+class VertexCustomJob(_Configured, vertex.CustomJobProvider):
+    """A Vertex AI CustomJob; id = ``projects/P/locations/R/customJobs/N``."""
+
+
+class VertexHyperparameterTuningJob(_Configured, vertex.TuningJobProvider):
+    """A Vertex AI HyperparameterTuningJob; id = ``projects/P/locations/R/hyperparameterTuningJobs/N``."""
+
+
+class AiPlatformJob(_Configured, ml.TrainingJobProvider):
+    """An AI Platform Training job; id = ``projects/P/jobs/JOB_ID``."""
+
+
+CLASSES: dict[str, type[JobProvider]] = {
+    token(c.__name__): c for c in (VertexCustomJob, VertexHyperparameterTuningJob, AiPlatformJob)}
+
+
+def for_id(job_id: str) -> str | None:
+    """The type token whose jobs have ids like `job_id` (None if none has)."""
+    parts = job_id.split("/")
+    if len(parts) == 6 and parts[0] == "projects" and parts[2] == "locations":
+        return {"customJobs": token("VertexCustomJob"),
+                "hyperparameterTuningJobs": token("VertexHyperparameterTuningJob")}.get(parts[4])
+    if len(parts) == 4 and parts[0] == "projects" and parts[2] == "jobs":
+        return token("AiPlatformJob")
+    return None
+
+
+def resource_type(platform: str, kind: str) -> str:
+    """The type token of a spec's job, as the platform registry names it."""
+    return token(PLATFORMS[platform].resources[kind])
+
+
+def parse_urn(urn: str) -> tuple[str, str, str]:
+    """(stack, project, name) of ``urn:pulumi:STACK::PROJECT::TYPE::NAME``."""
+    head, project, _type, name = urn.split("::", 3)
+    return head.split(":", 2)[2], project, name
+
+
+@dataclass
+class Checked:
+    inputs: dict
+    failures: list[tuple[str, str]]  # (property, reason)
+    warnings: list[Diagnostic]
+
+
+def compile_source(news: dict, name: str, options: Options) -> tuple[pipeline.Result, str, str]:
+    """(result, the property the spec came from, its file name in diagnostics)."""
+    spec_file = news.get("specFile")
+    if isinstance(spec_file, str) and spec_file:
+        return pipeline.compile_file(spec_file, options), "specFile", spec_file
+    label = f"{name}.spec"  # an inline spec is shown as YAML, its positions in that text
+    text = yaml.safe_dump(news.get("spec"), sort_keys=False, allow_unicode=True)
+    return pipeline.compile_text(text, label, options), "spec", label
+
+
+def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> Checked:
+    """The checked inputs of a job resource: its spec compiled, and every problem found."""
+    keys = ("specFile", "spec", "project", "region", "stagingBucket", "organization",
+            "secretEnv", "keepJobRecords", "impersonateServiceAccount")
+    if any(has_unknown(news.get(k)) for k in keys):
+        return Checked(news, [], [])  # a preview with values not known yet: checked at `up`
+    has_file, has_spec = bool(news.get("specFile")), news.get("spec") is not None
+    if has_file == has_spec:
+        return Checked(news, [("specFile", "give exactly one of specFile (a spec file's path) "
+                                           "or spec (the spec itself)")], [])
+    if has_spec and not isinstance(news["spec"], dict):
+        return Checked(news, [("spec", "must be an object: the spec as a spec file holds it")], [])
+    if has_file and not os.path.isfile(news["specFile"]):
+        return Checked(news, [("specFile", f"{news['specFile']}: no such file (relative paths "
+                                           f"are read from the project directory, {os.getcwd()})")], [])
+    stack, project_name, name = parse_urn(urn)
+    options = Options(project=_text(news.get("project")) or config.project,
+                      region=_text(news.get("region")) or config.region,
+                      staging_bucket=_text(news.get("stagingBucket")))
+    result, prop, label = compile_source(news, name, options)
+    problems = result.errors + pipeline.location_errors(result)
+    warnings = [d for d in result.diagnostics if not d.is_error]
+    if problems or result.job is None or result.body is None:
+        return Checked(news, [(prop, d.format()) for d in problems], warnings)
+    job = result.job
+    wanted = resource_type(job.platform, job.kind)
+    if wanted != type_token:
+        return Checked(news, [(prop, f"{label}: this spec is a {job.platform} {job.kind}: declare "
+                                     f"it as a {wanted}, not a {type_token}")], warnings)
+    secrets = news.get("secretEnv") or {}
+    if not isinstance(secrets, dict):
+        return Checked(news, [("secretEnv", "must be a map of secret config key to value")], [])
+    missing = [k for k in job.secrets if k not in secrets]
+    if missing:
+        return Checked(news, [(prop, f"{label}: no value in secretEnv for secret config key(s) "
+                                     f"{', '.join(missing)}")], warnings)
+    organization = _text(news.get("organization")) or DEFAULT_ORGANIZATION
+    owner = identity(organization, project_name, stack, name)
+    keep = news.get("keepJobRecords")
+    keep = keep if isinstance(keep, bool) else config.keep_job_records
+    inputs = {
+        **news, "request": result.body, "platform": job.platform, "project": job.project,
+        "region": job.region, "identity": owner, "specFile": label, "run": job.run,
+        "specHash": spec_hash(owner, result.body, job.run), "sourceMap": source_map(result),
+        "keepJobRecords": True if keep is None else keep, "secretEnv": secrets,
+    }
+    return Checked(inputs, [], warnings)
+
+
+# The fields of a job as read that its create request had (the rest is the server's).
+REQUEST_FIELDS = {
+    token("VertexCustomJob"): ("displayName", "jobSpec", "labels", "encryptionSpec"),
+    token("VertexHyperparameterTuningJob"): (
+        "displayName", "studySpec", "maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
+        "trialJobSpec", "labels", "encryptionSpec"),
+    token("AiPlatformJob"): ("jobId", "trainingInput", "labels"),
+}
+
+
+def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict, dict]:
+    """`pulumi import`: (inputs, outputs) of a job read with only its id.
+
+    The inputs are the spec `trainspec import` writes for the job's request (inline, as `spec`);
+    checked like any other, they compile back to that request, so the next preview of a program
+    that declares the same spec is a no-op. A job another stack or project owns is refused.
+    """
+    from ..importers.decompile import decompile, parse_flags
+
+    provider = CLASSES[type_token]()
+    provider.config = config
+    job = provider._get(provider._client(), job_id)
+    body = {k: job[k] for k in REQUEST_FIELDS[type_token] if k in job}
+    body["labels"] = {k: v for k, v in (body.get("labels") or {}).items()
+                      if k not in (IDENTITY_LABEL, SPEC_HASH_LABEL)}
+    parts = job_id.split("/")
+    flags = ["--project", parts[1]] + (["--region", parts[3]] if parts[2] == "locations" else [])
+    outcome = decompile(json.dumps(body), job_id, parse_flags(flags))
+    if not outcome.ok or outcome.text is None:
+        raise JobError(f"{job_id}: trainspec cannot write a spec for this job:\n"
+                       + "\n".join(d.format() for d in outcome.diagnostics))
+    inputs = {"spec": yaml.safe_load(outcome.text)}
+    checked = check(type_token, urn, {}, inputs, config)
+    if checked.failures:
+        raise JobError(f"{job_id}: the spec written for this job does not check: "
+                       + "; ".join(r for _, r in checked.failures))
+    provider._owned(job, checked.inputs)  # another stack's job: refused, untouched
+    return inputs, provider._outs(checked.inputs, job, job_id)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def without_nulls(props: dict) -> dict:
+    """`props` as the engine keeps them: a None value is no value."""
+    return json.loads(json.dumps({k: v for k, v in props.items() if v is not None}))

@@ -1,0 +1,203 @@
+"""The gRPC ResourceProvider the engine talks to: the Python SDK's provider server
+(`pulumi.provider.server`, which serves GetSchema, GetPluginInfo and Construct) plus the
+custom-resource methods it leaves out, each answered by compiler.provider.jobs.
+
+Configure answers `supportsPreview: false`: the engine then never calls Create or Update during
+a preview (it returns the inputs as the outputs itself), which is what makes a preview send
+nothing. Handshake stays unimplemented for the same reason (a handshake implies preview support).
+Blocking work (compiling, REST calls, waiting for a cancel) runs on worker threads, so the
+engine's parallel steps run in parallel here too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from google.protobuf import empty_pb2
+from pulumi.errors import RunError
+from pulumi.provider.server import ProviderServicer
+from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2
+
+from ..diagnostics import TrainspecError
+from ..pulumi_resources.bodies import has_unknown
+from ..pulumi_resources.provider import INPUT_KEYS, JobError
+from . import jobs, wire
+
+
+class Servicer(ProviderServicer):
+    """ProviderServicer with CheckConfig/DiffConfig/Configure and the job resources' CRUD."""
+
+    def __init__(self, provider, args: list[str], engine_address: str) -> None:
+        super().__init__(provider, args, engine_address)
+        self.config = jobs.Config()
+        self.providers = {t: cls() for t, cls in jobs.CLASSES.items()}
+        self._engine: engine_pb2_grpc.EngineStub | None = None
+
+    # -- configuration --
+
+    async def CheckConfig(self, request, context):
+        news, secret = wire.decode(request.news)
+        failures = [provider_pb2.CheckFailure(property=k, reason=r)
+                    for k, r in jobs.Config.problems(news)]
+        # Only trainspec's provider settings are provider inputs: other `trainspec:` stack
+        # config (specs, protect, secrets) is the program's, not the provider's.
+        kept = {k: v for k, v in news.items() if k in jobs.Config.KEYS or k == "version"}
+        return provider_pb2.CheckResponse(inputs=wire.encode(kept, secret), failures=failures)
+
+    async def DiffConfig(self, request, context):
+        olds, _ = wire.decode(request.olds)
+        news, _ = wire.decode(request.news)
+        changed = [k for k in jobs.Config.KEYS if olds.get(k) != news.get(k)]
+        # Never a replace: a job is where its spec says; a changed default reaches the jobs
+        # through their own Check and Diff.
+        return provider_pb2.DiffResponse(
+            changes=provider_pb2.DiffResponse.DIFF_SOME if changed
+            else provider_pb2.DiffResponse.DIFF_NONE, diffs=changed)
+
+    async def Configure(self, request, context):
+        args, _ = wire.decode(request.args)
+        if not args and request.variables:  # an engine that sends only the old map
+            args = {k.split(":", 1)[-1].split("config:", 1)[-1]: v
+                    for k, v in request.variables.items()}
+        self.config = jobs.Config.from_inputs(args)
+        self.provider.config = self.config  # the Specs component's defaults
+        for provider in self.providers.values():
+            provider.config = self.config
+        return provider_pb2.ConfigureResponse(acceptSecrets=True, acceptResources=True,
+                                              acceptOutputs=True, supportsPreview=False)
+
+    async def Construct(self, request, context):
+        try:
+            return await super().Construct(request, context)
+        except RunError as exc:  # a spec error: its diagnostics, without a traceback
+            await context.abort(grpc.StatusCode.UNKNOWN, str(exc))
+
+    # -- job resources --
+
+    async def Check(self, request, context):
+        news, secret = wire.decode(request.news)
+        olds, _ = wire.decode(request.olds)
+        type_token = self._type(request.urn, request.type, context)
+        checked = await asyncio.to_thread(jobs.check, type_token, request.urn, olds, news,
+                                          self.config)
+        for warning in checked.warnings:
+            await self._log(engine_pb2.WARNING, warning.format(), request.urn)
+        failures = list(checked.failures)
+        inputs = checked.inputs
+        if not failures and "request" in inputs and not has_unknown(inputs):
+            # The request body checked against the API's own schema, and the change rules.
+            result = await asyncio.to_thread(self.providers[type_token].check, olds, inputs)
+            failures += [(f.property, f.reason) for f in result.failures]
+        return provider_pb2.CheckResponse(
+            inputs=wire.encode(inputs, secret | {"secretEnv"} & set(inputs)),
+            failures=[provider_pb2.CheckFailure(property=p, reason=r) for p, r in failures])
+
+    async def Diff(self, request, context):
+        olds, _ = wire.decode(request.olds)
+        news, _ = wire.decode(request.news)
+        provider = self.providers[self._type(request.urn, request.type, context)]
+        # Where the spec was written is not what runs: a moved file or an edited comment is
+        # no update (the new values are the inputs in state from here on).
+        seen = {**olds, **{k: news[k] for k in jobs.PRESENTATION_KEYS if k in news}}
+        result = await self._call(context, provider.diff, request.id, seen, news)
+        diffs = [k for k in INPUT_KEYS if k not in jobs.PRESENTATION_KEYS
+                 and seen.get(k) != news.get(k)]
+        if "__provider" in olds:  # a state written by the dynamic providers: rewritten as data
+            diffs.append("__provider")
+        if result.changes is None:
+            changes = provider_pb2.DiffResponse.DIFF_UNKNOWN
+        else:
+            changes = (provider_pb2.DiffResponse.DIFF_SOME if result.changes
+                       else provider_pb2.DiffResponse.DIFF_NONE)
+        return provider_pb2.DiffResponse(
+            changes=changes, replaces=result.replaces or [], diffs=diffs,
+            deleteBeforeReplace=bool(result.delete_before_replace))
+
+    async def Create(self, request, context):
+        props, secret = wire.decode(request.properties)
+        provider = self.providers[self._type(request.urn, request.type, context)]
+        if request.preview:  # not sent while supportsPreview is false; never submit in one
+            return provider_pb2.CreateResponse(properties=request.properties)
+        result = await self._call(context, provider.create, props, using=props)
+        return provider_pb2.CreateResponse(id=result.id, properties=self._outs(result.outs, secret))
+
+    async def Read(self, request, context):
+        props, secret = wire.decode(request.properties)
+        inputs, input_secret = wire.decode(request.inputs)
+        type_token = jobs.for_id(request.id)
+        if type_token is None:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"{request.id!r} is not a job name trainspec knows "
+                                "(projects/P/locations/R/customJobs/ID, "
+                                "projects/P/locations/R/hyperparameterTuningJobs/ID or "
+                                "projects/P/jobs/ID)")
+        if not props and not inputs:  # `pulumi import`: only the id is known
+            wanted = self._type(request.urn, request.type, context)
+            if wanted != type_token:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                    f"{request.id} is a {type_token} job, not a {wanted}")
+            adopted = await self._call(context, jobs.adopt, self._type(
+                request.urn, request.type, context), request.urn, request.id, self.config)
+            return provider_pb2.ReadResponse(id=request.id, inputs=wire.encode(adopted[0]),
+                                             properties=self._outs(adopted[1], set()))
+        provider = self.providers[type_token]
+        result = await self._call(context, provider.read, request.id, props, using=inputs)
+        if not result.id:
+            return provider_pb2.ReadResponse()  # the API's NOT_FOUND: the job is gone
+        return provider_pb2.ReadResponse(id=result.id, properties=self._outs(result.outs, secret),
+                                         inputs=wire.encode(inputs, input_secret))
+
+    async def Update(self, request, context):
+        olds, _ = wire.decode(request.olds)
+        news, secret = wire.decode(request.news)
+        provider = self.providers[self._type(request.urn, request.type, context)]
+        if request.preview:
+            return provider_pb2.UpdateResponse(properties=request.news)
+        result = await self._call(context, provider.update, request.id, olds, news, using=news)
+        return provider_pb2.UpdateResponse(properties=self._outs(result.outs, secret))
+
+    async def Delete(self, request, context):
+        props, _ = wire.decode(request.properties)
+        old_inputs, _ = wire.decode(request.old_inputs)
+        # By the id, not the URN: a state written by the dynamic providers, or a job whose spec
+        # changed kind, is deleted by the provider of the job it is.
+        type_token = jobs.for_id(request.id) or self._type(request.urn, request.type, context)
+        await self._call(context, self.providers[type_token].delete, request.id, props,
+                         using=old_inputs)
+        return empty_pb2.Empty()
+
+    # -- helpers --
+
+    def _type(self, urn: str, given: str, context) -> str:
+        type_token = given or urn.split("::")[2].rsplit("$", 1)[-1]
+        if type_token not in self.providers:
+            raise TrainspecError(f"trainspec has no resource type {type_token!r}")
+        return type_token
+
+    @staticmethod
+    async def _call(context, method: Callable, *args: Any, using: dict | None = None):
+        """`method(*args)` on a worker thread, as the identity the inputs `using` name."""
+        account = (using or {}).get("impersonateServiceAccount")
+        jobs.IMPERSONATE.set(account if isinstance(account, str) and account else None)
+        try:
+            return await asyncio.to_thread(method, *args)
+        except JobError as exc:  # one line, as the engine prints it
+            await context.abort(grpc.StatusCode.UNKNOWN, str(exc))
+        except TrainspecError as exc:
+            await context.abort(grpc.StatusCode.UNKNOWN, str(exc))
+
+    @staticmethod
+    def _outs(outs: dict, secret: set[str]):
+        return wire.encode(jobs.without_nulls(outs), (secret | {"secretEnv"}) & set(outs))
+
+    async def _log(self, severity: int, message: str, urn: str) -> None:
+        if self._engine is None:
+            self._engine = engine_pb2_grpc.EngineStub(grpc.aio.insecure_channel(self.engine_address))
+        try:
+            await self._engine.Log(engine_pb2.LogRequest(severity=severity, message=message,
+                                                         urn=urn))
+        except grpc.RpcError:
+            pass  # a warning that cannot be shown never fails the check

@@ -1,0 +1,132 @@
+"""The stack's settings as trainspec reads them (stack config, secrets, per-job Pulumi options),
+and every spec of a folder compiled with every problem found: what the `Specs` component
+(compiler/provider/component.py) and the Python program (compiler/pulumi_program.py) share.
+"""
+
+from __future__ import annotations
+
+import pulumi
+
+from .. import pipeline, tree
+from ..diagnostics import Diagnostic
+from ..model import CONFIG_NAMESPACE
+from ..options import Options
+from ..source.jsonpath import child
+
+
+class Settings:
+    """trainspec's stack settings, read like `pulumi config set KEY` writes them.
+
+    A bare key lands in the Pulumi project's own namespace (``ml-jobs:protect`` in a project
+    named ml-jobs); ``trainspec:KEY`` is read as well, so both spellings work whatever the project
+    is called. The project's namespace wins when both are set.
+    """
+
+    def __init__(self) -> None:
+        names = dict.fromkeys([pulumi.get_project(), CONFIG_NAMESPACE])
+        self._configs = [pulumi.Config(n) for n in names]
+
+    def _holder(self, key: str) -> pulumi.Config:
+        # pulumi.runtime.get_config reads without the "value is a secret" warning of Config.get.
+        return next((c for c in self._configs
+                     if pulumi.runtime.get_config(c.full_key(key)) is not None), self._configs[-1])
+
+    def get(self, key: str) -> str | None:
+        return self._holder(key).get(key)
+
+    def get_bool(self, key: str) -> bool | None:
+        return self._holder(key).get_bool(key)
+
+    def get_object(self, key: str):
+        return self._holder(key).get_object(key)
+
+    def get_secret(self, key: str) -> pulumi.Output | None:
+        return self._holder(key).get_secret(key)
+
+    def require_secret(self, key: str) -> pulumi.Output:
+        return self._holder(key).require_secret(key)
+
+
+def _secret_name(key: str) -> str:
+    """``trainspec:KEY`` (how the compiler names a secret) → KEY."""
+    return key.split(":", 1)[1]
+
+
+def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
+    """Every spec under `folder`, compiled, and every error found (including missing secrets)."""
+    found = tree.compile_paths([folder], options)
+    problems = found.errors
+    if found.empty:
+        problems.append(Diagnostic("$", f"no {tree.WHAT} found (trainspec:specs)", file=folder,
+                                   code="no-specs"))
+    results = found.results
+    for r in results:
+        if not r.ok:
+            continue
+        for key in r.job.secrets:
+            if Settings().get_secret(_secret_name(key)) is None:
+                problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
+                                    f"secret config {_secret_name(key)!r} is not set",
+                                    f"pulumi config set --secret {_secret_name(key)} VALUE",
+                                    code="secret-not-set"))
+        problems += pipeline.location_errors(r)
+    return results, problems
+
+
+def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None, *,
+        code: str) -> Diagnostic:
+    """An error at `path` (a missing key is positioned at its parent)."""
+    return Diagnostic(path, message, file=result.file,
+                      position=result.document.collector().locate(path), hint=hint, code=code)
+
+
+def _secret_path(data, key: str, path: str = "$") -> str | None:
+    """The JSON path of the env value `{secret: ...}` that names config `key`."""
+    if isinstance(data, dict):
+        secret = data.get("secret")
+        if isinstance(secret, str) and key in (secret, f"trainspec:{secret}"):
+            return path
+        items = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return None
+    for k, v in items:
+        found = _secret_path(v, key, child(path, k))
+        if found:
+            return found
+    return None
+
+
+def secret_env(keys: list[str]) -> pulumi.Output | dict:
+    """{config key: value} for the secret env values of one job, as one secret Output."""
+    if not keys:
+        return {}
+    settings = Settings()
+    values = {k: settings.require_secret(_secret_name(k)) for k in keys}
+    return pulumi.Output.secret(pulumi.Output.all(**values))
+
+
+def job_options(config: Settings, names: set[str]) -> tuple[dict, list[Diagnostic]]:
+    """{job name: ResourceOptions} from `trainspec:protect` / `trainspec:retainOnDelete`.
+
+    Each is a list of job names (metadata.name), or ["*"] for every job: `protect` makes Pulumi
+    refuse to delete or replace the job; `retainOnDelete` leaves the job running when its spec
+    is removed or the stack destroyed (Pulumi forgets it instead of cancelling it).
+    """
+    chosen: dict[str, dict[str, bool]] = {}
+    problems: list[Diagnostic] = []
+    for key, option in (("protect", "protect"), ("retainOnDelete", "retain_on_delete")):
+        value = config.get_object(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(Diagnostic("$", f"trainspec:{key} must be a list of job names or "
+                                       '["*"]', file="Pulumi stack config", code="stack-option"))
+            continue
+        for name in value:
+            if name != "*" and name not in names:
+                problems.append(Diagnostic("$", f"trainspec:{key}: no spec has metadata.name "
+                                           f"{name!r}", file="Pulumi stack config",
+                                           code="stack-option-job"))
+        for name in names if "*" in value else set(value) & names:
+            chosen.setdefault(name, {})[option] = True
+    return {n: pulumi.ResourceOptions(**o) for n, o in chosen.items()}, problems

@@ -1,0 +1,167 @@
+"""The `pulumi-resource-trainspec` plugin over gRPC, as the engine starts it (the executable on
+PATH, its port on the first line), without the CLI: the schema it serves and the sdk/state keys
+agree, Configure never claims preview support, Check reports each spec diagnostic located and a
+wrong type by name, and secrets keep their wrapper (tests/engine drives it under the engine).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+from job_specs import ml, vertex
+from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
+
+from compiler import provider
+from compiler.provider import jobs, sdk, wire
+from compiler.pulumi_resources.provider import INPUT_KEYS, OUTPUT_KEYS, TUNING_OUTPUT_KEYS
+
+ROOT = Path(__file__).resolve().parent.parent
+URN = "urn:pulumi:dev::acme::trainspec:index:Specs$trainspec:index:{t}::{n}"
+
+
+@pytest.fixture
+def plugin(tmp_path):
+    exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
+    assert exe, "pip install -e . installs the console script pulumi-resource-trainspec"
+    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    port = proc.stdout.readline().decode().strip()
+    assert port.isdigit(), proc.stderr.read().decode()[-2000:]
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    stub = provider_pb2_grpc.ResourceProviderStub(channel)
+    yield stub, tmp_path
+    channel.close()
+    proc.kill()
+    proc.wait(10)
+
+
+def test_the_schema_names_every_input_and_output_the_provider_keeps():
+    schema = json.loads(provider.schema_text())
+    for name, cls in sdk.JOBS.items():
+        resource = schema["resources"][name]
+        assert set(resource["inputProperties"]) == {
+            "specFile", "spec", "project", "region", "stagingBucket", "keepJobRecords",
+            "secretEnv", "organization", "impersonateServiceAccount"}
+        outputs = OUTPUT_KEYS + (TUNING_OUTPUT_KEYS if cls is sdk.VertexHyperparameterTuningJob
+                                 else ())
+        assert set(resource["properties"]) == (
+            set(resource["inputProperties"]) | set(INPUT_KEYS) | set(outputs)), name
+        assert set(cls.OUTPUTS) == set(outputs)
+        assert resource["inputProperties"]["secretEnv"]["secret"] is True
+    assert set(schema["config"]["variables"]) == set(jobs.Config.KEYS)
+    assert schema["resources"]["trainspec:index:Specs"]["isComponent"] is True
+
+
+def test_get_schema_and_configure_without_preview_support(plugin):
+    stub, _ = plugin
+    served = stub.GetSchema(provider_pb2.GetSchemaRequest(), timeout=20).schema
+    assert json.loads(served) == json.loads(provider.schema_text())
+    answer = stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+        {"project": "acme-test", "region": "us-central1"})), timeout=20)
+    # Without supportsPreview the engine never calls Create/Update in a preview.
+    assert answer.supportsPreview is False and answer.acceptSecrets is True
+    with pytest.raises(grpc.RpcError) as raised:
+        stub.Handshake(provider_pb2.ProviderHandshakeRequest(engine_address="x"), timeout=20)
+    assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+
+def test_check_config_keeps_the_provider_keys_and_refuses_a_wrong_type(plugin):
+    stub, _ = plugin
+    answer = stub.CheckConfig(provider_pb2.CheckRequest(news=wire.encode(
+        {"project": "p", "keepJobRecords": "maybe", "specs": "specs", "wandbApiKey": "x"})),
+        timeout=20)
+    kept, _ = wire.decode(answer.inputs)
+    assert kept == {"project": "p", "keepJobRecords": "maybe"}  # not the program's settings
+    assert [(f.property, f.reason) for f in answer.failures] == [
+        ("keepJobRecords", "must be true or false")]
+
+
+def test_check_compiles_the_spec_and_reports_each_problem_located(plugin):
+    stub, folder = plugin
+    stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+        {"project": "acme-test", "region": "us-central1"})), timeout=20)
+    (folder / "bad.yaml").write_text(vertex(name="bad").replace("n1-standard-4", "n1-standard-5"))
+    (folder / "bert.yaml").write_text(vertex())
+    (folder / "census.yaml").write_text(ml())
+
+    def check(type_name, news, name="bert"):
+        answer = stub.Check(provider_pb2.CheckRequest(
+            urn=URN.format(t=type_name, n=name), olds=wire.encode({}), news=wire.encode(
+                news, {"secretEnv"} & set(news))), timeout=60)
+        inputs, secret = wire.decode(answer.inputs)
+        return inputs, secret, [(f.property, f.reason) for f in answer.failures]
+
+    _, _, failures = check("VertexCustomJob", {"specFile": "bad.yaml"}, "bad")
+    ((prop, reason),) = failures
+    assert prop == "specFile" and reason.startswith("bad.yaml:11:26: error: ")
+    assert "n1-standard-5" in reason and reason.endswith("]")  # its code
+
+    _, _, failures = check("VertexCustomJob", {"specFile": "census.yaml"}, "census")
+    assert "declare it as a trainspec:index:AiPlatformJob" in failures[0][1]
+    _, _, failures = check("VertexCustomJob", {"specFile": "bert.yaml", "spec": {}})
+    assert "exactly one of specFile" in failures[0][1]
+
+    inputs, secret, failures = check("VertexCustomJob",
+                                     {"specFile": "bert.yaml", "secretEnv": {"k": "v"}})
+    assert failures == [] and secret == {"secretEnv"}
+    assert inputs["platform"] == "vertex" and inputs["project"] == "acme-test"
+    assert inputs["request"]["displayName"] == "bert" and inputs["keepJobRecords"] is True
+    # The same spec inline compiles to the same request and owner.
+    spec = __import__("yaml").safe_load(vertex())
+    inline, _, failures = check("VertexCustomJob", {"spec": spec})
+    assert failures == [] and inline["request"] == inputs["request"]
+    assert inline["specHash"] == inputs["specHash"]
+
+
+def test_wire_keeps_secrets_and_unknowns():
+    struct = wire.encode({"a": 1, "s": {"x": "y"}, "u": wire.UNKNOWN}, {"s"})
+    plain, secret = wire.decode(struct)
+    assert plain == {"a": 1.0, "s": {"x": "y"}, "u": wire.UNKNOWN} and secret == {"s"}
+    assert jobs.for_id("projects/p/locations/r/customJobs/1") == jobs.token("VertexCustomJob")
+    assert jobs.for_id("projects/p/jobs/x") == jobs.token("AiPlatformJob")
+    assert jobs.for_id("projects/p/x") is None
+
+
+def test_a_job_impersonates_its_own_account_else_the_providers():
+    job = jobs.VertexCustomJob()
+    job.config = jobs.Config(impersonate_service_account="provider@p.iam.gserviceaccount.com")
+    assert job._client().impersonate_service_account == "provider@p.iam.gserviceaccount.com"
+    jobs.IMPERSONATE.set("job@p.iam.gserviceaccount.com")
+    try:
+        assert job._client().impersonate_service_account == "job@p.iam.gserviceaccount.com"
+    finally:
+        jobs.IMPERSONATE.set(None)
+
+
+def test_the_plugin_stops_when_the_engine_that_started_it_is_gone(tmp_path):
+    import os
+    import time
+
+    exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
+    # A stand-in engine: starts the plugin in a session of its own (as the CLI does), prints
+    # its pid once it served, and dies.
+    engine = subprocess.run([sys.executable, "-c", (
+        "import subprocess, sys\n"
+        f"p = subprocess.Popen([{exe!r}, '127.0.0.1:1'], stdout=subprocess.PIPE, "
+        "stderr=subprocess.DEVNULL, start_new_session=True)\n"
+        "p.stdout.readline()\n"
+        "print(p.pid)\n")], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    pid = int(engine.stdout.strip())
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        if Path(f"/proc/{pid}/stat").is_file() and \
+                Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            return  # exited, not yet reaped by its new parent
+        time.sleep(0.2)
+    os.kill(pid, 9)
+    pytest.fail("the plugin kept running after its engine was gone")
