@@ -4,14 +4,14 @@ escaped compile output; fewer false positives."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from test_secrets import TOKENS
+import test_secrets
+from test_secrets import TOKENS, run
 
-from compiler import cli, emit
+from compiler import emit
 from compiler.secrets.check import found
 from compiler.secrets.scan import secret_kind
 
@@ -19,20 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 S = (ROOT / "specs/vision/resnet-a100-spot.yaml").read_text()
 GHP = "ghp_R7nT2qLx9VbK4mZ8wPcY3sJd6HfA1eGu5oNi"
 JWT = TOKENS["SESSION"]
-
-
-def run(*argv: str, stdin: bytes | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(argv), out, err, io.BytesIO(stdin) if stdin is not None else None)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    monkeypatch.chdir(root)
-    return root
+repo = test_secrets.repo  # the fixture: a folder holding .git, the current folder
 
 
 # Each a value-quoting message, the secret where the user's value goes.
