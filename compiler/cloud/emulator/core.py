@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from compiler.cloud.emulator import logs as cloud_logging
 from compiler.cloud.emulator import tuning as emulated_tuning
 
+from .billing import BillingApi
 from .common import (
     HOLD_LABEL,
     HOLD_VALUE,
@@ -47,11 +48,14 @@ ROUTES = [  # (method, pattern, handler name)
     ("PATCH", _M + r"/(?P<id>[^/:]+)$", "ml_patch"),
     ("POST", _M + r"/(?P<id>[^/:]+):cancel$", "ml_cancel"),
     ("POST", r"^/v2/entries:list$", "logging_list"),
+    ("GET", r"^/v1/services$", "billing_services"),
+    ("GET", r"^/v1/services/(?P<s>[^/:]+)/skus$", "billing_skus"),
 ]
 
 
-class Emulator(VertexApi, MlApi, Journal):
-    """The state and rules of both APIs; `handle` answers one request."""
+class Emulator(VertexApi, MlApi, BillingApi, Journal):
+    """The state and rules of both APIs (and the Billing Catalog); `handle` answers one
+    request."""
 
     def __init__(self, state_file: str | None = None, progress_seconds: float = 2.0,
                  fault_rate_429: float = 0.0, fault_rate_503: float = 0.0,
