@@ -11,6 +11,8 @@ from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
 from .roles import BY_NAME
+from .secrets.check import spec_secrets
+from .secrets.scan import redact_text
 from .targets import PLATFORMS
 from .tuning.model import KIND as TUNING_KIND
 from .tuning.model import summary
@@ -69,7 +71,12 @@ def render(result: Result) -> str:
     if warnings:
         lines.append("  warnings")
         lines += [f"    - {d.path}: {d.message}" for d in warnings]
-    return "".join(printable(line) + "\n" for line in lines)  # descriptions, keys: one line each
+    # The spec's secrets (what plaintext-secret flags) and any token are never printed: a
+    # description, a name, an image or an argument is the user's.
+    data = result.document.data if result.document is not None else None
+    literals = spec_secrets(data) if data is not None else ()
+    return "".join(printable(redact_text(line, literals, pairs=False)) + "\n"
+                   for line in lines)  # descriptions, keys: one line each
 
 
 def _pool(job: Job, pool: Pool) -> list[str]:

@@ -83,7 +83,7 @@ def discover(paths: list[str], notes: dict[str, list[Diagnostic]] | None = None,
         elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
             found.append(str(p))
         else:
-            problems.append(Diagnostic("$", "no such file or directory", file=shown(str(p)),
+            problems.append(Diagnostic("$", "no such file or directory", file=str(p),
                                        code="file-missing"))
     return found, problems
 
@@ -104,7 +104,7 @@ def linked_out(folder: str, file: str) -> Diagnostic | None:
     if not os.path.isfile(target) or Path(target).is_relative_to(os.path.realpath(folder)):
         return None  # a broken link or a pipe is refused when read; a link inside is fine
     return Diagnostic("$", f"a symbolic link to {shown(target)}, outside the folder searched "
-                      f"({shown(folder)}): the spec read is that file", WARNING, shown(file),
+                      f"({shown(folder)}): the spec read is that file", WARNING, file,
                       Position(1, 1), "copy it in, or name it on the command line", "spec-link")
 
 

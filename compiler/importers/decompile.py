@@ -22,6 +22,7 @@ from ..diagnostics import Collector, Diagnostic, has_errors
 from ..options import Options
 from ..report import format_text
 from ..schema.foreign import describe
+from ..secrets import check as secret_check
 from ..source import files as safe_files
 from ..source import read as source
 from ..tuning.model import KIND as TUNING_KIND
@@ -281,6 +282,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # A python.source is checked as if the spec were saved in the current folder.
     check = pipeline.compile_text(outcome.text, "<imported spec>", Options(),
                                   files=packaging.CurrentFolder())
+    # The spec keeps a secret as the config wrote it; the warning says where it belongs.
+    secrets = [d for d in check.diagnostics if d.code == secret_check.CODE and not d.is_error]
+    if secrets:
+        err.write(format_text(secrets) + "\n")
     if check.errors:
         err.write(f"warning: the imported spec does not validate ({len(check.errors)} "
                   "problem(s)); `validate` will report:\n" + format_text(check.errors) + "\n")

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 
 from ..diagnostics import Collector
+from ..secrets.scan import quoted
 from ..source.jsonpath import child
 from ..suggest import did_you_mean
 from .foreign import describe
@@ -313,8 +314,8 @@ def exponent_hint(text: str) -> str | None:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    # The detector reads the whole value: a token cut short is no longer one.
+    return quoted(value, limit=60)
 
 
 def validate(data: Any, c: Collector, version: str = CURRENT) -> set[str]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ..diagnostics import Collector, Diagnostic, Position
+from ..secrets.scan import scrubbed
 from .jsonpath import child
 from .limits import MAX_DEPTH, MAX_EXPANDED, MAX_NODES, Budget
 from .numbers import EXPONENT_NUMBER, MAX_DIGITS, YAML12_FLOAT, reading
@@ -160,7 +161,8 @@ class Builder:
         return _TAGGED.match(self.text, node.start_mark.index) is not None
 
     def unreadable(self, node: yaml.ScalarNode, path: str, why: str, hint: str) -> object:
-        text = node.value if len(node.value) <= 40 else node.value[:40] + "…"
+        text = scrubbed(node.value)  # whole, before the cut
+        text = text if len(text) <= 40 else text[:40] + "…"
         self.fail(node, path, "yaml-value", f"cannot read {text!r} as {_TYPES[node.tag][0]}: "
                   f"{why}", hint)
         return _UNREADABLE
