@@ -75,8 +75,7 @@ def main() -> dict[str, pulumi.CustomResource]:
     config = Settings()
     provider_config = Config()  # defaults come from gcp:project / gcp:region, as before
     results = compile_folder(config.get("specs") or "specs",
-                             stack_options(provider_config, str(packaging.cache_dir())),
-                             uploads=True)
+                             stack_options(provider_config, str(packaging.cache_dir())))
     gcp = pulumi.Config("gcp")
     runner = service_account(gcp.get("project")) if config.get_bool("createServiceAccount") \
         else None
