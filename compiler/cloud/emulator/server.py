@@ -54,8 +54,10 @@ class _Handler(BaseHTTPRequestHandler):
             if len(body) < length:  # the client hung up mid-body
                 self.close_connection = True
                 return
-            status, payload = self.server.emulator.handle(self.command, self.path, body,
-                                                          self.headers.get("Content-Type"))
+            # An upload's Content-Type is the object's (JSON calls need none).
+            extra = ({"content_type": self.headers.get("Content-Type")}
+                     if self.path.startswith("/upload/") else {})
+            status, payload = self.server.emulator.handle(self.command, self.path, body, **extra)
         if isinstance(payload, str):
             data, kind = payload.encode(), "text/html; charset=UTF-8"
         else:
