@@ -201,3 +201,27 @@ def test_create_with_a_missing_bucket_fails_before_submitting(emulator, tmp_path
     assert "The specified bucket does not exist." in str(raised.value)
     assert not [c for c in lines if "/customJobs" in c]  # no job without its code
     assert json.dumps(inputs)  # the checked inputs are plain data
+
+
+def test_a_write_between_our_get_and_post_is_looked_at_again(emulator, tmp_path):
+    server, client, lines = emulator
+    archive = tmp_path / "a.tar.gz"
+
+    class Racing(Storage):
+        """Someone else writes `theirs` just before our POST."""
+        theirs = b""
+
+        def object_insert(self, bucket, name, data, **kw):
+            Storage(server.url).object_insert(bucket, name, self.theirs, if_generation_match=0)
+            return super().object_insert(bucket, name, data, **kw)
+
+    racing = Racing(server.url, sleep=lambda s: None)
+    archive.write_bytes(b"ours")
+    racing.theirs = b"ours"  # the same archive: done, nothing overwritten
+    assert ensure(racing, BUCKET, OBJECT, archive) is False
+    other = OBJECT.replace(".tar.gz", "-2.tar.gz")
+    racing.theirs = b"something else"  # other bytes: the 412, never an overwrite
+    with pytest.raises(ApiError) as raised:
+        ensure(racing, BUCKET, other, archive)
+    assert raised.value.status == 412
+    assert client.object_get(BUCKET, other)["md5Hash"] == md5_hash(b"something else")
