@@ -72,11 +72,13 @@ class StorageApi:
             if int(wanted) != (int(old["generation"]) if old else 0):
                 raise StorageRefusal(412, "conditionNotMet", "At least one of the "
                                      "pre-conditions you specified did not hold.")
-        self.state["next_id"] += 1
+        # A generation is the write's time in microseconds, as Cloud Storage's are (and later
+        # than the one it replaces); job ids are not touched.
+        generation = max(int(self.clock() * 1_000_000), int(old["generation"]) + 1 if old else 1)
         now = rfc3339(self.clock())
         obj = {
-            "kind": "storage#object", "id": f"{key}/{self.state['next_id']}",
-            "name": name, "bucket": m["b"], "generation": str(self.state["next_id"]),
+            "kind": "storage#object", "id": f"{key}/{generation}",
+            "name": name, "bucket": m["b"], "generation": str(generation),
             "metageneration": "1", "contentType": (query.get("contentType") or [
                 self._content_type or "application/octet-stream"])[0],
             "size": str(len(body)),
