@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from . import diagnostics as diag
-from . import diff, emit, explain, localrun, pipeline, ruledoc, scaffold, tree
+from . import diff, emit, explain, localrun, pipeline, prices, ruledoc, scaffold, tree
 from .importers import decompile
 from .jobs import watch
 from .options import Options
@@ -233,6 +233,9 @@ def parser() -> argparse.ArgumentParser:
     _command(sub, "init", scaffold.add_arguments, scaffold.run,
              help="write a ready specs repository: Pulumi project, example spec, CI, "
              "pre-commit; never overwrites a file")
+
+    _command(sub, "prices", prices.add_arguments, prices.run,
+             help="the price catalog explain, diff and the cost policies read: refresh it")
 
     p = sub.add_parser("rules", help="list the rule codes diagnostics end with (docs/rules.md)")
     ruledoc.add_arguments(p)

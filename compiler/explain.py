@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import fields
+from . import cost, fields
 from .catalog import accelerators
 from .catalog.extension import NONE as NO_EXTENSION
 from .catalog.extension import Extension
@@ -49,6 +49,7 @@ def render(result: Result) -> str:
     for pool in job.pools.values():
         lines += _pool(job, pool)
     lines += _settings(job)
+    lines += ["  " + line for line in cost.lines(cost.estimate(job, tier))]
     for item in result.uploads:
         p = item.package
         lines.append(f"  package    {p.source} → {item.uri}")

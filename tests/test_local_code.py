@@ -506,9 +506,11 @@ def test_diff_says_trainer_code_changed_when_only_the_hash_moved(repo):
         "specs/job.yaml (job tiny, vertex)\n"
         "  replace: trainer code changed: pulumi up uploads the new package and submits a new "
         "job, the old one cancelled\n"
+        "  cost: price unknown (no region)\n"
         f'    - jobSpec.workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: "{before}"\n'
         f'    + jobSpec.workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: "{after}"\n\n'
-        "1 of 1 spec file(s) changed: 1 replace\n")
+        "1 of 1 spec file(s) changed: 1 replace\n"
+        "cost: +$0.00/run at most; price unknown for tiny, not counted\n")
     git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "code")
     code, text = diff("HEAD~1", "HEAD")  # both sides read from git
     assert code == 2 and "replace: trainer code changed" in text and after in text

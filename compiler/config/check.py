@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+from decimal import Decimal
 from typing import Any
 
 from .. import durations
@@ -197,6 +198,9 @@ def _build(data: dict, c: Collector, bad: set[str]) -> Config:
             max_accelerators=_integer(policy.get("maxAcceleratorsPerJob"))
             if ok("$.policy.maxAcceleratorsPerJob") else None,
             max_timeout=timeout or None, max_timeout_text=timeout_text or "",
+            max_cost=_usd(policy.get("maxCostPerJob")) if ok("$.policy.maxCostPerJob") else None,
+            max_hourly_rate=_usd(policy.get("maxHourlyRate"))
+            if ok("$.policy.maxHourlyRate") else None,
             require_encryption_key=policy.get("requireEncryptionKey") is True,
             require_spot_workers=policy.get("requireSpotWorkers") is True,
             forbid_plaintext_secrets=policy.get("forbidPlaintextSecrets") is True),
@@ -204,6 +208,13 @@ def _build(data: dict, c: Collector, bad: set[str]) -> Config:
             strings("$.packaging.allowSecretFiles", packaging.get("allowSecretFiles")),
             packaging.get("maxSizeMiB", DEFAULT_MAX_MIB) if ok("$.packaging.maxSizeMiB")
             else DEFAULT_MAX_MIB))
+
+
+def _usd(value: Any) -> Decimal | None:
+    """A dollar amount as written (0.1 stays 0.1, not its binary float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return Decimal(str(value))
 
 
 def _integer(value: Any) -> int | None:

@@ -80,6 +80,12 @@ def _ecma(pattern: str) -> re.Pattern:
     return re.compile("".join(out), re.ASCII)
 
 
+def project_id(text: str) -> bool:
+    """Whether `text` is a project id by spec.project's rule (for --project, gcp:project)."""
+    rule = schema()["properties"]["spec"]["properties"]["project"]["pattern"]
+    return _ecma(rule).search(text) is not None
+
+
 def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:
     if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")

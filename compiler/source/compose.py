@@ -200,6 +200,15 @@ class Builder:
                               f"{MAX_NODES} values", "aliases expanding into huge trees are "
                               "refused")
                     raise Budget
+            if key_node.tag == _T + "merge" and not (
+                    isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<"):
+                # `!!merge innocent: {...}` would merge a mapping under a key that reads as
+                # an ordinary one: only `<<` is a merge key (YAML 1.1 merge type).
+                shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else "[...]"
+                self.fail(key_node, path, "yaml-value", f"cannot read {shown[:40]!r} as a merge "
+                          "key: it is tagged !!merge", "a merge key is written <<; drop the tag "
+                          "for a key")
+                continue
             if key_node.tag == _T + "merge":
                 if "<<" in first:
                     self.fail(key_node, path, "yaml-duplicate-key", "duplicate key '<<' (first at line "

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from compiler.cloud.emulator import logs as cloud_logging
 from compiler.cloud.emulator import tuning as emulated_tuning
 
+from .billing import BillingApi
 from .common import (
     HOLD_LABEL,
     HOLD_VALUE,
@@ -48,14 +49,17 @@ ROUTES = [  # (method, pattern, handler name)
     ("PATCH", _M + r"/(?P<id>[^/:]+)$", "ml_patch"),
     ("POST", _M + r"/(?P<id>[^/:]+):cancel$", "ml_cancel"),
     ("POST", r"^/v2/entries:list$", "logging_list"),
+    ("GET", r"^/v1/services$", "billing_services"),
+    ("GET", r"^/v1/services/(?P<s>[^/:]+)/skus$", "billing_skus"),
     ("GET", r"^/storage/v1/b/(?P<b>[^/]+)/o/(?P<o>.+)$", "object_get"),
     ("POST", r"^/upload/storage/v1/b/(?P<b>[^/]+)/o$", "object_insert"),
 ]
 
 
-class Emulator(VertexApi, MlApi, StorageApi, Journal):
-    """The state and rules of both APIs (and the Cloud Storage calls of an upload); `handle`
-    answers one request. `buckets`: the Cloud Storage buckets that exist."""
+class Emulator(VertexApi, MlApi, BillingApi, StorageApi, Journal):
+    """The state and rules of both APIs (and the Billing Catalog, and the Cloud Storage calls
+    of an upload); `handle` answers one request. `buckets`: the Cloud Storage buckets that
+    exist."""
 
     def __init__(self, state_file: str | None = None, progress_seconds: float = 2.0,
                  fault_rate_429: float = 0.0, fault_rate_503: float = 0.0,
