@@ -156,7 +156,7 @@ def _check(spec, config):
 def test_check_builds_and_names_the_archive_and_sends_nothing(emulator, tmp_path, monkeypatch):
     server, _, lines = emulator
     monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
-    inputs = _check(_repo(tmp_path / "repo"), jobs.Config(project="p", region="us-central1",
+    inputs = _check(_repo(tmp_path / "repo"), jobs.Config(project="acme-test", region="us-central1",
                                                           endpoint=server.url))
     (archive,) = (tmp_path / "cache").iterdir()
     uri = f"gs://{BUCKET}/trainspec/packages/{archive.name}"
@@ -169,7 +169,7 @@ def test_check_builds_and_names_the_archive_and_sends_nothing(emulator, tmp_path
 def test_create_uploads_once_then_submits_with_the_package(emulator, tmp_path, monkeypatch):
     server, client, lines = emulator
     monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
-    config = jobs.Config(project="p", region="us-central1", endpoint=server.url)
+    config = jobs.Config(project="acme-test", region="us-central1", endpoint=server.url)
     inputs = _check(_repo(tmp_path / "repo"), config)
     provider = jobs.VertexCustomJob()
     provider.config = config
@@ -191,7 +191,7 @@ def test_create_uploads_once_then_submits_with_the_package(emulator, tmp_path, m
 def test_create_with_a_missing_bucket_fails_before_submitting(emulator, tmp_path, monkeypatch):
     server, _, lines = emulator
     monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
-    config = jobs.Config(project="p", region="us-central1", endpoint=server.url)
+    config = jobs.Config(project="acme-test", region="us-central1", endpoint=server.url)
     inputs = _check(_repo(tmp_path / "repo", bucket="no-such-bucket"), config)
     provider = jobs.VertexCustomJob()
     provider.config = config
