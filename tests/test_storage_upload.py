@@ -156,8 +156,8 @@ def _check(spec, config):
 def test_check_builds_and_names_the_archive_and_sends_nothing(emulator, tmp_path, monkeypatch):
     server, _, lines = emulator
     monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
-    inputs = _check(_repo(tmp_path / "repo"), jobs.Config(project="acme-test", region="us-central1",
-                                                          endpoint=server.url))
+    config = jobs.Config(project="acme-test", region="us-central1", endpoint=server.url)
+    inputs = _check(_repo(tmp_path / "repo"), config)
     (archive,) = (tmp_path / "cache").iterdir()
     uri = f"gs://{BUCKET}/trainspec/packages/{archive.name}"
     assert inputs["uploads"] == [uri]

@@ -33,9 +33,9 @@ an append-only journal, see journal.py). Bodies over `MAX_BODY_BYTES` (common.py
 unread; a connection silent for `REQUEST_TIMEOUT` seconds is closed.
 
 The package, by concern: core.py (the `Emulator`: routes, job progress, cancel, faults, Cloud
-Logging), vertex.py and ml.py (each API's methods), storage.py (Cloud Storage), rules.py (what each API refuses),
-listing.py (filters, pages), journal.py (``--state``), common.py (shared names, the refusal,
-body parsing) and server.py (HTTP, the command).
+Logging), vertex.py and ml.py (each API's methods), storage.py (Cloud Storage), rules.py (what
+each API refuses), listing.py (filters, pages), journal.py (``--state``), common.py (shared
+names, the refusal, body parsing) and server.py (HTTP, the command).
 """
 
 from .core import Emulator
