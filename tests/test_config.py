@@ -228,6 +228,21 @@ def test_a_broken_pyproject_with_the_section_is_a_located_error(repo):
     assert code == 1 and lines(err)[0].startswith("pyproject.toml:3:1: error: $: invalid TOML: Invalid value")
 
 
+def test_pyproject_messages_name_toml_types_and_give_no_yaml_hints(repo):
+    write(repo, {"pyproject.toml": "[tool.trainspec.policy]\nmaxTimeout = 1979-05-27T07:32:00Z\n"
+                                   "requiredLabels = [2.5, 07:32:00, 1979-05-27, \"1e5\"]\n"})
+    code, _, err = run("validate", "specs")
+    assert code == 1 and lines(err) == [
+        "pyproject.toml:2:14: error: $.policy.maxTimeout: expected a string, got an offset "
+        "date-time [repo-config]",
+        "pyproject.toml:3:18: error: $.policy.requiredLabels[0]: expected a string, got a float "
+        "(quote it, e.g. \"2.10\": unquoted, TOML reads it as a number) [repo-config]",
+        "pyproject.toml:3:18: error: $.policy.requiredLabels[1]: expected a string, got a local "
+        "time [repo-config]",
+        "pyproject.toml:3:18: error: $.policy.requiredLabels[2]: expected a string, got a local "
+        "date [repo-config]"]
+
+
 def test_both_configs_in_one_folder_is_an_error(repo):
     write(repo, {"trainspec.yaml": "ignore: []\n", "pyproject.toml": "[tool.trainspec]\n"})
     code, _, err = run("validate", "specs")

@@ -46,7 +46,7 @@ def parse_yaml(blob: bytes | str, shown: str) -> tuple[Config, tuple[Diagnostic,
         if all(d.code == "empty-document" for d in found):
             return named, ()
         return named, tuple(_coded(_reworded(d)) for d in found)
-    return check(doc.data, doc.collector(), doc.suspect)
+    return check(doc.data, doc.collector(), doc.suspect, "YAML")
 
 
 def parse_pyproject(blob: bytes | str, shown: str) -> tuple[Config, tuple[Diagnostic, ...]] | None:
@@ -72,7 +72,7 @@ def parse_pyproject(blob: bytes | str, shown: str) -> tuple[Config, tuple[Diagno
                                                code=CODE),)
     if data is None:
         return None
-    return check(data, Collector(shown, pyproject.positions(text)), {})
+    return check(data, Collector(shown, pyproject.positions(text)), {}, "TOML")
 
 
 def _reworded(d: Diagnostic) -> Diagnostic:
@@ -94,11 +94,13 @@ def _validator() -> Any:
         return validator_for(json.load(f))
 
 
-def check(data: Any, c: Collector, suspect: dict) -> tuple[Config, tuple[Diagnostic, ...]]:
-    """The config `data` says, and its problems: schema violations (schemas/v1/
-    config.schema.json), numbers YAML misread, codes trainspec does not have, durations."""
+def check(data: Any, c: Collector, suspect: dict,
+          language: str) -> tuple[Config, tuple[Diagnostic, ...]]:
+    """The config `data` (read from `language`, YAML or TOML) says, and its problems: schema
+    violations (schemas/v1/config.schema.json), numbers YAML misread, codes trainspec does not
+    have, durations."""
     bad: set[str] = set()
-    for path, _, message, hint, at_key in problems_of(_validator(), data):
+    for path, _, message, hint, at_key in problems_of(_validator(), data, language):
         if path in _WORDING and not at_key:
             message, hint = _WORDING[path]
             message = message.format(value=_at(data, path))
