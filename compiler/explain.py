@@ -6,12 +6,12 @@ from . import cost, fields
 from .catalog import accelerators
 from .catalog.extension import NONE as NO_EXTENSION
 from .catalog.extension import Extension
+from .config.plaintext import spec_secrets
 from .diagnostics import printable
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
 from .roles import BY_NAME
-from .secrets.check import spec_secrets
 from .secrets.scan import redact_text
 from .targets import PLATFORMS
 from .tuning.model import KIND as TUNING_KIND

@@ -10,14 +10,14 @@ from typing import BinaryIO
 from . import packaging, targets
 from .config import apply as config_apply
 from .config import load as config_load
+from .config import plaintext as secret_check
 from .config import policy
+from .config.plaintext import redact_diagnostic, spec_secrets
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize.job import normalize
 from .options import Options
 from .schema import validate as schemas
-from .secrets import check as secret_check
-from .secrets.check import redact_diagnostic, spec_secrets
 from .source import read as source
 from .source.document import Document
 from .source.files import STDIN

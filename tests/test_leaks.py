@@ -12,7 +12,7 @@ import test_secrets
 from test_secrets import TOKENS, run
 
 from compiler import emit
-from compiler.secrets.check import found
+from compiler.config.plaintext import found
 from compiler.secrets.scan import secret_kind
 
 ROOT = Path(__file__).resolve().parent.parent

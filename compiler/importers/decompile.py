@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from .. import packaging, pipeline
+from ..config import plaintext as secret_check
 from ..diagnostics import Collector, Diagnostic, has_errors
 from ..options import Options
 from ..report import format_text
 from ..schema.foreign import describe
-from ..secrets import check as secret_check
 from ..source import files as safe_files
 from ..source import read as source
 from ..tuning.model import KIND as TUNING_KIND

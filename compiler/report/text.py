@@ -7,8 +7,8 @@ import json
 from collections.abc import Iterable, Sequence
 
 from ..config import check as config_check
+from ..config.plaintext import redact_diagnostic
 from ..diagnostics import Diagnostic, has_errors, sort_key
-from ..secrets.check import redact_diagnostic
 
 # A repo config's own rules quote config values, never a spec's (a config holds no
 # credential); a hostile config has 90,000 of them (tests/test_hostile.py).

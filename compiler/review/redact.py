@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..secrets.check import ARG_KEYS, args, redact_diagnostic, spec_secrets
+from ..config.plaintext import ARG_KEYS, args, redact_diagnostic, spec_secrets
 from ..secrets.scan import REDACTED, redact_text, scan, secret_kind
 from ..secrets.scan import placeholder as _placeholder
 

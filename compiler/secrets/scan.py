@@ -1,5 +1,5 @@
 """Which strings of a spec are credentials, by detect-secrets' detectors (Yelp). One answer
-for two readers: validate warns about each (plaintext-secret, compiler/secrets/check.py) and
+for two readers: validate warns about each (plaintext-secret, compiler/config/plaintext.py) and
 review hides each (review/redact.py), so what a pull-request comment shows as ``<redacted>``
 is exactly what validate flagged.
 

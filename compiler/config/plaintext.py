@@ -15,10 +15,10 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..config.model import Policy
 from ..diagnostics import Collector, Diagnostic
+from ..secrets.scan import any_token, named_secret, placeholder, redact_text, scan, secret_kind
 from ..source.jsonpath import child
-from .scan import any_token, named_secret, placeholder, redact_text, scan, secret_kind
+from .model import Policy
 
 CODE = "plaintext-secret"
 ARG_KEYS = ("args", "command", "containerArgs", "containerCommand")
