@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from . import diagnostics as diag
-from . import diff, emit, explain, localrun, pipeline, ruledoc, scaffold, tree
+from . import diff, emit, explain, localrun, pipeline, prices, ruledoc, scaffold, tree
 from .importers import decompile
 from .importers import job as job_import
 from .jobs import watch
@@ -94,7 +94,8 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     results = found.results
     _report(results, found.missing, "text", out, err)
     if found.failed:
-        err.write(f"error: {found.failed} spec(s) failed; nothing written to {args.out}\n")
+        err.write(f"error: {found.failed} spec(s) failed; nothing written to "
+                  f"{shown(args.out)}\n")
         return EXIT_FAILED
     base = root if root.is_dir() else root.parent
     outputs: dict[str, str] = {}
@@ -104,38 +105,41 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not emit.safe_name(name):
             err.write(f"error: {shown(r.file)}: its output name {name!r} is not one trainspec "
                       f"writes (hidden part or control character); nothing written to "
-                      f"{args.out}\n")
+                      f"{shown(args.out)}\n")
             return EXIT_FAILED
         if name in sources:
-            err.write(f"error: {sources[name]} and {r.file} both compile to {name}; rename one; "
-                      f"nothing written to {args.out}\n")
+            err.write(f"error: {shown(sources[name])} and {shown(r.file)} both compile to "
+                      f"{shown(name)}; rename one; "
+                      f"nothing written to {shown(args.out)}\n")
             return EXIT_FAILED
         outputs[name], sources[name] = emit.dumps(r.body), r.file
     blocked = emit.check_names(Path(args.out), outputs)
     if blocked:
-        err.write("".join(line + "\n" for line in blocked))
-        err.write(f"error: {args.out} cannot be written safely; nothing written\n")
+        err.write("".join(shown(line) + "\n" for line in blocked))
+        err.write(f"error: {shown(args.out)} cannot be written safely; nothing written\n")
         return EXIT_FAILED
     if args.check:
         stale = emit.stale_outputs(Path(args.out), outputs)
         for line in stale:
-            err.write(line + "\n")
+            err.write(shown(line) + "\n")
         if stale:
             command = shlex.join(["python", "-m", "compiler", "compile", args.path, "--out",
                                   args.out])
-            err.write(f"error: {args.out} is stale: run `{command}` and commit the result\n")
+            err.write(f"error: {shown(args.out)} is stale: run `{shown(command)}` and commit "
+                      "the result\n")
             return EXIT_FAILED
-        err.write(f"{len(outputs)} compiled request(s) in {args.out} are up to date\n")
+        err.write(f"{len(outputs)} compiled request(s) in {shown(args.out)} are up to date\n")
         return EXIT_OK
     try:
         emit.write_tree(Path(args.out), outputs)
     except emit.OutsideOut as e:
-        err.write(f"error: {e}; nothing written\n")
+        err.write(f"error: {shown(str(e))}; nothing written\n")
         return EXIT_FAILED
     except OSError as e:
-        err.write(f"error: cannot write {e.filename or args.out}: {e.strerror or e}\n")
+        err.write(f"error: cannot write {shown(str(e.filename or args.out))}: "
+                      f"{shown(str(e.strerror or e))}\n")
         return EXIT_FAILED
-    err.write(f"compiled {len(outputs)} spec(s) into {args.out}\n")
+    err.write(f"compiled {len(outputs)} spec(s) into {shown(args.out)}\n")
     return EXIT_OK
 
 
@@ -235,6 +239,9 @@ def parser() -> argparse.ArgumentParser:
     _command(sub, "init", scaffold.add_arguments, scaffold.run,
              help="write a ready specs repository: Pulumi project, example spec, CI, "
              "pre-commit; never overwrites a file")
+
+    _command(sub, "prices", prices.add_arguments, prices.run,
+             help="the price catalog explain, diff and the cost policies read: refresh it")
 
     p = sub.add_parser("rules", help="list the rule codes diagnostics end with (docs/rules.md)")
     ruledoc.add_arguments(p)

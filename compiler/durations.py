@@ -30,6 +30,8 @@ def parse(value: object) -> Decimal | None:
     """Seconds as a Decimal, or None if `value` is not a duration we accept."""
     if isinstance(value, bool):
         return None
+    if isinstance(value, Decimal):  # plain seconds read exactly from the text written
+        return value if value.is_finite() and value >= 0 else None
     if isinstance(value, int):
         return Decimal(value) if value >= 0 else None
     if isinstance(value, float):

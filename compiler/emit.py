@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from .diagnostics import TrainspecError
+from .diagnostics import TrainspecError, json_printable
 
 
 class _Serialized(dict):
@@ -26,7 +26,10 @@ def dumps(body: dict) -> str:
     if isinstance(body, _Serialized) and body.text:
         return body.text
     # Strict JSON: NaN/Infinity are refused where a spec is read, and never written.
-    return json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    # Line separators, bidi and other invisible code points a user wrote are \uXXXX (the same
+    # JSON value): raw, they would reorder or break what a terminal or a review shows.
+    return json_printable(json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False)) \
+        + "\n"
 
 
 def serialized(body: dict) -> dict:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from . import fields
+from . import cost, fields
 from .catalog import accelerators
 from .catalog.extension import NONE as NO_EXTENSION
 from .catalog.extension import Extension
+from .config.plaintext import spec_secrets
 from .diagnostics import printable
 from .durations import human
 from .model import Container, Job, Pool, PythonPackage
 from .pipeline import Result
 from .roles import BY_NAME
+from .secrets.scan import redact_text
 from .targets import PLATFORMS
 from .tuning.model import KIND as TUNING_KIND
 from .tuning.model import summary
@@ -49,6 +51,7 @@ def render(result: Result) -> str:
     for pool in job.pools.values():
         lines += _pool(job, pool)
     lines += _settings(job)
+    lines += ["  " + line for line in cost.lines(cost.estimate(job, tier))]
     for item in result.uploads:
         p = item.package
         lines.append(f"  package    {p.source} → {item.uri}")
@@ -68,7 +71,12 @@ def render(result: Result) -> str:
     if warnings:
         lines.append("  warnings")
         lines += [f"    - {d.path}: {d.message}" for d in warnings]
-    return "".join(printable(line) + "\n" for line in lines)  # descriptions, keys: one line each
+    # The spec's secrets (what plaintext-secret flags) and any token are never printed: a
+    # description, a name, an image or an argument is the user's.
+    data = result.document.data if result.document is not None else None
+    literals = spec_secrets(data) if data is not None else ()
+    return "".join(printable(redact_text(line, literals, pairs=False)) + "\n"
+                   for line in lines)  # descriptions, keys: one line each
 
 
 def _pool(job: Job, pool: Pool) -> list[str]:

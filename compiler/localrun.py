@@ -150,6 +150,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if pool is None:
             err.write(f"error: {result.file}: the job has no {args.pool} pool\n")
             return EXIT_FAILED
+        if BY_NAME[args.pool].image:
+            err.write(f"error: {result.file}: the {args.pool} pool runs Google's "
+                      f"{BY_NAME[args.pool].label} image, which local-run does not run: run the "
+                      f"{CHIEF.name} or a worker (their TF_CONFIG leaves it out)\n")
+            return EXIT_FAILED
+        for other in job.pools.values():
+            if BY_NAME[other.role].image:
+                err.write(f"note: the {other.role} pool ({other.replicas} × "
+                          f"{BY_NAME[other.role].label}) is not run locally and is not in "
+                          "TF_CONFIG (the job's code never addresses it)\n")
         if isinstance(pool.task, Container):
             output = os.path.abspath(args.output or os.path.join("trainspec-outputs", job.name))
             return _print_docker(job, pool, result.body, output, extra, out, err)

@@ -10,13 +10,14 @@ from typing import BinaryIO
 from . import packaging, targets
 from .config import apply as config_apply
 from .config import load as config_load
+from .config import plaintext as secret_check
 from .config import policy
+from .config.plaintext import redact_diagnostic, spec_secrets
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize.job import normalize
 from .options import Options
 from .schema import validate as schemas
-from .secrets import check as secret_check
 from .source import read as source
 from .source.document import Document
 from .source.files import STDIN
@@ -82,7 +83,8 @@ def compile_document(doc: Document, found: list[Diagnostic], options: Options,
     # a number YAML misread (0600, 1:30, .inf): why it is wrong beats what type it is not.
     misread = {d.path for d in c.items[found_by_schema:] if d.path in doc.suspect}
     result.diagnostics += [d for d in c.items[:found_by_schema] if d.path not in misread] + [
-        d for d in c.items[found_by_schema:] if d.path not in schema_bad or d.path in misread]
+        d for d in c.items[found_by_schema:]
+        if d.path not in schema_bad or d.path in misread or d.code == secret_check.CODE]
     _tuned(result, repo, doc, options, found + c.items[:found_by_schema])
     if not has_errors(result.diagnostics):
         result.body, result.origins = target.lower(job)
@@ -185,8 +187,14 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
 
 
 def _done(result: Result) -> Result:
+    """`result` with its diagnostics unique, sorted and never quoting a secret of the spec
+    (what plaintext-secret flags, by name, is named there once; no other message shows it)."""
+    data = result.document.data if result.document is not None else None
+    literals = spec_secrets(data) if data is not None else frozenset()
     unique: dict[tuple, Diagnostic] = {}
     for d in result.diagnostics:
+        if d.file == result.file:  # a config's own are redacted when reported
+            d = redact_diagnostic(d, literals, pairs=False)
         unique.setdefault((d.path, d.message, d.severity), d)
     result.diagnostics = sorted(unique.values(), key=sort_key)
     return result

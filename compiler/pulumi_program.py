@@ -23,14 +23,16 @@ __all__ = ["main", "Settings", "compile_specs", "job_options", "secret_env"]
 def upload(item: packaging.Upload) -> pulumi.CustomResource:
     """The object a python.source archive is uploaded to. Its name is the archive's content
     hash: a changed tree is a new object (and a new job, whose request names it); an unchanged
-    one is the same object, so nothing is uploaded. Removing the last spec using it deletes it."""
+    one is the same object, so nothing is uploaded. Never deleted (`retain_on_delete`): another
+    stack's job may run the same archive, and a later release drops this resource (the job
+    resource uploads its archive itself, compiler/provider/uploads.py) without deleting it."""
     import pulumi_gcp as gcp  # only for specs with python.source: the import is slow
 
     assert item.package.archive is not None  # Options.package_dir is set by main()
     return gcp.storage.BucketObject(
         f"{item.bucket}/{item.package.object_name}", bucket=item.bucket,
         name=item.package.object_name, source=pulumi.FileAsset(item.package.archive),
-        content_type="application/gzip")
+        content_type="application/gzip", opts=pulumi.ResourceOptions(retain_on_delete=True))
 
 
 def service_account(project: str | None) -> pulumi.Output:
@@ -66,8 +68,9 @@ def main() -> dict[str, pulumi.CustomResource]:
     """The program; returns the declared jobs by name (for tests).
 
     The jobs are the trainspec provider's (`trainspec:index:Specs` and its job resources, the
-    same component a YAML program declares); this program adds what needs pulumi-gcp: the
-    python.source uploads the jobs wait for, and the optional service account and bucket.
+    same component a YAML program declares, whose Create uploads a python.source archive
+    itself); this program adds what needs pulumi-gcp: the python.source objects its stacks
+    already hold (kept for them, see `upload`), and the optional service account and bucket.
     """
     from .provider.component import Specs, compile_folder, stack_options
     from .provider.jobs import Config
@@ -75,8 +78,7 @@ def main() -> dict[str, pulumi.CustomResource]:
     config = Settings()
     provider_config = Config()  # defaults come from gcp:project / gcp:region, as before
     results = compile_folder(config.get("specs") or "specs",
-                             stack_options(provider_config, str(packaging.cache_dir())),
-                             uploads=True)
+                             stack_options(provider_config, str(packaging.cache_dir())))
     gcp = pulumi.Config("gcp")
     runner = service_account(gcp.get("project")) if config.get_bool("createServiceAccount") \
         else None

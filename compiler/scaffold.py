@@ -9,7 +9,7 @@ Writes (paths relative to DIR):
   requirements.lock                 every package trainspec[pulumi] needs, pinned with hashes:
                                     this trainspec's own lock (requirements.lock of its source)
   requirements.txt                  trainspec pinned to this version (see `requirement`),
-                                    installed after the lock with --no-deps (see INSTALL)
+                                    installed after the lock, --no-build-isolation (see INSTALL)
   specs/example.yaml                an example spec with the editor schema modeline
   schemas/v1/trainspec.schema.json  the schema that modeline names (this version's)
   compiled/example.json             its compiled request (+ the compile manifest), so the
@@ -45,9 +45,10 @@ EXAMPLE = "specs/example.yaml"
 SCHEMA = "schemas/v1/trainspec.schema.json"
 _PROJECT_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # Pulumi project names
 # pip refuses an unhashed requirement (trainspec, from a git commit or an index) beside hashed
-# ones, so the locked packages and trainspec are installed in two steps.
+# ones, so the locked packages and trainspec are installed in two steps; trainspec is built (from
+# a checkout) by the setuptools the lock installed, never by one pip would download unpinned.
 INSTALL = ("pip install --require-hashes -r requirements.lock && "
-           "pip install --no-deps -r requirements.txt")
+           "pip install --no-deps --no-build-isolation -r requirements.txt")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -10,7 +10,8 @@ searched (`is_spec`), other than the repo config (``trainspec.yaml``): ``specs/.
 ``specs/.wip/job.yaml`` are not specs. A file named on the command line is compiled whatever its
 name. A spec file found in a folder that is a symbolic link to a file outside that folder is
 read, with a warning naming the file read (`spec-link`, an error under --strict): what a folder
-holds is what was reviewed there. Folder links are not entered.
+holds is what was reviewed there. Folder links are not entered: each one found is a warning
+naming it (`spec-link`, an error under --strict).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import BinaryIO
 from . import emit, packaging, pipeline
 from .config import load as config_load
 from .config.load import FILE_NAME as CONFIG_FILE
-from .diagnostics import WARNING, Diagnostic, Position, TrainspecError, sort_key
+from .diagnostics import ERROR, WARNING, Diagnostic, Position, TrainspecError, sort_key
 from .options import Options
 from .source.files import STDIN, shown
 
@@ -42,13 +43,17 @@ def is_spec(relative: str) -> bool:
         part.startswith(".") for part in parts)
 
 
-def walk(folder: str | Path) -> list[str]:
+def walk(folder: str | Path, links: list[str] | None = None) -> list[str]:
     """The spec files below `folder`, as POSIX paths relative to it, in path order (the order
-    git lists a tree in). Hidden folders are not entered."""
+    git lists a tree in). Hidden folders and folder links are not entered; `links` gets the
+    path of each folder link found (below `folder`, as the others)."""
     found = []
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel = Path(dirpath).relative_to(folder).as_posix()
+        if links is not None:
+            links += [d if rel == "." else f"{rel}/{d}" for d in dirnames
+                      if os.path.islink(os.path.join(dirpath, d))]
         for name in filenames:
             path = name if rel == "." else f"{rel}/{name}"
             if is_spec(path):
@@ -57,16 +62,19 @@ def walk(folder: str | Path) -> list[str]:
 
 
 def discover(paths: list[str], notes: dict[str, list[Diagnostic]] | None = None,
-             ) -> tuple[list[str], list[Diagnostic]]:
+             strict: bool = False) -> tuple[list[str], list[Diagnostic]]:
     """The spec files under `paths` (files as given, folders searched), and a located error
-    for each path that does not exist. `notes` (file → warnings) gets what is said about a
-    file found: a link out of the folder searched."""
+    for each path that does not exist and a warning (an error if `strict`) for each folder link
+    not entered. `notes` (file → warnings) gets what is said about a file found: a link out of
+    the folder searched."""
     found: list[str] = []
     problems: list[Diagnostic] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files = [os.path.join(p, *rel.split("/")) for rel in walk(p)]
+            links: list[str] = []
+            files = [os.path.join(p, *rel.split("/")) for rel in walk(p, links)]
+            problems += [folder_link(os.path.join(p, *rel.split("/")), strict) for rel in links]
             found += files
             if notes is not None:
                 for file in files:
@@ -75,9 +83,17 @@ def discover(paths: list[str], notes: dict[str, list[Diagnostic]] | None = None,
         elif os.path.lexists(p):  # not a folder: reading it says what is wrong, if anything
             found.append(str(p))
         else:
-            problems.append(Diagnostic("$", "no such file or directory", file=shown(str(p)),
+            problems.append(Diagnostic("$", "no such file or directory", file=str(p),
                                        code="file-missing"))
     return found, problems
+
+
+def folder_link(path: str, strict: bool) -> Diagnostic:
+    """What is said of a folder link found in a folder searched: it is not entered."""
+    return Diagnostic("$", f"a symbolic link to a folder ({shown(os.path.realpath(path))}): "
+                      "folder links are not entered, so no spec in it is read",
+                      ERROR if strict else WARNING, shown(path), Position(1, 1),
+                      "copy the specs in, or name the folder on the command line", "spec-link")
 
 
 def linked_out(folder: str, file: str) -> Diagnostic | None:
@@ -88,7 +104,7 @@ def linked_out(folder: str, file: str) -> Diagnostic | None:
     if not os.path.isfile(target) or Path(target).is_relative_to(os.path.realpath(folder)):
         return None  # a broken link or a pipe is refused when read; a link inside is fine
     return Diagnostic("$", f"a symbolic link to {shown(target)}, outside the folder searched "
-                      f"({shown(folder)}): the spec read is that file", WARNING, shown(file),
+                      f"({shown(folder)}): the spec read is that file", WARNING, file,
                       Position(1, 1), "copy it in, or name it on the command line", "spec-link")
 
 
@@ -98,7 +114,7 @@ class Tree:
     blame), and the paths given that do not exist."""
 
     results: list[pipeline.Result]
-    missing: list[Diagnostic] = field(default_factory=list)
+    missing: list[Diagnostic] = field(default_factory=list)  # and folder links not entered
 
     @property
     def empty(self) -> bool:
@@ -108,11 +124,12 @@ class Tree:
     @property
     def failed(self) -> int:
         """How many specs do not compile, plus the paths that do not exist."""
-        return sum(not r.ok for r in self.results) + len(self.missing)
+        return sum(not r.ok for r in self.results) + sum(d.is_error for d in self.missing)
 
     @property
     def errors(self) -> list[Diagnostic]:
-        return self.missing + [d for r in self.results for d in r.errors]
+        return [d for d in self.missing if d.is_error] + [d for r in self.results
+                                                          for d in r.errors]
 
 
 def check(results: list[pipeline.Result], keep: Mapping[str, str] | None = None) -> None:
@@ -136,7 +153,8 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
     instead of `pipeline.compile_file` with `options` (serially)."""
     read_stdin = stdin is not None and STDIN in paths
     notes: dict[str, list[Diagnostic]] = {}
-    files, missing = discover([p for p in paths if not (read_stdin and p == STDIN)], notes)
+    files, missing = discover([p for p in paths if not (read_stdin and p == STDIN)], notes,
+                              options.strict)
     if compile_file is not None:
         results = [compile_file(f) for f in files]
         for r in results:

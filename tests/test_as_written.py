@@ -222,3 +222,131 @@ def test_import_writes_exponents_its_own_loader_reads_back_as_numbers() -> None:
     assert again.body["trainingInput"]["hyperparameters"] == {
         **body["trainingInput"]["hyperparameters"], "maxParallelTrials": 1}
     assert again.body["trainingInput"]["args"] == ["--lr", "1e-05"]  # a string stays a string
+
+
+# -- issue 16 review: what is written is what is sent ------------------------------------------
+
+@pytest.mark.parametrize("written,sent", [
+    ("12345678.123456789", "12345678.123456789s"),
+    ("123456789012.123456789", "123456789012.123456789s"),
+    ("100000000000.000000001", "100000000000.000000001s"),
+    ("1_000.5", "1000.5s"),
+    ("0.000000001", "0.000000001s"),
+])
+def test_plain_second_durations_are_read_from_their_text_exactly(written, sent) -> None:
+    # Before: read as a double and rounded: "12345678.12345679s", "100000000000s".
+    result = compile_(spec(SCHEDULING=f"timeout: {written}"))
+    assert result.ok, [d.format() for d in result.errors]
+    assert result.body["jobSpec"]["scheduling"]["timeout"] == sent
+
+
+def test_plain_second_durations_beyond_nanoseconds_are_located_errors() -> None:
+    found = errors(spec(SCHEDULING="timeout: 1.0000000001"))
+    assert found == ["s.yaml:11:25: error: $.spec.scheduling.timeout: '1.0000000001' is more "
+                     "precise than a nanosecond, the APIs' resolution (at most 9 digits after "
+                     "the point in seconds): 1.0000000001s cannot be sent exactly "
+                     "[duration-range]"]
+
+
+def test_a_merge_tag_on_a_key_that_is_not_the_merge_key_is_refused() -> None:
+    text = ("spec:\n  env:\n    NCCL_DEBUG: INFO\n"
+            "    !!merge innocent-comment: {NCCL_DEBUG: WARN, LD_PRELOAD: /tmp/x.so}\n")
+    doc, found = source.parse(text, "m.yaml")
+    assert [d.format() for d in found] == [
+        "m.yaml:4:5: error: $.spec.env: cannot read 'innocent-comment' as a merge key: it is "
+        "tagged !!merge (a merge key is written <<; drop the tag for a key) [yaml-value]"]
+    text = text.replace("!!merge innocent-comment", "? !!merge [a]\n    ")
+    assert any(d.code == "yaml-value" for d in source.parse(text)[1])
+
+
+def test_plain_and_tagged_merge_keys_still_merge() -> None:
+    for key in ("<<", "!!merge <<"):
+        doc, found = source.parse(f"a: &a {{k: 1}}\nb: {{{key}: *a, j: 2}}\n")
+        assert found == [] and doc.data["b"] == {"j": 2, "k": 1}
+
+
+@pytest.mark.parametrize("changes,where,read_as,hint", [
+    ({"COUNT": "0b10"}, "$.spec.pools.chief.accelerator.count", "the binary number 2",
+     "write 2 if you meant 2, or '0b10' for text"),
+    ({"SCHEDULING": "timeout: 0b1000"}, "$.spec.scheduling.timeout", "the binary number 8",
+     "write 8s"),
+])
+def test_yaml11_binary_numbers_are_refused_like_octal(changes, where, read_as, hint) -> None:
+    result = compile_(spec(**changes))
+    assert not result.ok and result.body is None
+    (error,) = result.errors
+    assert error.path == where and error.position is not None and error.code == "misread-number"
+    assert read_as in error.message and "YAML 1.2 reads it as text" in error.message
+    assert hint in error.hint
+
+
+def test_hexadecimal_numbers_read_the_same_in_yaml_11_and_12_and_are_taken() -> None:
+    body = compile_(spec(COUNT="0x2", SCHEDULING="timeout: 0x10")).body
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] == 2
+    assert body["jobSpec"]["scheduling"]["timeout"] == "16s"
+
+
+def legacy(params: str) -> str:
+    return spec(PLATFORM="ai-platform").replace("  scheduling:", (
+        "  aiPlatform:\n    hyperparameters: {goal: MAXIMIZE, maxTrials: 4, "
+        "hyperparameterMetricTag: acc, params: [" + params + "]}\n  scheduling:"))
+
+
+def test_legacy_integers_a_double_cannot_hold_are_located_errors() -> None:
+    found = errors(legacy("{parameterName: p, type: INTEGER, minValue: 9007199254740993, "
+                          "maxValue: 9007199254740999}"))
+    assert any("$.spec.aiPlatform.hyperparameters.params[0].minValue: 9007199254740993 cannot "
+               "be sent exactly: the API takes it as a double, which reads it as "
+               "9007199254740992" in f for f in found), found
+    assert compile_(legacy("{parameterName: p, type: INTEGER, minValue: -9007199254740992, "
+                           "maxValue: 9007199254740992}")).ok
+
+
+@pytest.mark.parametrize("written,sent", [("1.00000000000000001", "1.0"),
+                                          ("0.12345678901234567890", "0.12345678901234568")])
+def test_numbers_a_double_cannot_hold_exactly_are_refused_with_the_value_sent(written, sent):
+    found = compile_(legacy(f"{{parameterName: p, type: DOUBLE, minValue: {written}, "
+                            "maxValue: 2.0}")).errors
+    assert [(d.path, d.code) for d in found] == [
+        ("$.spec.aiPlatform.hyperparameters.params[0].minValue", "inexact-number")]
+    assert f"a double reads {written} as {sent}" in found[0].message
+    assert compile_(legacy("{parameterName: p, type: DOUBLE, minValue: 0.1, maxValue: 0.3}")).ok
+    whole = compile_(legacy("{parameterName: p, type: INTEGER, minValue: 1.00000000000000001, "
+                            "maxValue: 4}"))  # before: whole, and sent as 1
+    assert [d.code for d in whole.errors] == ["inexact-number"] and whole.body is None
+
+
+def test_a_number_too_small_for_a_double_is_reported_as_underflow() -> None:
+    found = compile_(legacy("{parameterName: p, type: DOUBLE, minValue: 1.0e-400, "
+                            "maxValue: 1.0, scaleType: UNIT_LOG_SCALE}")).errors
+    assert found and found[0].code == "inexact-number"
+    assert found[0].format() == (
+        "s.yaml:12:135: error: $.spec.aiPlatform.hyperparameters.params[0].minValue: 1.0e-400 is "
+        "too small for a double: it would be sent as 0.0 (write 0 if you meant 0, or a number "
+        "above about 2.2e-308) [inexact-number]")
+
+
+def test_a_project_from_the_stack_config_is_validated_like_spec_project() -> None:
+    text = spec().replace("  region: us-central1\n", "")
+    result = pipeline.compile_text(text, "s.yaml", Options(project="BAD PROJECT!!",
+                                                           region="us-central1"), today=TODAY)
+    assert [d.code for d in result.errors] == ["project-id"] and result.body is None
+    assert "'BAD PROJECT!!' is not a project id" in result.errors[0].message
+
+
+@pytest.mark.parametrize("image", ["us-docker.pkg.dev/p/t/resnet:1.4.2\\n\\e",
+                                   "us-docker.pkg.dev/p/t/resnet:1.4.2\\u202e",
+                                   "gcr.io/p/t:1 --privileged", "gcr.io/P/t:1", "gcr.io/p/t:"])
+def test_an_image_that_cannot_be_an_image_reference_is_a_located_error(image) -> None:
+    found = compile_(spec().replace("{image: gcr.io/p/t:1}", f'{{image: "{image}"}}')).errors
+    assert [(d.path, d.code) for d in found] == [("$.spec.container.image", "image-reference")]
+    assert found[0].position is not None and found[0].format().endswith(
+        "(e.g. us-docker.pkg.dev/PROJECT/REPOSITORY/IMAGE:TAG) [image-reference]")
+
+
+@pytest.mark.parametrize("image", [
+    "gcr.io/p/t:1", "us-docker.pkg.dev/acme-ml-prod/trainers/resnet:1.4.2", "ubuntu",
+    "localhost:5000/x/y_z__w-v:Latest_1", "gcr.io/p/t@sha256:" + "a" * 64,
+    "gcr.io/p/t:1@sha256:" + "0" * 64, "[::1]:5000/x:1"])
+def test_image_references_of_the_grammar_are_taken(image) -> None:
+    assert compile_(spec().replace("{image: gcr.io/p/t:1}", f'{{image: "{image}"}}')).ok

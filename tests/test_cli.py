@@ -309,3 +309,14 @@ def test_version_is_the_package_version() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert "dynamic = [\"version\"]" in pyproject and "\nversion = \"" not in pyproject
     assert 'version = { attr = "compiler.version.VERSION" }' in pyproject
+
+
+def test_a_project_from_the_command_line_is_validated_like_spec_project(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(GOOD)
+    code, out, err = run("compile", str(spec), "--project", "BAD PROJECT!!")
+    assert code == 1 and out == ""
+    assert "error: $.spec.project: --project / gcp:project 'BAD PROJECT!!' is not a project " \
+           "id" in err and "[project-id]" in err
+    code, out, err = run("compile", str(spec), "--project", "acme-ml-prod")
+    assert code == 0, err

@@ -3,6 +3,7 @@ extensions in explain, policy guardrails, and hostile config files."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -16,6 +17,7 @@ from files import write
 
 from compiler import cli, durations, fields
 from compiler.catalog import accelerators
+from compiler.catalog import prices as catalog
 from compiler.config import check, load
 from compiler.rules import RULES
 from compiler.source import read as source
@@ -224,6 +226,21 @@ def test_a_broken_pyproject_with_the_section_is_a_located_error(repo):
     write(repo, {"pyproject.toml": '[tool.trainspec]\nignore = ["a",\n'})
     code, _, err = run("validate", "specs")
     assert code == 1 and lines(err)[0].startswith("pyproject.toml:3:1: error: $: invalid TOML: Invalid value")
+
+
+def test_pyproject_messages_name_toml_types_and_give_no_yaml_hints(repo):
+    write(repo, {"pyproject.toml": "[tool.trainspec.policy]\nmaxTimeout = 1979-05-27T07:32:00Z\n"
+                                   "requiredLabels = [2.5, 07:32:00, 1979-05-27, \"1e5\"]\n"})
+    code, _, err = run("validate", "specs")
+    assert code == 1 and lines(err) == [
+        "pyproject.toml:2:14: error: $.policy.maxTimeout: expected a string, got an offset "
+        "date-time [repo-config]",
+        "pyproject.toml:3:18: error: $.policy.requiredLabels[0]: expected a string, got a float "
+        "(quote it, e.g. \"2.10\": unquoted, TOML reads it as a number) [repo-config]",
+        "pyproject.toml:3:18: error: $.policy.requiredLabels[1]: expected a string, got a local "
+        "time [repo-config]",
+        "pyproject.toml:3:18: error: $.policy.requiredLabels[2]: expected a string, got a local "
+        "date [repo-config]"]
 
 
 def test_both_configs_in_one_folder_is_an_error(repo):
@@ -437,10 +454,12 @@ def test_the_init_template_documents_every_key_validly(repo):
     for key in ("ignore", "severity", "overrides", "extraRegions", "extraMachineTypes",
                 "extraAccelerators", "policy", "packaging", "requiredLabels", "allowedRegions",
                 "allowedRegistries", "maxAcceleratorsPerJob", "maxTimeout",
-                "requireEncryptionKey", "requireSpotWorkers", "allowSecretFiles", "maxSizeMiB"):
+                "requireEncryptionKey", "requireSpotWorkers", "allowSecretFiles", "maxSizeMiB",
+                "maxCostPerJob", "maxHourlyRate"):
         assert re.search(rf"^\s*(- )?{key}:", settings, re.M), key
     config, problems = check.parse_yaml(settings, "trainspec.yaml")
     assert problems == () and config.policy.max_accelerators == 16
+    assert (config.policy.max_cost, config.policy.max_hourly_rate) == (500, 40)
     write(repo, {"trainspec.yaml": template})
     assert run("validate", "specs")[0] == 0
 
@@ -613,3 +632,82 @@ def test_schema_patterns_read_digits_and_dots_as_ecma_262_does(repo, value):
     write(repo, {"trainspec.yaml": "ignore: [tpu-topology]\n", "specs/train.yaml": spec})
     code, out, err = run("compile", "specs/train.yaml")
     assert code == 1 and out == "" and "$.spec.pools.chief.tpuTopology" in err, err
+
+
+# -- cost policy (compiler/config/policy.py _cost, at compiler/catalog/prices.csv's rates) -----
+
+H100 = """\
+apiVersion: trainspec/v1
+kind: TrainingJob
+metadata: {name: llm, labels: {team: nlp}}
+spec:
+  region: us-central1
+  container: {image: us-docker.pkg.dev/acme-ml-prod/trainers/llm:1.0}
+  pools:
+    chief: {machineType: a3-highgpu-8g}
+  scheduling: {timeout: 24h}
+"""
+
+
+SECONDARY = ("prices from secondary sources (cloudbilling SKUs 2E83-99F1-391A (A3 core "
+             "$0.0293227/h × 208) + B045-9255-8314 (A3 RAM $0.0025534/GiB-h × 1872), as quoted "
+             "in a zenn.dev blog post; cloudbilling SKU 3F95-001E-B747 (Vertex AI service "
+             "C7E2-9256-1C43), as quoted in a zenn.dev blog post, 2025-08-16): run `trainspec "
+             "prices refresh`")
+COST_RULES = [
+    ("maxCostPerJob: 2000", "specs/train.yaml:9:25: {severity}: $.spec.scheduling.timeout: the "
+     "job costs at most $2,424.18 ($101.01/h for the 1d timeout), over policy.maxCostPerJob "
+     "$2,000.00 in trainspec.yaml{said} (a shorter scheduling.timeout, fewer replicas or "
+     "trials, or cheaper machines) [policy-cost{code}]"),
+    ("maxHourlyRate: 100.5", "specs/train.yaml:8:12: {severity}: $.spec.pools.chief: the job "
+     "costs $101.01/h at once, over policy.maxHourlyRate $100.50/h in trainspec.yaml{said} "
+     "(fewer replicas or parallel trials, cheaper machines, or scheduling.strategy SPOT) "
+     "[policy-hourly-rate{code}]"),
+]
+
+
+@pytest.fixture
+def verified_prices(monkeypatch):
+    """The catalog with its rows as `prices refresh` writes them: read today, verified."""
+    rows = tuple(dataclasses.replace(p, status=catalog.VERIFIED) for p in catalog.ROWS)
+    monkeypatch.setattr(catalog, "_BY_KEY", catalog.index(rows))
+
+
+@pytest.mark.parametrize("policy, expected", COST_RULES)
+def test_each_cost_rule_at_verified_prices_is_a_coded_located_error(repo, verified_prices,
+                                                                   policy, expected):
+    """Every price read from a current primary source: [policy-cost] and
+    [policy-hourly-rate] refuse the job."""
+    write(repo, {"trainspec.yaml": f"policy:\n  {policy}\n", "specs/train.yaml": H100})
+    code, _, err = run("validate", "specs")
+    assert code == 1 and lines(err) == [expected.format(severity="error", said="", code="")]
+
+
+@pytest.mark.parametrize("policy, expected", COST_RULES)
+def test_each_cost_rule_at_a_secondary_price_is_a_warning_naming_the_source(repo, policy,
+                                                                           expected):
+    """The shipped catalog's prices are secondary (a blog post's SKU prices): a refusal must be
+    certain, so the finding is a warning ([policy-cost-unverified],
+    [policy-hourly-rate-unverified]) saying so and how to refresh, and the job passes."""
+    write(repo, {"trainspec.yaml": f"policy:\n  {policy}\n", "specs/train.yaml": H100})
+    code, _, err = run("validate", "specs")
+    assert code == 0 and lines(err) == [expected.format(
+        severity="warning", said="; " + SECONDARY, code="-unverified")]
+
+
+def test_a_job_under_its_cost_limits_passes(repo):
+    write(repo, {"trainspec.yaml": "policy: {maxCostPerJob: 2500, maxHourlyRate: 102}\n",
+                 "specs/train.yaml": H100})
+    code, _, err = run("validate", "specs")
+    assert code == 0 and "policy" not in err
+
+
+def test_a_cost_rule_over_an_unknown_price_is_a_warning_it_was_not_checked(repo):
+    write(repo, {"trainspec.yaml": "policy: {maxCostPerJob: 1}\n",
+                 "specs/train.yaml": H100.replace("us-central1", "us-east4")})
+    code, _, err = run("validate", "specs")
+    assert code == 0 and lines(err) == [
+        "specs/train.yaml:8:12: warning: $.spec.pools.chief: policy.maxCostPerJob in "
+        "trainspec.yaml could not be checked: no price for H100 80GB, a3-highgpu-8g in us-east4 "
+        "(on-demand) in compiler/catalog/prices.csv (`trainspec prices refresh` reads the Cloud "
+        "Billing Catalog) [cost-unchecked]"]

@@ -123,7 +123,10 @@ def test_every_row_path_is_a_request_field(row: fields.Row) -> None:
 def test_roles_are_the_schema_pools_and_ml_fields() -> None:
     pools = SCHEMA["properties"]["spec"]["properties"]["pools"]["properties"]
     assert tuple(pools) == roles.NAMES
-    assert [r.pool for r in roles.ROLES] == list(range(len(roles.ROLES)))
+    # One role per Vertex pool index, but pool 2's second (the reduction server, by its image).
+    assert sorted(roles.BY_POOL) == list(range(len(roles.BY_POOL)))
+    assert [r.pool for r in roles.ROLES] == sorted(r.pool for r in roles.ROLES)
+    assert [r.name for r in roles.ROLES if r.image] == ["reductionServer"]
     for r in roles.ROLES:
         for name in (r.ml_type, r.ml_count, r.ml_config):
             assert name is None or _field("ml", "GoogleCloudMlV1__TrainingInput", name), name

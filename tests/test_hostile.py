@@ -508,3 +508,53 @@ def _cli(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = cli.main(list(argv), out, err)
     return code, out.getvalue(), err.getvalue()
+
+
+# -- hostile trainer metadata (python.source: pyproject.toml, setup.py) -------------------------
+
+def hostile_metadata() -> dict[str, dict[str, str]]:
+    """A trainer's metadata files that crashed every command that packages it."""
+    setup = 'from setuptools import setup\nsetup(name="a", version="1"{})\n'
+    return {
+        "package-dir-int": {"setup.py": setup.format(', package_dir={"": 1}')},
+        "toml-deep-array": {"pyproject.toml": "[tool.x]\ny = " + "[" * 1000 + "]" * 1000 + "\n"},
+        "toml-long-dotted-key": {"pyproject.toml": "x" + ".x" * 100_000 + " = 1\n"},
+        "setup-long-sum": {"setup.py": setup.format('+"1"' * 100_000)},
+        "setup-long-unary": {"setup.py": "x = " + "-" * 100_000 + "1\n" + setup.format("")},
+    }
+
+
+@pytest.fixture(scope="module")
+def metadata_repo(tmp_path_factory) -> Path:
+    """The review's scratch repository: the example trainer beside specs/job.yaml, committed."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    repo = tmp_path_factory.mktemp("metadata")
+    shutil.copytree(ROOT / "examples" / "trainer", repo / "trainer")
+    (repo / "specs").mkdir()
+    (repo / "Pulumi.yaml").write_text("")
+    shutil.copy(ROOT / "examples" / "specs" / "local-trainer.yaml", repo / "specs" / "job.yaml")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    return repo
+
+
+@pytest.mark.parametrize("name", sorted(hostile_metadata()))
+def test_hostile_trainer_metadata_is_refused_within_limits(metadata_repo, name) -> None:
+    repo = metadata_repo
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run([*git, "checkout", "-q", "-B", name, "main"], check=True)
+    (repo / "trainer" / "pyproject.toml").unlink()
+    for file, text in hostile_metadata()[name].items():
+        (repo / "trainer" / file).write_text(text)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", name], check=True)
+    for argv in (["validate", "specs"], ["compile", "specs/job.yaml"],
+                 ["explain", "specs/job.yaml"], ["local-run", "specs/job.yaml"],
+                 ["diff", "main", name]):
+        proc = run_limited(*argv, cwd=repo)
+        assert_refused(proc, f"{' '.join(argv)} ({name})", report=argv[0] == "diff")
+        text = proc.stdout + proc.stderr
+        assert "[source-metadata]" in text, f"{argv} ({name}):\n{text[-2000:]}"

@@ -84,7 +84,7 @@ def test_init_writes_this_trainspecs_lock_and_installs_from_it(tmp_path):
     assert (scaffold.TEMPLATES / "requirements.lock").read_text() == (
         ROOT / "requirements.lock").read_text()
     for install in ("pip install --require-hashes -r requirements.lock",
-                    "pip install --no-deps -r requirements.txt"):
+                    "pip install --no-deps --no-build-isolation -r requirements.txt"):
         assert install in scaffold.INSTALL
         assert (target / ".github" / "workflows" / "trainspec.yml").read_text().count(install) == 2
     assert "pip install -r requirements.txt" not in (
@@ -187,7 +187,8 @@ def test_a_commit_pin_installs_from_the_local_clone(tmp_path):
     (tmp_path / "requirements.txt").write_text(line + "\n")
     target = tmp_path / "site"
     proc = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                           "--target", str(target), "-r", str(tmp_path / "requirements.txt")],
+                           "--no-build-isolation", "--target", str(target), "-r",
+                           str(tmp_path / "requirements.txt")],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert (target / "compiler" / "pulumi_program.py").is_file()

@@ -80,12 +80,17 @@ def test_a_file_link_through_an_ignored_folder_link_out_of_the_repository_is_ref
         AT + "trainer/data.txt is a symbolic link to 'esc/passwd', which leaves the repository "
         f"(trainer/esc links to the absolute path {str(outside)!r}): nothing outside the source "
         "folder is packaged; copy the file in, or ignore the link in .gitignore [source-link]"]
+    refused_everywhere(repo, tmp_path, "source-link")
+
+
+def refused_everywhere(repo: Path, tmp_path: Path, code: str) -> None:
+    """Nothing is built (no archive written) and `validate` exits 1 with `code`."""
     with pytest.raises(sdist.BuildError):
         build(repo, tmp_path / "out")
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(["validate", "specs"], out, err) == 1
-    assert "[source-link]" in err.getvalue()
+    assert f"[{code}]" in err.getvalue()
 
 
 def test_the_same_through_a_relative_folder_link_at_the_repository_root(repo, outside):
@@ -245,6 +250,54 @@ def test_a_link_swapped_in_after_the_check_is_never_followed(repo, outside, monk
     assert [p.code for p in e.value.problems] == ["source-unreadable"]
 
 
+# -- hard links: a regular file whose other names may be anywhere -------------------------------
+
+HARD_LINK = ("trainer/trainer/data.txt has 2 names (a hard link): where the others are cannot "
+             "be known, so it may be a file from outside the source folder; give it a copy of "
+             "its own: cp --remove-destination ORIGINAL trainer/trainer/data.txt [source-hard-link]")
+
+
+def test_a_hard_link_to_a_file_outside_is_refused(repo, outside, tmp_path):
+    os.link(outside / "passwd", repo / "trainer" / "trainer" / "data.txt")
+    assert errors() == [AT + HARD_LINK]
+    refused_everywhere(repo, tmp_path, "source-hard-link")
+
+
+def test_a_symbolic_link_to_a_hard_link_is_refused_too(repo, outside):
+    """Both names in the source lead to the same file: one error, naming it."""
+    os.link(outside / "passwd", repo / "trainer" / "trainer" / "data.txt")
+    (repo / "trainer" / "alias.txt").symlink_to("trainer/data.txt")
+    assert errors() == [AT + HARD_LINK]
+
+
+def test_a_hard_link_made_after_the_check_is_refused_on_the_bytes_read(repo, outside,
+                                                                        monkeypatch):
+    """Checked again on the open descriptor of the bytes archived: a file replaced by a hard
+    link after the listing is never archived."""
+    real = sdist.collect.collect
+
+    def collect_then_link(*args, **kwargs):
+        found = real(*args, **kwargs)
+        task = repo / "trainer" / "trainer" / "task.py"
+        task.unlink()
+        os.link(outside / "passwd", task)
+        return found
+
+    monkeypatch.setattr(sdist.collect, "collect", collect_then_link)
+    with pytest.raises(sdist.BuildError) as e:
+        build(repo)
+    assert [p.code for p in e.value.problems] == ["source-hard-link"]
+    assert "trainer/trainer/task.py has 2 names" in e.value.problems[0].message
+
+
+def test_a_git_revision_has_no_hard_links(repo, outside):
+    os.link(outside / "passwd", repo / "trainer" / "trainer" / "data.txt")
+    located = committed(repo).locate("specs/job.yaml")
+    assert located is not None
+    package = sdist.build(located[0], "trainer", RepoConfig(), "trainer.task")
+    assert package.files == 4
+
+
 # -- secrets: the target's name and the bytes, not the link's name -----------------------------
 
 def test_a_private_key_linked_under_an_innocent_name_is_refused(repo):
@@ -325,6 +378,22 @@ def test_under_strict_it_is_an_error(linked_specs):
     assert "sub/kept.yaml" not in err
 
 
+def test_a_folder_link_in_the_folder_searched_is_not_entered_and_says_so(linked_specs):
+    (linked_specs / "outdir").mkdir()
+    (linked_specs / "outdir" / "sd").mkdir()
+    (linked_specs / "outdir" / "sd" / "other.yaml").write_text(GOOD.replace("NAME", "other"))
+    (linked_specs / "specs" / "sub" / "linkdir").symlink_to(linked_specs / "outdir" / "sd")
+    code, err = validate("specs")
+    assert code == 0, err
+    assert (f"specs/sub/linkdir:1:1: warning: $: a symbolic link to a folder "
+            f"({linked_specs / 'outdir' / 'sd'}): folder links are not entered, so no spec "
+            "in it is read (copy the specs in, or name the folder on the command line) "
+            "[spec-link]") in err.splitlines()
+    assert "other" not in err.replace("linkdir", "")
+    code, err = validate("specs", "--strict")
+    assert code == 1 and "specs/sub/linkdir:1:1: error: $: a symbolic link to a folder" in err
+
+
 def test_a_linked_spec_named_on_the_command_line_is_read_as_asked(linked_specs):
     assert validate("specs/linked.yaml", "--strict") == (0, "1 spec(s) checked, 0 with errors\n")
 
@@ -342,11 +411,7 @@ def test_a_git_revision_resolves_links_the_same_way(repo, outside):
     (repo / "trainer" / "esc").symlink_to(outside)
     (repo / "trainer" / "data.txt").symlink_to("esc/passwd")
     (repo / "trainer" / "alias.py").symlink_to("trainer/task.py")
-    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
-    located = tree.GitFiles(repo, "main").locate("specs/job.yaml")
+    located = committed(repo).locate("specs/job.yaml")
     assert located is not None
     with pytest.raises(sdist.BuildError) as e:
         sdist.build(located[0], "trainer", RepoConfig(), "trainer.task")
@@ -357,3 +422,12 @@ def test_a_git_revision_resolves_links_the_same_way(repo, outside):
         f"trainer/esc is a symbolic link to {str(outside)!r}, which leaves the repository "
         f"(trainer/esc links to the absolute path {str(outside)!r}): nothing outside the source "
         "folder is packaged; copy the file in, or ignore the link in .gitignore"]
+
+
+def committed(repo: Path) -> tree.GitFiles:
+    """The repository's files committed as branch main, read from git."""
+    git = ["git", "-C", str(repo), "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    return tree.GitFiles(repo, "main")

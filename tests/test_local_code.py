@@ -310,6 +310,20 @@ def test_name_and_version_from_setup_files_without_running_them(repo, files, nam
      "setup.py"),
     ({"setup.cfg": "[metadata]\nname = t\nversion = attr: t.__version__\n"},
      "trainer: setup.cfg: version = attr: t.__version__ is computed"),
+    ({"setup.py": "from setuptools import setup\nsetup(name='t', version='1', "
+                  "package_dir={'': 1})\n"},
+     "trainer: setup.py: setup(package_dir=...) is not a mapping of package names to folders "
+     "(strings), e.g. {\"\": \"src\"}: got a mapping holding int 1"),
+    ({"pyproject.toml": '[project]\nname = "t"\nversion = "1"\n'
+                        '[tool.setuptools]\npackage-dir = 2024-01-01\n'},
+     "trainer: pyproject.toml: [tool.setuptools] package-dir is not a mapping of package names "
+     "to folders (strings), e.g. {\"\": \"src\"}: got date datetime.date(2024, 1, 1)"),
+    ({"pyproject.toml": "[tool.x]\ny = " + "[" * 100 + "]" * 100 + "\n"},
+     "trainer: pyproject.toml is not valid TOML: nested too deeply (more than 64 arrays or "
+     "inline tables) (at line 2, column 69)"),
+    ({"setup.py": "x = " + "-" * 1000 + "1\n"},
+     "trainer: setup.py:1:505: too complex to read (more than 64 nested brackets or 500 "
+     "operators in one statement)"),
     ({"pyproject.toml": '[project]\nname = "t t"\nversion = "1"\n'},
      "trainer: pyproject.toml: 't t' is not a valid distribution name"),
     ({"pyproject.toml": '[project]\nname = "t"\nversion = "1/2"\n'},
@@ -506,9 +520,11 @@ def test_diff_says_trainer_code_changed_when_only_the_hash_moved(repo):
         "specs/job.yaml (job tiny, vertex)\n"
         "  replace: trainer code changed: pulumi up uploads the new package and submits a new "
         "job, the old one cancelled\n"
+        "  cost: price unknown (no region)\n"
         f'    - jobSpec.workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: "{before}"\n'
         f'    + jobSpec.workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: "{after}"\n\n'
-        "1 of 1 spec file(s) changed: 1 replace\n")
+        "1 of 1 spec file(s) changed: 1 replace\n"
+        "cost: +$0.00/run at most; price unknown for tiny, not counted\n")
     git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "code")
     code, text = diff("HEAD~1", "HEAD")  # both sides read from git
     assert code == 2 and "replace: trainer code changed" in text and after in text
@@ -540,10 +556,10 @@ def test_the_init_template_documents_valid_packaging_settings(repo):
 
 
 def test_a_huge_metadata_file_is_refused_unread(repo):
-    write(repo, {"trainer/pyproject.toml": PYPROJECT + "#" * (1024 * 1024)})
+    write(repo, {"trainer/pyproject.toml": PYPROJECT + "#" * (256 * 1024)})
     assert errors(compile_spec()) == [
         "specs/job.yaml:7:13: error: $.spec.python.source: trainer/pyproject.toml is larger than "
-        "1 MiB [source-metadata]"]
+        "256 KiB [source-metadata]"]
 
 
 def test_diff_with_a_stack_reads_its_staging_bucket(repo):

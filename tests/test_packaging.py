@@ -70,10 +70,13 @@ def _entries(lock: str) -> list[tuple[Requirement, list[str]]]:
 
 
 def _declared() -> list[Requirement]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    """What the lock must hold: trainspec[pulumi,test]'s dependencies and its build backend."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = pyproject["project"]
     extras = project["optional-dependencies"]
     return [Requirement(r) for r in [*project["dependencies"], *(r for e in EXTRAS
-                                                                 for r in extras[e])]]
+                                                                 for r in extras[e]),
+                                     *pyproject["build-system"]["requires"]]]
 
 
 # Python versions and platforms the lock is for: (python_full_version, sys_platform, system).
@@ -128,9 +131,27 @@ def test_declared_ranges_have_upper_bounds():
 
 def test_ci_and_the_quick_start_install_exactly_the_lock():
     """.ci/run and scripts/quickstart install the lock with hashes and trainspec without
-    resolving again, so CI tests exactly what is locked."""
+    resolving again, built by the locked setuptools, so CI tests exactly what is locked."""
     for script in (ROOT / ".ci" / "run", ROOT / "scripts" / "quickstart"):
         installs = [line for line in script.read_text().splitlines() if "pip install" in line]
         assert len(installs) == 2, script
         assert installs[0].endswith("--require-hashes -r requirements.lock"), script
-        assert " --no-deps " in installs[1], script
+        assert " --no-deps --no-build-isolation " in installs[1], script
+
+
+def test_the_build_backend_is_locked_and_used_by_every_install_after_the_lock():
+    """pip builds trainspec in an isolated environment with the newest setuptools it finds,
+    unhashed, unless told otherwise: the backend is locked, and every line that installs
+    trainspec after the lock (scripts, init's repositories and workflow, the docs) builds it
+    with that one."""
+    locked = {canonicalize_name(r.name) for r, _ in _entries(LOCK.read_text())}
+    backend = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    assert {canonicalize_name(Requirement(r).name) for r in backend} <= locked
+    files = [".ci/run", "scripts/quickstart", "requirements.txt", "README.md", "docs/pulumi.md",
+             "compiler/_templates/github-workflow.yml", "compiler/scaffold.py"]
+    for name in files:
+        text = (ROOT / name).read_text()
+        lines = re.findall(r"pip install[^\n`]*?(?:-r requirements\.txt|-e \.)", text)
+        assert lines, name
+        for line in lines:
+            assert "--no-build-isolation" in line, f"{name}: {line}"

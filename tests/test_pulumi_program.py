@@ -432,6 +432,32 @@ def dependencies(monkeypatch):
     return seen
 
 
+@pytest.fixture
+def retained(monkeypatch):
+    """The names of the resources registered with retainOnDelete."""
+    seen: set[str] = set()
+    register = Monitor.RegisterResource
+
+    def recording(self, request):
+        if request.retainOnDelete:
+            seen.add(request.name)
+        return register(self, request)
+
+    monkeypatch.setattr(Monitor, "RegisterResource", recording)
+    return seen
+
+
+def test_a_source_object_is_never_deleted_by_pulumi(program, retained, tmp_path, monkeypatch):
+    """Content-addressed: another stack's job may run the same object (and the job resource
+    uploads it itself), so removing a spec or the stack must not delete it."""
+    run, recorder, _ = program
+    monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
+    specs = _source_repo(tmp_path / "repo")
+    run({"trainspec:specs": str(specs), "trainspec:stagingBucket": "gs://acme-staging"})
+    (obj,) = [r for r in recorder.registered if r.typ == "gcp:storage/bucketObject:BucketObject"]
+    assert obj.name in retained and not {"job-a", "job-b"} & retained
+
+
 def test_a_source_is_uploaded_once_and_each_job_depends_on_it(program, dependencies, tmp_path,
                                                                monkeypatch):
     run, recorder, _ = program

@@ -144,9 +144,10 @@ def test_review_diff_shows_re_run_requested(tmp_path: Path):
     out, err = io.StringIO(), io.StringIO()
     code = cli.main(["diff", "main", "--repo", str(tmp_path)], out, err)
     assert code == 2, err.getvalue()
-    assert out.getvalue().splitlines()[2:5] == [
+    assert out.getvalue().splitlines()[2:6] == [
         "specs/resnet.yaml (job resnet, vertex)",
         f"  {plan.RERUN}",
+        "  cost: price unknown (no price for n1-standard-4 in us-central1 (on-demand))",
         '    + metadata.run: "2"',
     ]
     out = io.StringIO()

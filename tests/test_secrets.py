@@ -15,9 +15,9 @@ import yaml
 from files import write
 
 from compiler import cli, review
+from compiler.config import plaintext as secret_check
+from compiler.config.plaintext import found
 from compiler.importers import decompile
-from compiler.secrets import check as secret_check
-from compiler.secrets.check import found
 from compiler.secrets.scan import scan, secret_kind
 
 ROOT = Path(__file__).resolve().parent.parent

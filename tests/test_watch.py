@@ -320,7 +320,7 @@ def test_logs_in_order_with_replica_names_and_only_this_job(world):
     service = run("logs", spec, "--stack", "dev", "--replica", "service")[1].splitlines()
     assert len(service) == 3
     code, _, err = run("logs", spec, "--stack", "dev", "--replica", "coordinator")
-    assert code == 1 and "expected one of chief, worker, parameterServer, evaluator" in err
+    assert code == 1 and "expected one of chief, worker, parameterServer, reductionServer, evaluator" in err
 
 
 def test_logs_since_shows_only_recent_lines(world, capsys):

@@ -30,6 +30,32 @@ PREBUILT_TRAINING_IMAGES: dict[str, tuple[str, str, datetime.date | None]] = {
     for framework, version, eoa, images in _rows() for image in images
 }
 
+# What an image reference can be: the grammar of distribution/reference (regexp.go,
+# https://github.com/distribution/reference/blob/main/regexp.go), which Docker and containerd
+# parse references with; its repository and tag parts are the OCI Distribution Spec's
+# (https://github.com/opencontainers/distribution-spec/blob/main/spec.md#pulling-manifests:
+# <name> and a tag `[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}`). ASCII only (Go's \w is ASCII).
+_ALNUM = r"[a-z0-9]+"
+_SEPARATOR = r"(?:[._]|__|[-]+)"
+_DOMAIN_PART = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_HOST = rf"(?:{_DOMAIN_PART}(?:\.{_DOMAIN_PART})*|\[(?:[a-fA-F0-9:]+)\])(?::[0-9]+)?"
+_PATH = rf"{_ALNUM}(?:{_SEPARATOR}{_ALNUM})*"
+_TAG = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"
+_DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
+IMAGE_REFERENCE = re.compile(rf"(?:{_HOST}/)?{_PATH}(?:/{_PATH})*(?::{_TAG})?(?:@{_DIGEST})?")
+
+
+def reference_problem(image: str) -> str | None:
+    """Why `image` cannot be a container image reference, if it cannot."""
+    if IMAGE_REFERENCE.fullmatch(image):
+        return None
+    odd = next((ch for ch in image if not ch.isascii() or not ch.isprintable()), None)
+    if odd is not None:
+        return f"it holds the character U+{ord(odd):04X}, which no image reference has"
+    return ("it is not of the image reference grammar: [HOST[:PORT]/]PATH[:TAG][@DIGEST], the "
+            "path lower-case")
+
+
 PREBUILT_HOSTS: tuple[str, ...] = ("us-docker.pkg.dev", "europe-docker.pkg.dev",
                                    "asia-docker.pkg.dev")
 _PREBUILT_URI = re.compile(

@@ -70,6 +70,9 @@ def response_error(method: str, url: str, response: Any, idempotent: bool,
     if not isinstance(error, dict):
         error = {"message": str(error)} if error else {}
     body_status = error.get("status") if error.get("code") == status else None
+    if body_status is None and error.get("code") == status == 404 and any(
+            isinstance(e, dict) and e.get("reason") == "notFound" for e in error.get("errors") or []):
+        body_status = "NOT_FOUND"  # Cloud Storage's JSON API says it as errors[].reason
     if "html" in response.headers.get("Content-Type", "") and not error:
         message = f"{response.reason}: an HTML page, not an API answer (wrong endpoint?)"
     else:

@@ -87,7 +87,9 @@ class Transport:
         return f"{type(self).__name__}(endpoint={self.endpoint!r})"
 
     def _call(self, method: str, url: str, *, json: Any = None, params: dict | None = None,
-              idempotent: bool = True, until: float | None = None) -> dict:
+              idempotent: bool = True, until: float | None = None,
+              data: tuple[bytes, str] | None = None) -> dict:
+        """`data`: a raw body instead of JSON, as (bytes, its Content-Type)."""
         import requests  # noqa: PLC0415 - keep `import compiler` fast
         from google.auth.exceptions import GoogleAuthError  # noqa: PLC0415
 
@@ -107,8 +109,10 @@ class Transport:
                 raise self._expired(method, url, failure)
             retry_after = None
             try:
+                headers = dict(HEADERS, **({"Content-Type": data[1]} if data else {}))
                 response = self._transport().request(
-                    method, url, json=json, params=params, headers=dict(HEADERS),
+                    method, url, json=json, params=params, headers=headers,
+                    **({"data": data[0]} if data else {}),
                     timeout=min(self.timeout, left), **self._auth_deadline(left))
                 payload = response.json() if response.status_code < 300 and response.content \
                     else None

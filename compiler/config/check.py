@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+from decimal import Decimal
 from typing import Any
 
 from .. import durations
@@ -45,7 +46,7 @@ def parse_yaml(blob: bytes | str, shown: str) -> tuple[Config, tuple[Diagnostic,
         if all(d.code == "empty-document" for d in found):
             return named, ()
         return named, tuple(_coded(_reworded(d)) for d in found)
-    return check(doc.data, doc.collector(), doc.suspect)
+    return check(doc.data, doc.collector(), doc.suspect, "YAML")
 
 
 def parse_pyproject(blob: bytes | str, shown: str) -> tuple[Config, tuple[Diagnostic, ...]] | None:
@@ -71,7 +72,7 @@ def parse_pyproject(blob: bytes | str, shown: str) -> tuple[Config, tuple[Diagno
                                                code=CODE),)
     if data is None:
         return None
-    return check(data, Collector(shown, pyproject.positions(text)), {})
+    return check(data, Collector(shown, pyproject.positions(text)), {}, "TOML")
 
 
 def _reworded(d: Diagnostic) -> Diagnostic:
@@ -93,11 +94,13 @@ def _validator() -> Any:
         return validator_for(json.load(f))
 
 
-def check(data: Any, c: Collector, suspect: dict) -> tuple[Config, tuple[Diagnostic, ...]]:
-    """The config `data` says, and its problems: schema violations (schemas/v1/
-    config.schema.json), numbers YAML misread, codes trainspec does not have, durations."""
+def check(data: Any, c: Collector, suspect: dict,
+          language: str) -> tuple[Config, tuple[Diagnostic, ...]]:
+    """The config `data` (read from `language`, YAML or TOML) says, and its problems: schema
+    violations (schemas/v1/config.schema.json), numbers YAML misread, codes trainspec does not
+    have, durations."""
     bad: set[str] = set()
-    for path, _, message, hint, at_key in problems_of(_validator(), data):
+    for path, _, message, hint, at_key in problems_of(_validator(), data, language):
         if path in _WORDING and not at_key:
             message, hint = _WORDING[path]
             message = message.format(value=_at(data, path))
@@ -197,6 +200,9 @@ def _build(data: dict, c: Collector, bad: set[str]) -> Config:
             max_accelerators=_integer(policy.get("maxAcceleratorsPerJob"))
             if ok("$.policy.maxAcceleratorsPerJob") else None,
             max_timeout=timeout or None, max_timeout_text=timeout_text or "",
+            max_cost=_usd(policy.get("maxCostPerJob")) if ok("$.policy.maxCostPerJob") else None,
+            max_hourly_rate=_usd(policy.get("maxHourlyRate"))
+            if ok("$.policy.maxHourlyRate") else None,
             require_encryption_key=policy.get("requireEncryptionKey") is True,
             require_spot_workers=policy.get("requireSpotWorkers") is True,
             forbid_plaintext_secrets=policy.get("forbidPlaintextSecrets") is True),
@@ -204,6 +210,13 @@ def _build(data: dict, c: Collector, bad: set[str]) -> Config:
             strings("$.packaging.allowSecretFiles", packaging.get("allowSecretFiles")),
             packaging.get("maxSizeMiB", DEFAULT_MAX_MIB) if ok("$.packaging.maxSizeMiB")
             else DEFAULT_MAX_MIB))
+
+
+def _usd(value: Any) -> Decimal | None:
+    """A dollar amount as written (0.1 stays 0.1, not its binary float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return Decimal(str(value))
 
 
 def _integer(value: Any) -> int | None:

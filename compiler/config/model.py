@@ -38,6 +38,8 @@ class Policy:
     max_accelerators: int | None = None
     max_timeout: Decimal | None = None
     max_timeout_text: str = ""  # as written, for messages
+    max_cost: Decimal | None = None  # USD, a job (every trial) running to its timeout
+    max_hourly_rate: Decimal | None = None  # USD an hour, every replica (and parallel trial)
     require_encryption_key: bool = False
     require_spot_workers: bool = False
     forbid_plaintext_secrets: bool = False

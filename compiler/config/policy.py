@@ -9,17 +9,15 @@ a machine's implied GPUs).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
 
 from .. import fields
 from ..catalog import machines
+from ..cost import API_DEFAULT_TIMEOUT, estimate, footnote, usd, why
 from ..diagnostics import Collector
 from ..durations import human
 from ..model import Container, Job, Pool, PythonPackage
 from ..roles import CHIEF
 from .model import Policy
-
-API_DEFAULT_TIMEOUT = Decimal(7 * 24 * 3600)  # both APIs stop a job after 7 days by default
 
 TIMEOUT = "$.spec.scheduling.timeout"
 Layers = Sequence[tuple[Policy, str]]
@@ -47,6 +45,7 @@ def check(job: Job, layers: Layers, c: Collector) -> None:
     longest = _least(layers, "max_timeout")
     if longest is not None:
         _timeout(job, *longest, c)
+    _cost(job, layers, c)
     key_by = next((source for policy, source in layers if policy.require_encryption_key), None)
     if key_by is not None and not job.get(fields.ENCRYPTION_KEY):
         c.error("$.spec.encryptionKey", f"no spec.encryptionKey: a customer-managed key (CMEK) "
@@ -187,3 +186,41 @@ def _devices(pool: Pool) -> int:
     # A TPU VM machine holds its chips whatever the spec says (even with tpu-topology ignored).
     vm = machines.TPU_VM_MACHINES.get(pool.machine_type or "")
     return vm[2] if vm else 0
+
+
+def _cost(job: Job, layers: Layers, c: Collector) -> None:
+    """maxCostPerJob and maxHourlyRate, at the price catalog's rates; a price unknown is a
+    warning that the rule could not be checked, never a pass nor a refusal."""
+    cost, rate = _least(layers, "max_cost"), _least(layers, "max_hourly_rate")
+    if cost is None and rate is None:
+        return
+    found = estimate(job)
+    where = max(found.pools, key=lambda p: p.rate or 0).path if found.pools else "$.spec"
+    if found.rate is None:
+        keys = " and ".join(f"policy.{k} in {layer[1]}" for k, layer in
+                            (("maxCostPerJob", cost), ("maxHourlyRate", rate)) if layer)
+        c.warning(where, f"{keys} could not be checked: {why(found)} in "
+                  "compiler/catalog/prices.csv",
+                  "`trainspec prices refresh` reads the Cloud Billing Catalog",
+                  code="cost-unchecked")
+        return
+    # A refusal must be certain: at a price not read from a current primary source, the
+    # same finding is a warning (its own code) naming that source.
+    note = footnote(found)
+    report = c.warning if note else c.error
+    unverified = "-unverified" if note else ""
+    said = f"; {note}" if note else ""
+    if cost is not None and found.at_most > cost[0].max_cost:  # type: ignore[operator]
+        trials = f"{found.trials} trials × " if found.trials > 1 else ""
+        report(TIMEOUT if found.timeout_written else where,
+               f"the job costs at most {usd(found.at_most)} ({trials}{usd(found.rate)}/h for "
+               f"the {found.timeout_text()} timeout), over policy.maxCostPerJob "
+               f"{usd(cost[0].max_cost)} in {cost[1]}{said}",
+               "a shorter scheduling.timeout, fewer replicas or trials, or cheaper machines",
+               code="policy-cost" + unverified)
+    if rate is not None and found.rate_at_once > rate[0].max_hourly_rate:  # type: ignore[operator]
+        trials = f" ({found.parallel} parallel trials)" if found.parallel > 1 else ""
+        report(where, f"the job costs {usd(found.rate_at_once)}/h at once{trials}, over "
+               f"policy.maxHourlyRate {usd(rate[0].max_hourly_rate)}/h in {rate[1]}{said}",
+               "fewer replicas or parallel trials, cheaper machines, or scheduling.strategy "
+               "SPOT", code="policy-hourly-rate" + unverified)

@@ -25,6 +25,12 @@ _PART = r"""(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)"""
 _PARTS = re.compile(_PART)
 _HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([^\]]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$")
 _KEY = re.compile(rf"^[ \t]*({_PART}(?:[ \t]*\.[ \t]*{_PART})*)[ \t]*=")
+# What `affordable` looks at: a one-line string or a comment (skipped whole), an escape, the
+# quotes of a multi-line string, brackets, dots, line breaks.
+_TOKEN = re.compile(r"""#[^\n]*|"(?:[^"\\\n]|\\.)*"(?!")|'[^'\n]*'(?!')|\\.|"{3}|'{3}|["'\[\]{}.\n]""",
+                    re.S)
+MAX_DEPTH = 64  # as YAML's (source/limits.py); a pyproject.toml nests a few levels
+MAX_DOTS = 256  # a dotted key's parts: tomllib is quadratic in them
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 # A file that mentions [tool.trainspec], as a table header, a dotted key
 # (`tool.trainspec.ignore = `) or a key of a [tool] table (`trainspec = {...}`): if trainspec
@@ -47,8 +53,16 @@ class TomlError(Exception):
 
 def load(text: str) -> dict[str, Any] | None:
     """The `[tool.trainspec]` table (None if there is none)."""
+    tool = parse(text).get("tool")
+    return tool.get("trainspec") if isinstance(tool, dict) else None
+
+
+def parse(text: str) -> dict[str, Any]:
+    """A TOML document, parsed within bounds: tomllib recurses once per nested array or inline
+    table and is quadratic in a dotted key's parts, so `affordable` refuses those first."""
+    affordable(text)
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         at = _TOML_AT.search(str(e))
         message = _TOML_AT.sub("", str(e)).replace("(at end of document)", "").strip()
@@ -57,10 +71,40 @@ def load(text: str) -> dict[str, Any] | None:
         else:  # "(at end of document)"
             where = Position(text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1)
         raise TomlError(f"invalid TOML: {message}", where) from e
-    except RecursionError as e:  # nesting deep enough to exhaust the parser's stack
+    except (RecursionError, MemoryError) as e:  # a last resort: `affordable` comes first
         raise TomlError("invalid TOML: nested too deeply", Position(1, 1)) from e
-    tool = data.get("tool")
-    return tool.get("trainspec") if isinstance(tool, dict) else None
+
+
+def affordable(text: str) -> None:
+    """Refuse, before parsing, arrays and inline tables nested deeper than MAX_DEPTH and lines
+    with more than MAX_DOTS dots outside strings (a dotted key of that many parts), in one pass
+    over quotes, comments, brackets, dots and line breaks."""
+    depth, dots, line, start, inside = 0, 0, 1, 0, ""  # inside: the string or comment opened
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        if token == "\n":
+            line, dots, start = line + 1, 0, m.end()
+            if inside in ('"', "'"):  # (a one-line string left open: tomllib says so)
+                inside = ""
+        elif inside:
+            if token == inside:
+                inside = ""
+        elif token in ('"""', "'''", '"', "'"):
+            inside = token
+        elif len(token) > 1:  # a one-line string, a comment, an escape
+            continue
+        elif token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise TomlError(f"invalid TOML: nested too deeply (more than {MAX_DEPTH} arrays "
+                                "or inline tables)", Position(line, m.start() - start + 1))
+        elif token in "]}":
+            depth = max(depth - 1, 0)
+        elif token == ".":
+            dots += 1
+            if dots > MAX_DOTS:
+                raise TomlError(f"invalid TOML: more than {MAX_DOTS} dots on one line (a dotted "
+                                "key of that many parts)", Position(line, m.start() - start + 1))
 
 
 def positions(text: str) -> dict[str, Position]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from .. import packaging, pipeline
+from ..config import plaintext as secret_check
 from ..diagnostics import Collector, Diagnostic, has_errors
 from ..options import Options
 from ..report import format_text
@@ -296,6 +297,10 @@ def report(outcome: Outcome, out: TextIO, err: TextIO) -> int:
     # A python.source is checked as if the spec were saved in the current folder.
     check = pipeline.compile_text(outcome.text, "<imported spec>", Options(),
                                   files=packaging.CurrentFolder())
+    # The spec keeps a secret as the config wrote it; the warning says where it belongs.
+    secrets = [d for d in check.diagnostics if d.code == secret_check.CODE and not d.is_error]
+    if secrets:
+        err.write(format_text(secrets) + "\n")
     if check.errors:
         err.write(f"warning: the imported spec does not validate ({len(check.errors)} "
                   "problem(s)); `validate` will report:\n" + format_text(check.errors) + "\n")

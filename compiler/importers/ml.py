@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import fields
-from ..roles import BY_NAME, CHIEF, ROLES, Role
+from ..roles import BY_NAME, CHIEF, ON_ML, Role
 from . import study
 from .sources import Source
 from .spec import Draft, as_int, is_zero_accel, set_disk, unknown_fields
@@ -13,7 +13,7 @@ from .spec import Draft, as_int, is_zero_accel, set_disk, unknown_fields
 # TrainingInput fields code reads (the simple ones are fields.ROWS, read back by the table).
 KNOWN = {"scaleTier", "packageUris", "pythonModule", "args", "hyperparameters", "region",
          "runtimeVersion", "pythonVersion"} \
-    | {f for r in ROLES for f in (r.ml_type, r.ml_count, r.ml_config) if f} \
+    | {f for r in ON_ML for f in (r.ml_type, r.ml_count, r.ml_config) if f} \
     | fields.known(fields.ML, "trainingInput")
 CONFIG_KNOWN = {"acceleratorConfig", "imageUri", "containerCommand", "containerArgs",
                 "diskConfig"} | fields.known(fields.ML, "", fields.POOL_ROWS)
@@ -54,7 +54,7 @@ def to_spec(src: Source, d: Draft) -> None:
 
 def _task(src: Source, tin: dict, d: Draft) -> None:
     configs = {r.name: tin.get(r.ml_config) if isinstance(tin.get(r.ml_config), dict) else {}
-               for r in ROLES}
+               for r in ON_ML}
     image = configs[CHIEF.name].get("imageUri")
     container = image is not None or any(
         k in cfg for cfg in configs.values()
@@ -83,12 +83,12 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
             src.collector.error(f"$.trainingInput.{key}", f"{key} with a custom container: "
                                 "trainspec sets it only for Python packages", code="import-runtime-container")
     d.set("spec.container.image", image, note(f"{CHIEF.ml_config}.imageUri"))
-    present = [r.name for r in ROLES if _has_pool(tin, r)] or [CHIEF.name]
+    present = [r.name for r in ON_ML if _has_pool(tin, r)] or [CHIEF.name]
     commands = [configs[r].get("containerCommand") for r in present]
     if commands[0] is not None and all(cmd == commands[0] for cmd in commands):
         d.set("spec.container.command", commands[0])
     pooled = any("containerArgs" in configs[r] for r in present)
-    if pooled and not any(_has_pool(tin, r) for r in ROLES) and tin.get("args") is None:
+    if pooled and not any(_has_pool(tin, r) for r in ON_ML) and tin.get("args") is None:
         # A scale tier job: masterConfig.containerArgs are the spec's container args.
         d.set("spec.container.args", configs[CHIEF.name]["containerArgs"])
         pooled = False
@@ -99,7 +99,7 @@ def _task(src: Source, tin: dict, d: Draft) -> None:
         d.set("spec.container.args", tin["args"], note("args"))
     # A job without pools (a scale tier) runs the spec-level container: its master's
     # containerArgs are the spec's args, not a chief pool's (which a tier cannot have).
-    pool_less = not any(_has_pool(tin, r) for r in ROLES)
+    pool_less = not any(_has_pool(tin, r) for r in ON_ML)
     for role in present:
         cfg, config_key = configs[role], BY_NAME[role].ml_config
         p = "spec.container" if pool_less else f"spec.pools.{role}.container"
@@ -123,7 +123,7 @@ def _has_pool(tin: dict, role: Role) -> bool:
 
 def _pools(src: Source, tin: dict, d: Draft) -> None:
     legacy = False
-    for r in ROLES:
+    for r in ON_ML:
         role, type_key, count_key, cfg_key = r.name, r.ml_type, r.ml_count, r.ml_config
         at = "$.trainingInput"
         cfg = tin.get(cfg_key) if isinstance(tin.get(cfg_key), dict) else {}

@@ -6,7 +6,7 @@ from typing import Any
 
 from .. import fields
 from ..catalog import accelerators
-from ..roles import BY_NAME, BY_POOL, CHIEF
+from ..roles import BY_NAME, BY_POOL, CHIEF, of_pool
 from .sources import Source
 from .spec import Draft, as_int, is_zero_accel, set_disk, unknown_fields
 
@@ -79,7 +79,7 @@ def _pools(src: Source, pools: list, d: Draft) -> None:
     c = src.collector
     present: dict[str, dict] = {}
     for i, pool in enumerate(pools):
-        at, role = f"$.jobSpec.workerPoolSpecs[{i}]", BY_POOL[i].name
+        at = f"$.jobSpec.workerPoolSpecs[{i}]"
         if not isinstance(pool, dict):
             c.error(at, "a worker pool must be a mapping", code="import-shape")
             continue
@@ -88,6 +88,8 @@ def _pools(src: Source, pools: list, d: Draft) -> None:
                 c.error(at, "pool 0 (the chief) is empty", code="import-empty-chief")
             continue
         unknown_fields(c, pool, POOL_KNOWN, at, "WorkerPoolSpec")
+        box = pool.get("containerSpec")
+        role = of_pool(i, box.get("imageUri") if isinstance(box, dict) else None).name
         present[role] = pool
         _machine(src, role, pool, at, d)
     _tasks(src, present, d)
@@ -127,7 +129,11 @@ def _machine(src: Source, role: str, pool: dict, at: str, d: Draft) -> None:
 
 def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
     """Hoist what every pool shares to spec.container / spec.python / spec.env; pools keep
-    the rest (pool container/python override the spec-level one field by field)."""
+    the rest (pool container/python override the spec-level one field by field). A role
+    running its own image (the reduction server) shares nothing: it keeps what differs from
+    its default."""
+    for role in [r for r in present if BY_NAME[r].image]:
+        _own_task(src, role, present.pop(role), d)
     tasks: dict[str, tuple[str, dict]] = {}
     for role, pool in present.items():
         kinds = [k for k in TASKS if isinstance(pool.get(k), dict)]
@@ -172,6 +178,25 @@ def _tasks(src: Source, present: dict[str, dict], d: Draft) -> None:
         name = TASKS[kind][0]
         if not shared and not d.has(f"spec.pools.{role}.{name}"):
             d.set(f"spec.pools.{role}.{name}", {})
+
+
+def _own_task(src: Source, role: str, pool: dict, d: Draft) -> None:
+    at, task = f"$.jobSpec.workerPoolSpecs[{BY_NAME[role].pool}].containerSpec", pool["containerSpec"]
+    unknown_fields(src.collector, task, {*TASKS["containerSpec"][1], "env"}, at, "ContainerSpec")
+    if any(isinstance(pool.get(k), dict) for k in TASKS if k != "containerSpec"):
+        src.collector.error(at[:at.rindex(".")], "a pool needs exactly one of containerSpec and "
+                            "pythonPackageSpec", code="import-task-kind")
+    p = f"spec.pools.{role}"
+    for key, spec_key in TASKS["containerSpec"][1].items():
+        value = task.get(key)
+        if value not in (None, []) and not (spec_key == "image" and value == BY_NAME[role].image):
+            d.set(f"{p}.container.{spec_key}", value, _notes(src, "containerSpec", key))
+    env = _env(src, role, "containerSpec", task)
+    if env:
+        d.set(f"{p}.env", env)
+    if task.get("imageUri") == BY_NAME[role].image:
+        d.comment(p, f"containerSpec.imageUri is the {BY_NAME[role].label} image: this pool's "
+                  "default")
 
 
 def _env(src: Source, role: str, kind: str, task: dict) -> dict:

@@ -17,8 +17,9 @@ def _stamp(moment: datetime.datetime) -> str:
     return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def log_line(platform: str, entry: dict) -> str:
-    """One entry: time, replica, severity (if above INFO) and message."""
+def log_line(platform: str, entry: dict, job: dict | None = None) -> str:
+    """One entry: time, replica, severity (if above INFO) and message; `job` (the API's) tells
+    Vertex's pool 2 apart (parameterServer or reductionServer)."""
     labels = (entry.get("resource") or {}).get("labels") or {}
     task = labels.get("task_name") or (entry.get("labels") or {}).get(
         "ml.googleapis.com/task_name") or track.SERVICE
@@ -34,7 +35,7 @@ def log_line(platform: str, entry: dict) -> str:
     level = "" if severity in ("DEFAULT", "DEBUG", "INFO", "NOTICE") else f"{severity} "
     moment = track.parse_time(entry.get("timestamp"))
     when = f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z" if moment else "-"
-    return f"{when} {track.replica_name(platform, task):<18} {level}{text.rstrip()}"
+    return f"{when} {track.replica_name(platform, task, job):<18} {level}{text.rstrip()}"
 
 
 class LogReader:

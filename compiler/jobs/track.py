@@ -20,7 +20,7 @@ from ..cloud import jobs as api
 from ..cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
 from ..durations import human
 from ..options import Options
-from ..roles import ROLES
+from ..roles import BY_NAME, ON_ML, ROLES, of_pool
 from ..targets import PLATFORMS
 from ..tuning.model import KIND as TUNING_KIND
 from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
@@ -30,7 +30,7 @@ from .workspace import Stack
 # compiler/cloud/emulator/logs.py for where the names come from.
 TASK_PREFIXES = {
     "vertex": {r.name: f"workerpool{r.pool}-" for r in ROLES},
-    "ai-platform": {r.name: f"{r.ml_task}-replica-" for r in ROLES},
+    "ai-platform": {r.name: f"{r.ml_task}-replica-" for r in ON_ML},
 }
 ROLE_ALIASES = {"master": "chief", "ps": "parameterServer", "parameter-server": "parameterServer"}
 SERVICE = "service"
@@ -263,12 +263,22 @@ def _int(value: Any, default: int | None) -> int | None:
 
 # --- replicas ----------------------------------------------------------------------------------
 
-def replica_name(platform: str, task: str) -> str:
-    """A task name as trainspec calls the replica: ``chief-0``, ``worker-1``… (else as is)."""
+def replica_name(platform: str, task: str, job: dict | None = None) -> str:
+    """A task name as trainspec calls the replica: ``chief-0``, ``worker-1``… (else as is).
+    Vertex's pool 2 is the reductionServer when the job (the API's) runs its image there."""
     for role, prefix in TASK_PREFIXES.get(platform, {}).items():
         if task.startswith(prefix) and task[len(prefix):].isdigit():
+            index = BY_NAME[role].pool  # an ml job has no workerPoolSpecs: its role stands
+            role = of_pool(index, _pool_image(job, index)).name
             return f"{role}-{task[len(prefix):]}"
     return task or SERVICE
+
+
+def _pool_image(job: dict | None, index: int) -> str | None:
+    pools = ((job or {}).get("jobSpec") or {}).get("workerPoolSpecs") or []
+    pool = pools[index] if isinstance(pools, list) and index < len(pools) else None
+    spec = (pool or {}).get("containerSpec") if isinstance(pool, dict) else None
+    return spec.get("imageUri") if isinstance(spec, dict) else None
 
 
 def replica_filter(platform: str, replica: str) -> str | None:

@@ -81,7 +81,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--since", type=duration_arg, metavar="DURATION",
                    help="only lines of the last DURATION (1h, 30m); default: since the job began")
     p.add_argument("--replica", metavar="NAME", help="one replica: chief, worker, "
-                   "parameterServer, evaluator, ROLE-INDEX (worker-1), a task name "
+                   "parameterServer, reductionServer, evaluator, ROLE-INDEX (worker-1), a task name "
                    "(workerpool1-0) or service")
     p.add_argument("--interval", type=duration_arg, default=5.0, metavar="DURATION",
                    help="with --follow: time between polls (default 5s)")
@@ -198,7 +198,7 @@ def cmd_logs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         state = job.get("state", "")
         final = api.is_final(state)
         for entry in reader.read():
-            out.write(joblog.log_line(found.platform, entry) + "\n")
+            out.write(joblog.log_line(found.platform, entry, job) + "\n")
         out.flush()
         if not args.follow:
             return EXIT_OK
@@ -211,7 +211,7 @@ def cmd_logs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # Lines logged just before the end can reach Cloud Logging after the state changed.
         sleep(args.interval)
         for entry in reader.read():
-            out.write(joblog.log_line(found.platform, entry) + "\n")
+            out.write(joblog.log_line(found.platform, entry, job) + "\n")
     verdict = api.short_state(state)
     message = api.message(job)
     err.write(f"{found.name}: {verdict}" + (f": {message}" if message and not

@@ -16,7 +16,8 @@ from ..diagnostics import Collector
 from ..model import KINDS, PLATFORMS, Job, Pool, PythonPackage
 from ..options import Options
 from ..packaging import bucket_name
-from ..roles import CHIEF, ROLES
+from ..roles import CHIEF, REDUCTION_SERVER, ROLES
+from ..schema.validate import project_id
 from ..source.document import Document
 from ..source.reads import as_dict, as_str
 from ..tuning import rules as tuning_rules
@@ -66,6 +67,12 @@ class Normalizer(Reader):
             raw = as_dict(spec.get("pools")).get(role.name)
             if isinstance(raw, dict):
                 job.pools[role.name] = pool(self, job, role.name, raw, f"$.spec.pools.{role.name}")
+        pool_two = [r.name for r in ROLES if r.pool == REDUCTION_SERVER.pool and r.name in job.pools]
+        if len(pool_two) > 1:
+            self.c.error(f"$.spec.pools.{REDUCTION_SERVER.name}", f"{' and '.join(pool_two)} are "
+                         f"both Vertex pool {REDUCTION_SERVER.pool}: a job has one of them",
+                         "keep one: the reduction server (all-reduce over NCCL) or the "
+                         "parameter servers", key=True, code="pool-two-roles")
         if not job.pools:  # the chief runs the spec-level task (on a pool or a scale tier)
             job.spec_chief = Pool(role=CHIEF.name, path="$.spec", task=job.container or job.python,
                                   env=job.env)
@@ -108,6 +115,11 @@ class Normalizer(Reader):
 
     def place(self, job: Job, spec: dict, key: str) -> None:
         written, given = as_str(spec.get(key)), getattr(self.options, key)
+        if key == "project" and given and not project_id(given):
+            self.c.error("$.spec.project", f"--project / gcp:project {given!r} is not a project "
+                         "id", "6 to 30 lower-case letters, digits or '-', a letter first, as "
+                         "spec.project", code="project-id")
+            given = None
         if written and given and written != given:
             self.c.warning(f"$.spec.{key}", f"the spec sets {key} {written!r}; {given!r} from "
                            "the command line or stack config applies only to specs without one",

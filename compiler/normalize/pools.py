@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .. import fields
 from ..catalog import accelerators, machines
 from ..model import Job, Pool
-from ..roles import CHIEF
+from ..roles import BY_NAME, CHIEF
 from ..source.reads import as_dict, as_str
 from . import tasks
 
@@ -33,8 +33,12 @@ def pool(n: Reader, job: Job, role: str, raw: dict, path: str) -> Pool:
     disk = as_dict(raw.get("disk"))
     pool.disk_type = as_str(disk.get("type"))
     pool.disk_size_gb = n.integer(disk, "sizeGb", path + ".disk.sizeGb")
-    pool.task, pool.overrides = tasks.pool_task(n, job, raw, path)
-    pool.env = tasks.env(n, as_dict(raw.get("env")), path + ".env", job.env)
+    image = BY_NAME[role].image
+    pool.task, pool.overrides = tasks.pool_task(n, job, raw, path, image)
+    if image and "image" not in pool.overrides:
+        job.note(path + ".container.image", f"{image} (the {BY_NAME[role].label}'s image)")
+    # Google's image of a role runs none of the job's code: the spec's env is not its own.
+    pool.env = tasks.env(n, as_dict(raw.get("env")), path + ".env", () if image else job.env)
     pool.env_overridden = "env" in raw
     for row in fields.POOL_ROWS:
         value = n.decode(row, raw, row.spec, f"{path}.{row.spec}")

@@ -11,6 +11,7 @@ from ..diagnostics import Collector
 from ..options import Options
 from ..source.document import Document
 from ..source.jsonpath import child
+from ..source.numbers import DOUBLE_ONLY, exact
 from ..source.reads import as_int
 
 # What a joined line starting with `- ` leaves inside a string: `--epochs - "10"`.
@@ -52,20 +53,32 @@ class Reader:
         so no rule reasons about a value the spec did not mean."""
         return None if path in self.doc.suspect else as_int(raw.get(key))
 
+    def suspect(self, path: str) -> bool:
+        """Whether the number at `path` is not what its text says, as it will be used: a
+        duration's plain seconds are read from the text itself, so a double's limits
+        (12345678.123456789) do not apply to it."""
+        reading = self.doc.suspect.get(path)
+        return reading is not None and not (reading.kind in DOUBLE_ONLY
+                                            and path in fields.DURATION_PATHS)
+
     def numbers_as_written(self) -> None:
-        """Refuse numbers YAML read otherwise than they look (0600 is octal 384, 1:30 is 90)
-        or that JSON cannot carry (.inf, .nan, beyond int64), wherever the number itself,
-        not its text, would be used."""
+        """Refuse numbers YAML read otherwise than they look (0600 is octal 384, 1:30 is 90),
+        that JSON cannot carry (.inf, .nan, beyond int64) or a double cannot hold
+        (1.00000000000000001), wherever the number itself, not its text, would be used."""
         for path, reading in self.doc.suspect.items():
-            if path not in self.as_text:
+            if path not in self.as_text and self.suspect(path):
                 message, hint = reading.problem(duration=path in fields.DURATION_PATHS)
-                self.c.error(path, message, hint, code="misread-number")
+                self.c.error(path, message, hint, code=reading.code)
 
     def decode(self, row: fields.Row, raw: dict, key: str, path: str) -> Any:
-        """`raw[key]` as the row's model value; None if absent, misread or refused here."""
-        if key not in raw or path in self.doc.suspect:
+        """`raw[key]` as the row's model value; None if absent, misread or refused here. A
+        duration written as plain seconds is read from its text, exactly (never as a double)."""
+        if key not in raw or self.suspect(path):
             return None
-        value = row.codec.decode(raw[key])
+        written = raw[key]
+        if row.codec.name == "duration" and isinstance(written, float):
+            written = exact(self.doc.raw.get(path, "")) or written
+        value = row.codec.decode(written)
         if row.codec.name != "duration":
             return value
         if value is None:
@@ -74,7 +87,8 @@ class Reader:
         elif value == 0 and row.codec.positive:
             self.c.error(path, f"{key} must be greater than 0", code="duration-range")
         elif durations.problem(value):
-            self.c.error(path, f"{raw[key]!r} is {durations.problem(value)}", code="duration-range")
+            shown = self.doc.raw.get(path, raw[key])  # as written: 1.0000000001, not a double
+            self.c.error(path, f"{shown!r} is {durations.problem(value)}", code="duration-range")
         else:
             return value
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..catalog import images
 from ..model import Container, EnvVar, Job, Pool, PythonPackage, secret_config_key
 from ..source.jsonpath import child
 from ..source.reads import as_str
@@ -76,15 +77,18 @@ def env(n: Reader, raw: dict, path: str, base: tuple[EnvVar, ...]) -> tuple[EnvV
     return tuple(merged.values())
 
 
-def pool_task(n: Reader, job: Job, raw: dict, path: str):
+def pool_task(n: Reader, job: Job, raw: dict, path: str, image: str | None = None):
+    """The pool's task and the task keys it set itself. A role with its own `image` (the
+    reduction server) runs that image unless the pool says otherwise: never the spec's task."""
     pc, pp = raw.get("container"), raw.get("python")
     if isinstance(pc, dict) and isinstance(pp, dict):
         n.c.error(path, "a pool takes container or python, not both", code="task-kind")
+    own = Container(image=image) if image else None
     if isinstance(pc, dict):
-        return container(n, pc, path + ".container", job.container), frozenset(pc)
+        return container(n, pc, path + ".container", own or job.container), frozenset(pc)
     if isinstance(pp, dict):
-        return python(n, pp, path + ".python", job.python), frozenset(pp)
-    return job.container or job.python, frozenset()
+        return python(n, pp, path + ".python", None if own else job.python), frozenset(pp)
+    return own or job.container or job.python, frozenset()
 
 
 def task_rules(n: Reader, pool: Pool) -> None:
@@ -98,6 +102,10 @@ def task_rules(n: Reader, pool: Pool) -> None:
     if isinstance(task, Container):
         if not task.image:
             c.error(base, "missing required key 'image'", code="missing-image")
+        elif images.reference_problem(task.image):
+            c.error(base + ".image", f"{task.image!r} cannot be pulled: "
+                    f"{images.reference_problem(task.image)}",
+                    "e.g. us-docker.pkg.dev/PROJECT/REPOSITORY/IMAGE:TAG", code="image-reference")
         size = sum(map(len, task.command + task.args))
     else:
         if not task.packages and task.source is None:

@@ -3,8 +3,9 @@
 The pipeline stage between normalize and the targets: for each Python task with a `source`
 folder, build its sdist (build.py) in the spec's repository (tree.py), put its content-addressed
 URI first in the task's packages, and report what is wrong at `$.spec.python.source` (or the
-pool's). Compiling only hashes the archive; the Pulumi program and `local-run` also write it
-(Options.package_dir). Nothing is uploaded here: `pulumi up` does that (pulumi_program.py).
+pool's). Compiling only hashes the archive; the provider's Check, the Pulumi program and `local-run`
+also write it (Options.package_dir). Nothing is uploaded here: the job resource's Create does
+that (compiler/provider/uploads.py).
 """
 
 from __future__ import annotations

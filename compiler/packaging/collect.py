@@ -13,9 +13,13 @@ Every component is resolved as the operating system would (links of links, folde
 `..` after a link: tree.Repo.resolve), without looking at anything outside the repository: a
 link that leads out of it (an absolute link, `..` above its root), outside the source folder, to
 a folder, a pipe or a device, or nowhere is an error (it would package what is not the source,
-or differ between machines). A secret-looking file (`.env`, `*.pem`, `*.key`, a private SSH key,
-a service-account or user credentials JSON, any file holding a PEM/OpenSSH private key) is an
-error unless the repository's trainspec.yaml allows its path (`packaging.allowSecretFiles`).
+or differ between machines). So is a hard link (a regular file with more than one name): its
+other names may be anywhere, outside the repository too, and nothing tells where; checked when
+listed and again on the descriptor of the bytes archived (sdist.py). A git revision has none.
+
+A secret-looking file (`.env`, `*.pem`, `*.key`, a private SSH key, a service-account or user
+credentials JSON, any file holding a PEM/OpenSSH private key) is an error unless the
+repository's trainspec.yaml allows its path (`packaging.allowSecretFiles`).
 Names are checked here, the link's and its target's (a link named `id_rsa` is refused whatever
 it holds, as a file would be); content is checked on the very bytes archived (sdist.py:
 `secret_content`), so a file swapped after the check is never archived unchecked.
@@ -126,6 +130,9 @@ def collect(repo: Repo, source: str, allow_secrets: tuple[str, ...] = ()) -> Col
                                      "regular file (a pipe, a device or a git submodule): "
                                      "ignore it in .gitignore"))
                 continue
+            if entry.links > 1:
+                out.problems.append(hard_link(repo.shown(entry.path), entry.links))
+                continue
             if kind and not (allowed and allowed.match_file(shown_path)):
                 out.problems.append(secret(repo.shown(shown_path), kind))
             out.files[rel] = entry
@@ -170,6 +177,14 @@ def _follow(repo: Repo, link: Entry, source: str, out: Collected) -> Entry | Non
         return found
     out.problems.append(("source-link", message))
     return None
+
+
+def hard_link(shown: str, links: int) -> tuple[str, str]:
+    """The problem of a regular file with more than one name: the others may be anywhere on the
+    file system (nothing tells where), so its bytes may not be the source's."""
+    return ("source-hard-link", f"{shown} has {links} names (a hard link): where the others "
+            "are cannot be known, so it may be a file from outside the source folder; give it "
+            f"a copy of its own: cp --remove-destination ORIGINAL {shown}")
 
 
 def _secret_name(name: str) -> str | None:

@@ -10,19 +10,27 @@ from __future__ import annotations
 
 import ast
 import configparser
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 
-try:  # Python 3.11+
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10 (pyproject: tomli there)
-    import tomli as tomllib  # type: ignore[no-redef]
+from ..config.pyproject import TomlError
+from ..config.pyproject import parse as parse_toml
 
 # PEP 508 names; versions as PEP 440 writes them (checked loosely: they name a Cloud Storage
 # object and an archive folder, so no '/', space or control character may pass).
 _NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])\Z")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+!_-]{0,63}\Z")
-MAX_METADATA_FILE = 1024 * 1024
+# Real ones are a few KiB; the bound keeps tomllib (slow on many dotted keys or tables) and ast
+# within seconds and memory on hostile input.
+MAX_METADATA_FILE = 256 * 1024
+# setup.py's longest chain of operators in one statement and deepest brackets: CPython builds
+# its syntax tree recursively (a few thousand `+` or unary `-` exhaust the stack or, nested,
+# the memory), so more is refused before ast.parse.
+MAX_OPERATORS = 500
+MAX_BRACKETS = 64
+_WORDS = frozenset({"not", "and", "or", "if", "else", "lambda", "await", "in", "is"})
 
 
 @dataclass(frozen=True)
@@ -70,9 +78,13 @@ def read(files: dict[str, bytes]) -> Metadata:
 
 def _pyproject(blob: bytes) -> tuple | None:
     try:
-        data = tomllib.loads(blob.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        data = parse_toml(blob.decode("utf-8"))
+    except UnicodeDecodeError as e:
         raise MetadataError(f"pyproject.toml is not valid TOML: {e}") from e
+    except TomlError as e:
+        raise MetadataError(f"pyproject.toml is not valid TOML: "
+                            f"{str(e).removeprefix('invalid TOML: ')} (at line "
+                            f"{e.position.line}, column {e.position.column})") from e
     project = data.get("project")
     if not isinstance(project, dict):
         return None
@@ -85,9 +97,9 @@ def _pyproject(blob: bytes) -> tuple | None:
                                 f"{key} = \"...\" in [project]")
     tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
     setuptools = tool.get("setuptools") if isinstance(tool.get("setuptools"), dict) else {}
-    dirs = setuptools.get("package-dir") if isinstance(setuptools.get("package-dir"), dict) else {}
-    root = dirs.get("") if isinstance(dirs.get(""), str) else ""
-    return project["name"], project["version"], "pyproject.toml", root.strip("/")
+    root = _package_root(setuptools.get("package-dir", {}), "pyproject.toml",
+                         "[tool.setuptools] package-dir")
+    return project["name"], project["version"], "pyproject.toml", root
 
 
 def _setup_cfg(blob: bytes) -> tuple | None:
@@ -116,9 +128,12 @@ def _setup_cfg(blob: bytes) -> tuple | None:
 
 def _setup_py(blob: bytes) -> tuple | None:
     try:
+        _affordable(blob)
         tree = ast.parse(blob, "setup.py")
-    except (SyntaxError, ValueError) as e:
+    except (SyntaxError, ValueError, tokenize.TokenError) as e:
         raise MetadataError(f"setup.py cannot be parsed: {e}") from e
+    except (RecursionError, MemoryError) as e:  # a last resort: _affordable comes first
+        raise MetadataError("setup.py cannot be parsed: nested too deeply") from e
     constants = {t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
                  for t in node.targets if isinstance(t, ast.Name)
                  and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
@@ -133,10 +148,49 @@ def _setup_py(blob: bytes) -> tuple | None:
                     raise MetadataError(f"setup.py: setup({key}=...) is not a string literal: "
                                         "trainspec reads setup.py without running it, so write "
                                         f"{key}=\"...\" (or move the metadata to pyproject.toml)")
-            dirs = values.get("package_dir")
-            root = dirs.get("", "") if isinstance(dirs, dict) else ""
-            return values["name"], values["version"], "setup.py", root.strip("/")
+            root = _package_root(values.get("package_dir", {}), "setup.py",
+                                 "setup(package_dir=...)")
+            return values["name"], values["version"], "setup.py", root
     return None
+
+
+def _package_root(dirs, where: str, what: str) -> str:
+    """The folder of the root package from a package-dir mapping ({"": "src"}), checked."""
+    if dirs is None:  # setup.py: not a literal, so not read
+        return ""
+    if not isinstance(dirs, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                             for k, v in dirs.items()):
+        raise MetadataError(f"{where}: {what} is not a mapping of package names to folders "
+                            f"(strings), e.g. {{\"\": \"src\"}}: got {_shape(dirs)}")
+    return dirs.get("", "").strip("/")
+
+
+def _shape(value) -> str:
+    if isinstance(value, dict):
+        bad = next((v for k, v in value.items() if not isinstance(k, str)
+                    or not isinstance(v, str)), None)
+        return f"a mapping holding {type(bad).__name__} {bad!r}"[:120]
+    return f"{type(value).__name__} {value!r}"[:120]
+
+
+def _affordable(blob: bytes) -> None:
+    """Refuse, from its tokens, a setup.py whose syntax tree CPython cannot build within its
+    stack and memory: a statement chaining more than MAX_OPERATORS operators, brackets nested
+    deeper than MAX_BRACKETS."""
+    operators = depth = 0
+    for tok in tokenize.tokenize(io.BytesIO(blob).readline):
+        if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            operators = 0
+        elif tok.type == tokenize.OP or (tok.type == tokenize.NAME and tok.string in _WORDS):
+            # each may nest the tree one level (a call, an attribute, a subscript, an operator)
+            depth += tok.string in ("(", "[", "{")
+            depth -= tok.string in (")", "]", "}")
+            operators += tok.string not in (",", ":", ";", "=", ")", "]", "}")
+            if depth > MAX_BRACKETS or operators > MAX_OPERATORS:
+                line, column = tok.start
+                raise MetadataError(f"setup.py:{line}:{column + 1}: too complex to read (more "
+                                    f"than {MAX_BRACKETS} nested brackets or {MAX_OPERATORS} "
+                                    "operators in one statement)")
 
 
 def _called(call: ast.Call) -> str | None:

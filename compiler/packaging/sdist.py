@@ -107,21 +107,24 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
     for name in METADATA_FILES:
         if name in found.files and found.files[name].size > metadata.MAX_METADATA_FILE:
             problems.append(Problem("source-metadata", "source", f"{shown}/{name} is larger "
-                                    f"than {metadata.MAX_METADATA_FILE // MIB} MiB"))
+                                    f"than {metadata.MAX_METADATA_FILE // 1024} KiB"))
     if problems:
         raise BuildError(problems)
     repo.prefetch([e.path for e in found.files.values()])
     # Each file is read once: the bytes checked (metadata, secrets) are the bytes archived.
-    blobs = {name: repo.read(found.files[name].path) for name in METADATA_FILES
+    secrets: list[Problem] = []
+    check = _Checked(repo, source, {}, collect.allowing(config.allow_secret_files), secrets)
+    blobs = {name: check.read(name, found.files[name].path) for name in METADATA_FILES
              if name in found.files}
+    if secrets:
+        raise BuildError(secrets)
+    check.blobs = blobs
     try:
         meta = metadata.read(blobs)
     except metadata.MetadataError as e:
         raise BuildError([Problem("source-metadata", "source", f"{shown}: {e}")]) from e
     if module is not None:
         _check_module(module, meta, found.files, shown)
-    secrets: list[Problem] = []
-    check = _Checked(repo, source, blobs, collect.allowing(config.allow_secret_files), secrets)
     members = [(path, e.executable, check.reader(path, e.path))
                for path, e in found.files.items()]
     members.append(("PKG-INFO", False, lambda: metadata.pkg_info(meta)))
@@ -153,7 +156,8 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
 @dataclass
 class _Checked:
     """Reads each file of the archive once and checks the bytes read for secrets (an allowed
-    path excepted), adding each one found to `found`."""
+    path excepted) and the open file for other names (a hard link made after the listing),
+    adding each problem found to `found`."""
 
     repo: Repo
     source: str
@@ -162,15 +166,19 @@ class _Checked:
     found: list[Problem]
 
     def reader(self, rel: str, path: str) -> Callable[[], bytes]:
-        def read() -> bytes:
-            data = self.blobs[rel] if rel in self.blobs else self.repo.read(path)
-            member = posixpath.join(self.source, rel) if self.source else rel
-            kind = collect.secret_content(data)
-            if kind and not (self.allowed and self.allowed.match_file(member)):
-                code, message = collect.secret(self.repo.shown(member), kind)
-                self.found.append(Problem(code, "source", message, _SECRET_HINT))
-            return data
-        return read
+        return lambda: self.blobs[rel] if rel in self.blobs else self.read(rel, path)
+
+    def read(self, rel: str, path: str) -> bytes:
+        data, links = self.repo.read_file(path)
+        member = posixpath.join(self.source, rel) if self.source else rel
+        if links > 1:
+            code, message = collect.hard_link(self.repo.shown(path), links)
+            self.found.append(Problem(code, "source", message))
+        kind = collect.secret_content(data)
+        if kind and not (self.allowed and self.allowed.match_file(member)):
+            code, message = collect.secret(self.repo.shown(member), kind)
+            self.found.append(Problem(code, "source", message, _SECRET_HINT))
+        return data
 
 
 def _check_module(module: str, meta: metadata.Metadata, files: dict, shown: str) -> None:

@@ -48,7 +48,7 @@ def _provider_class():
             path = inputs.get("path")
             if not isinstance(path, str) or not path:
                 raise pulumi.RunError(f"{TYPE} {name!r}: path (a folder of specs) is required")
-            results = compile_folder(path, stack_options(self.config), uploads=False)
+            results = compile_folder(path, stack_options(self.config))
             component = Specs(name, results, self.config, options)
             return ConstructResult(urn=component.urn, state={"jobs": component.jobs})
 

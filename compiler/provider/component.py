@@ -5,8 +5,9 @@ One component, two ways in, one state:
     provider to Construct it; the provider registers the jobs through the engine's resource
     monitor, as a program would;
   * trainspec's own Python program (compiler.pulumi_program) builds the same class in its own
-    process, so it can make its jobs depend on the python.source uploads it declares with
-    pulumi-gcp (the provider does not upload yet).
+    process, so it can make its jobs depend on the python.source objects it declares with
+    pulumi-gcp (kept for the stacks that hold them; the job resource uploads its archive
+    itself before it submits, compiler/provider/uploads.py).
 Either way the URNs are `...::trainspec:index:Specs$trainspec:index:<Job>::<metadata.name>`.
 
 `compile_folder` does what the Python program always did first: every spec compiled, and every
@@ -40,17 +41,10 @@ def stack_options(config: Config, package_dir: str | None = None) -> Options:
                    staging_bucket=settings.get("stagingBucket"), package_dir=package_dir)
 
 
-def compile_folder(path: str, options: Options, *, uploads: bool) -> list[pipeline.Result]:
-    """Every spec under `path`, compiled; a RunError with every problem if one has any.
-    `uploads`: the caller uploads python.source archives (else such a spec is an error)."""
+def compile_folder(path: str, options: Options) -> list[pipeline.Result]:
+    """Every spec under `path`, compiled; a RunError with every problem if one has any."""
     results, problems = program.compile_specs(path, options)
     problems += program.job_options(program.Settings(), {r.job.name for r in results if r.ok})[1]
-    if not uploads:
-        problems += [program._at(r, "$.spec.python.source", "python.source archives are not "
-                                 "uploaded by the trainspec provider yet",
-                                 "apply this spec with trainspec's Python program",
-                                 code="provider-python-source")
-                     for r in results if r.ok and r.uploads]
     if problems:
         raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
                               + format_text(problems))

@@ -8,6 +8,7 @@ adds what a real provider does differently:
   * Check compiles the spec (a file path or an inline object) with the pipeline every command
     uses, and turns it into the inputs the dynamic resources carried (request, platform,
     identity, specHash, sourceMap, run), so the state holds data only, never code;
+  * Create uploads the spec's python.source archives first (uploads.py);
   * the provider's own configuration (`trainspec:project`, `region`, `endpoint`,
     `impersonateServiceAccount`, `keepJobRecords`) replaces the environment and the pickled
     provider's `configure`.
@@ -25,15 +26,18 @@ import yaml
 
 from .. import pipeline
 from ..cloud.rest import Client
+from ..cloud.storage import Storage
 from ..diagnostics import Diagnostic
 from ..importers import job as job_import
 from ..importers.job import CUSTOM, ML, TUNING, collection
 from ..jobs.identity import identity, spec_hash
 from ..options import Options
+from ..packaging import cache_dir
 from ..pulumi_resources import ml, vertex
 from ..pulumi_resources.bodies import has_unknown, source_map
 from ..pulumi_resources.provider import JobError, JobProvider
 from ..targets import PLATFORMS
+from . import uploads
 
 PACKAGE = "trainspec"
 # A Pulumi organization the engine does not tell a resource provider; the file backend's name.
@@ -98,12 +102,18 @@ class _Configured:
 
     config = Config()
 
-    def _client(self) -> Client:
-        return Client(self.config.endpoint, impersonate_service_account=(
+    def _client(self, kind: type[Client] | type[Storage] = Client):
+        return kind(self.config.endpoint, impersonate_service_account=(
             IMPERSONATE.get() or self.config.impersonate_service_account))
 
     def _check_spec(self, news: dict) -> list:
         return []  # Check compiled the spec already (one compile per Check)
+
+    def create(self, props: dict):
+        # The job's code first: a job is never submitted with a package that is not there.
+        if props.get(uploads.KEY):
+            uploads.upload_all(self._client(Storage), props[uploads.KEY])
+        return super().create(props)  # type: ignore[misc]
 
 
 class VertexCustomJob(_Configured, vertex.CustomJobProvider):
@@ -172,9 +182,11 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
         return Checked(news, [("specFile", f"{news['specFile']}: no such file (relative paths "
                                            f"are read from the project directory, {os.getcwd()})")], [])
     stack, project_name, name = parse_urn(urn)
+    # python.source archives are built into the cache (Create uploads them from there).
     options = Options(project=_text(news.get("project")) or config.project,
                       region=_text(news.get("region")) or config.region,
-                      staging_bucket=_text(news.get("stagingBucket")))
+                      staging_bucket=_text(news.get("stagingBucket")),
+                      package_dir=str(cache_dir()))
     result, prop, label = compile_source(news, name, options)
     problems = result.errors + pipeline.location_errors(result)
     warnings = [d for d in result.diagnostics if not d.is_error]
@@ -202,6 +214,9 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
         "specHash": spec_hash(owner, result.body, job.run), "sourceMap": source_map(result),
         "keepJobRecords": True if keep is None else keep, "secretEnv": secrets,
     }
+    inputs.pop(uploads.KEY, None)
+    if result.uploads:
+        inputs[uploads.KEY] = [u.uri for u in result.uploads]
     return Checked(inputs, [], warnings)
 
 

@@ -15,9 +15,10 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from ..config.load import folders_up
-from ..diagnostics import Diagnostic, printable, sort_key
+from ..diagnostics import Diagnostic, printable
 from ..rules import RULES, Rule
 from ..version import VERSION
+from .text import ordered
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://trainspec.dev"
@@ -67,7 +68,7 @@ def _rule(rule: Rule) -> dict:
 def sarif(diagnostics: Iterable[Diagnostic], root: str | None = None) -> dict:
     """A SARIF 2.1.0 log of `diagnostics`, each path relative to `root` if given, else to the
     root of the repository holding its file."""
-    items = sorted(diagnostics, key=sort_key)
+    items = ordered(diagnostics)
     rules = dict(RULES)
     if any(d.code is None or d.code not in RULES for d in items):
         rules[UNCODED.code] = UNCODED
@@ -114,7 +115,7 @@ def github(diagnostics: Iterable[Diagnostic], root: str | None = None) -> str:
     a file outside it, or without it, relative to the root of the repository holding it)."""
     root = root or os.environ.get("GITHUB_WORKSPACE") or None
     lines = []
-    for d in sorted(diagnostics, key=sort_key):
+    for d in ordered(diagnostics):
         props = []
         path = _relative(d.file, root)
         if path is not None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from typing import Any
 
-from .. import pipeline
+from .. import cost, pipeline
 from .. import plan as planning
 from ..diagnostics import Diagnostic, json_printable, printable
 from ..review.compare import SECRET_CHANGE, Entry, Review
@@ -172,6 +173,8 @@ def render_text(rv: Review) -> str:
             out += ["  " + line for line in format_text(redacted_errors(e.new, e.secrets)).splitlines()]
         else:
             out.append(f"  {e.plan.description}")
+            out.append(f"  cost: {_cost(e)}")
+            out += [f"  {cost.MARK} {note}" for note in cost.footnotes(*_estimates(e))]
             for c in display_changes(e):
                 out += ["    " + line for line in _change_lines(c)]
             if e.search:
@@ -181,8 +184,56 @@ def render_text(rv: Review) -> str:
             out.append("  note: the spec did not compile on the BASE side:")
             out += ["  " + line for line in format_text(redacted_errors(e.old, e.secrets)).splitlines()]
         out.append("")
-    out += moved + [_summary_line(rv)]
+    out += moved + [_summary_line(rv), _total_line(rv)]
     return "".join(printable(line) + "\n" for line in out)  # a key never forges a line
+
+
+def _estimates(e: Entry) -> tuple[cost.Estimate | None, cost.Estimate | None]:
+    return cost.of_result(e.old), cost.of_result(e.new)
+
+
+def _resubmitted(e: Entry) -> bool:
+    """`pulumi up` submits a new job for this entry (plan.classify's replace: a new
+    metadata.run, new trainer code, any change of the request)."""
+    return e.plan.action == planning.REPLACE
+
+
+def _cost(e: Entry) -> str:
+    return cost.change_line(*_estimates(e), resubmitted=_resubmitted(e))
+
+
+def _rerun(e: Entry) -> Decimal | None:
+    return cost.rerun(*_estimates(e), _resubmitted(e))
+
+
+def _total(rv: Review) -> tuple[Decimal, Decimal, list[str]]:
+    """The change of the most a run of every changed job costs, what the re-runs (replaced
+    jobs whose run costs the same) cost at most, and the jobs whose price is unknown on either
+    side (left out of both)."""
+    total, reruns, unknown = Decimal(0), Decimal(0), []
+    for e in rv.changed:
+        if e.failed:
+            continue
+        delta, again = cost.difference(*_estimates(e)), _rerun(e)
+        if delta is None:
+            unknown.append(e.job or e.file)
+        else:
+            total += delta
+            reruns += again or 0
+    return total, reruns, unknown
+
+
+def _total_line(rv: Review) -> str:
+    total, reruns, unknown = _total(rv)
+    again = f"; re-runs: {cost.signed(reruns)} at most" if reruns else ""
+    left = f"; price unknown for {', '.join(unknown)}, not counted" if unknown else ""
+    return f"cost: {cost.signed(total)}/run at most{again}{left}"
+
+
+def _footnotes(rv: Review) -> list[str]:
+    """Every changed job's secondary-price footnotes, once each."""
+    return [f"{cost.MARK} {note}" for note in dict.fromkeys(
+        n for e in rv.changed if not e.failed for n in cost.footnotes(*_estimates(e)))]
 
 
 def _summary_line(rv: Review) -> str:
@@ -233,11 +284,11 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
             return text
         return "\n".join(head + [f"No changes: {rv.compared} spec file(s) compile to the same "
                                  f"requests; {len(rv.moved)} moved to another file."]) + "\n"
-    table = ["| Spec | Job | Platform | Action |", "|---|---|---|---|"]
+    table = ["| Spec | Job | Platform | Action | Cost a run (at most) |", "|---|---|---|---|---|"]
     for e in rv.changed:
         spec = f"{_code(e.old_file)} → {_code(e.new_file)}" if e.renamed else _code(e.file)
         table.append(f"| {_cell(spec)} | {_md(e.job or '?')} | {_md(e.platform or '?')} | "
-                     f"{_ACTION_LABEL[e.action]} |")
+                     f"{_ACTION_LABEL[e.action]} | {_cell('' if e.failed else _cost(e))} |")
     details = []
     for e in rv.changed:
         if e.failed:
@@ -253,11 +304,15 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
         fence = _fence(body)
         details += [f"<details><summary><code>{_html(e.file)}</code>: {_html(what)}</summary>",
                     "", f"{fence}{lang}", body, fence, "", "</details>", ""]
-    text = "\n".join(head + table + ["", *moved, _summary_line(rv), ""] + details)
+    notes = [line for n in _footnotes(rv) for line in (_cell(n), "")]
+    text = "\n".join(head + table + ["", *moved, _summary_line(rv), "",
+                                     f"**{_total_line(rv)}**", "", *notes] + details)
     if len(text) <= limit:
         return text
-    out = head + [_summary_line(rv), "", f"_This report is {len(text):,} characters, more than a "
-                  f"GitHub comment takes ({limit:,}): a summary without per-spec details. "
+    out = head + [_summary_line(rv), "", f"**{_total_line(rv)}**", "",
+                  *notes,
+                  f"_This report is {len(text):,} characters, more than a GitHub comment takes "
+                  f"({limit:,}): a summary without per-spec details. "
                   "`python -m compiler diff` prints them all (see the job log)._", ""]
     tail = ([f"{len(rv.moved)} spec(s) moved to another file with the same request."]
             if rv.moved else [])
@@ -304,6 +359,7 @@ def render_json(rv: Review) -> str:
                 for c in display_changes(e)],
             "errors": [d.to_json() for d in redacted_errors(e.new, e.secrets)] if e.failed else [],
             "searchSpace": [redact_text(line, e.secrets) for line in e.search],
+            "cost": None if e.failed else _cost_json(e),
             "baseErrors": ([d.to_json() for d in redacted_errors(e.old, e.secrets)]
                            if e.base_failed else []),
         }
@@ -312,7 +368,34 @@ def render_json(rv: Review) -> str:
                for a in ("create", "replace", "update", "delete", "error")}
     report = {"base": rv.base, "head": rv.head, "specs": rv.specs, "compared": rv.compared,
               "changed": len(rv.changed), "ok": not rv.failed, "exitCode": rv.exit_code,
-              "summary": summary, "entries": specs,
+              "summary": summary, "entries": specs, "cost": _total_json(rv),
               "moved": [{"oldFile": e.old_file, "newFile": e.new_file} for e in rv.moved]}
     return json_printable(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
+
+
+def _money(value: Decimal | None) -> str | None:
+    """A dollar amount in JSON: a string of the exact decimal (no float rounding), or null."""
+    return None if value is None else str(value.quantize(Decimal("0.01")))
+
+
+def _side_json(e: cost.Estimate | None) -> dict | None:
+    if e is None:
+        return None
+    return {"hourlyUsd": _money(e.rate_at_once), "atMostUsd": _money(e.at_most),
+            "timeoutSeconds": int(e.timeout), "timeoutWritten": e.timeout_written,
+            "tier": e.tier, "region": e.region,
+            "priceUnknown": [cost.item_name(m) for m in e.missing],
+            "secondaryPrices": [{"item": cost.item_name(p.item), "source": p.source,
+                                 "asOf": p.as_of} for p in e.secondary]}
+
+
+def _cost_json(e: Entry) -> dict:
+    before, after = _estimates(e)
+    return {"before": _side_json(before), "after": _side_json(after),
+            "changeUsd": _money(cost.difference(before, after)), "rerunUsd": _money(_rerun(e))}
+
+
+def _total_json(rv: Review) -> dict:
+    total, reruns, unknown = _total(rv)
+    return {"changeUsd": _money(total), "rerunUsd": _money(reruns), "priceUnknown": unknown}

@@ -6,42 +6,19 @@ diagnostics alike: review hides exactly what validate flags."""
 
 from __future__ import annotations
 
-import dataclasses
-import re
-from collections.abc import Iterable
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..secrets.check import ARG_KEYS, args, found
-from ..secrets.scan import scan, secret_kind
+from ..config.plaintext import ARG_KEYS, args, redact_diagnostic, spec_secrets
+from ..secrets.scan import REDACTED, redact_text, scan, secret_kind
+from ..secrets.scan import placeholder as _placeholder
 
-REDACTED = "<redacted>"
-_PLACEHOLDER = re.compile(r"^<secret:[^>]+>$")
-_MIN_LITERAL = 4  # shorter secret literals are not scrubbed from free text (too many false hits)
-
-
-def _placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.match(value))
+__all__ = ["REDACTED", "looks_secret", "redact", "redact_diagnostic", "redact_text",
+           "spec_secrets"]
 
 
 def looks_secret(value: str) -> bool:
     """True for a string holding a credential (a token format, a ``key=value`` pair)."""
     return bool(scan(value))
-
-
-def redact_text(text: str, literals: Iterable[str] = ()) -> str:
-    """`text` with the secret parts replaced by ``<redacted>``: each secret the detector finds
-    in it (compiler/secrets/scan.py) and any of `literals` (values of the spec validate flags)."""
-    for value in sorted(set(literals), key=len, reverse=True):
-        if len(value) >= _MIN_LITERAL and not _placeholder(value):
-            text = text.replace(value, REDACTED)
-    out, at = [], 0
-    for f in scan(text):
-        if f.end <= at:
-            continue
-        out += [text[at:max(at, f.start)], REDACTED]
-        at = f.end
-    return "".join(out) + text[at:]
 
 
 def _redact_args(items: list) -> list:
@@ -77,18 +54,3 @@ def _redact(value: Any, key: str = "") -> Any:
 def redact(body: dict | None) -> dict | None:
     """A copy of a request body with credential-like values replaced by ``<redacted>``."""
     return None if body is None else _redact(body)
-
-
-def spec_secrets(data: Any) -> frozenset[str]:
-    """The secrets validate flags in a parsed spec (an env value, the value after
-    ``--password`` in args, ...), for scrubbing free text."""
-    return frozenset(secret for *_, secrets in found(data) for secret in secrets
-                     if not _placeholder(secret))
-
-
-def redact_diagnostic(d: Diagnostic, literals: Iterable[str] = ()) -> Diagnostic:
-    """A copy of `d` whose message and hint are redacted like field values."""
-    literals = tuple(literals)
-    return dataclasses.replace(
-        d, message=redact_text(d.message, literals),
-        hint=None if d.hint is None else redact_text(d.hint, literals))

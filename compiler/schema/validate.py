@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 import re
@@ -12,6 +13,7 @@ from typing import Any
 import jsonschema
 
 from ..diagnostics import Collector
+from ..secrets.scan import quoted
 from ..source.jsonpath import child
 from ..suggest import did_you_mean
 from .foreign import describe
@@ -80,6 +82,12 @@ def _ecma(pattern: str) -> re.Pattern:
     return re.compile("".join(out), re.ASCII)
 
 
+def project_id(text: str) -> bool:
+    """Whether `text` is a project id by spec.project's rule (for --project, gcp:project)."""
+    rule = schema()["properties"]["spec"]["properties"]["project"]["pattern"]
+    return _ecma(rule).search(text) is not None
+
+
 def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:
     if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
@@ -142,6 +150,21 @@ def _describe(value: Any) -> str:
     return "a mapping"
 
 
+def _toml_type(value: Any) -> str:
+    """What TOML calls the type of a value tomllib returned (toml.io/en/v1.0.0)."""
+    if isinstance(value, datetime.datetime):
+        return "an offset date-time" if value.tzinfo else "a local date-time"
+    if isinstance(value, datetime.date):
+        return "a local date"
+    if isinstance(value, datetime.time):
+        return "a local time"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return "a float" if isinstance(value, float) else _describe(value)
+
+
 def _path(error: jsonschema.ValidationError) -> str:
     path = "$"
     for part in error.absolute_path:
@@ -172,16 +195,19 @@ def iter_problems(data: Any, version: str = CURRENT) -> Iterator[Problem]:
     yield from problems_of(validator(version), data)
 
 
-def problems_of(checker: jsonschema.protocols.Validator, data: Any) -> Iterator[Problem]:
-    """`iter_problems` for any schema's validator (`validator_for`)."""
+def problems_of(checker: jsonschema.protocols.Validator, data: Any,
+                language: str = "YAML") -> Iterator[Problem]:
+    """`iter_problems` for any schema's validator (`validator_for`), of data read from
+    `language` ("YAML" or "TOML": the types and hints of messages are that language's)."""
     for error in checker.iter_errors(data):
-        yield from _explain(error, checker.schema)
+        yield from _explain(error, checker.schema, language)
 
 
-def _explain(error: jsonschema.ValidationError, root: Any = None) -> Iterator[Problem]:
+def _explain(error: jsonschema.ValidationError, root: Any = None,
+             language: str = "YAML") -> Iterator[Problem]:
     kind = "propertyNames" if "propertyNames" in error.schema_path else error.validator
     code = KEYWORD_CODES.get(str(kind), OTHER_KEYWORD)
-    for path, message, hint, at_key in _describe_error(error, root):
+    for path, message, hint, at_key in _describe_error(error, root, language):
         yield path, code, message, hint, at_key
 
 
@@ -220,7 +246,7 @@ def _indentation(key: str, parts: list, here: Any, root: Any) -> str | None:
     return None
 
 
-def _describe_error(error: jsonschema.ValidationError, root: Any = None,
+def _describe_error(error: jsonschema.ValidationError, root: Any = None, language: str = "YAML",
                     ) -> Iterator[tuple[str, str, str | None, bool]]:
     path, kind, inst, sch = _path(error), error.validator, error.instance, error.schema
     if "propertyNames" in error.schema_path:
@@ -232,8 +258,9 @@ def _describe_error(error: jsonschema.ValidationError, root: Any = None,
         allowed = list(sch.get("properties", {}))
         for key in inst:
             if key not in allowed:
-                hint = _indentation(key, list(error.absolute_path), sch, root) or did_you_mean(
-                    key, allowed) or f"allowed keys: {', '.join(allowed)}"
+                moved = (_indentation(key, list(error.absolute_path), sch, root)
+                         if language == "YAML" else None)  # TOML has tables, not indentation
+                hint = moved or did_you_mean(key, allowed) or f"allowed keys: {', '.join(allowed)}"
                 yield child(path, key), f"unknown key {key!r}", hint, True
     elif kind == "required":
         missing = [k for k in error.validator_value if k not in inst]
@@ -245,12 +272,14 @@ def _describe_error(error: jsonschema.ValidationError, root: Any = None,
         want = " or ".join(_TYPE_NAMES.get(t, t) for t in expected)
         hint = None
         if "string" in expected and isinstance(inst, (int, float)) and not isinstance(inst, bool):
-            hint = "quote it, e.g. \"2.10\": unquoted, YAML reads it as a number"
+            hint = f"quote it, e.g. \"2.10\": unquoted, {language} reads it as a number"
         elif "integer" in expected and isinstance(inst, float) and inst.is_integer():
-            hint = f"write {int(inst)}: with a decimal point YAML reads a float"
-        elif ("number" in expected or "integer" in expected) and isinstance(inst, str):
+            hint = f"write {int(inst)}: with a decimal point {language} reads a float"
+        elif ("number" in expected or "integer" in expected) and isinstance(inst, str) \
+                and language == "YAML":  # YAML 1.1's exponents; TOML reads 1e-5 as a float
             hint = exponent_hint(inst)
-        got = repr(inst) if isinstance(inst, float) and "integer" in expected else _describe(inst)
+        got = (repr(inst) if isinstance(inst, float) and "integer" in expected
+               else _toml_type(inst) if language == "TOML" else _describe(inst))
         yield path, f"expected {want}, got {got}", hint, False
     elif kind == "enum":
         choices = error.validator_value
@@ -285,8 +314,8 @@ def exponent_hint(text: str) -> str | None:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    # The detector reads the whole value: a token cut short is no longer one.
+    return quoted(value, limit=60)
 
 
 def validate(data: Any, c: Collector, version: str = CURRENT) -> set[str]:

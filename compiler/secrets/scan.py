@@ -1,11 +1,13 @@
 """Which strings of a spec are credentials, by detect-secrets' detectors (Yelp). One answer
-for two readers: validate warns about each (plaintext-secret, compiler/secrets/check.py) and
+for two readers: validate warns about each (plaintext-secret, compiler/config/plaintext.py) and
 review hides each (review/redact.py), so what a pull-request comment shows as ``<redacted>``
 is exactly what validate flagged.
 
 A string holds a secret where
 - a token format of detect-secrets' regex detectors matches anywhere in it (AWS, GitHub,
-  GitLab, Slack, Stripe, OpenAI, JWT, private keys, a URL's password, ...), or
+  GitLab, Slack, Stripe, OpenAI, JWT, private keys, a URL's password, ...) or of trainspec's
+  plugins for what they lack (detectors.py: Google API keys and OAuth tokens, GitHub
+  fine-grained, Hugging Face, Anthropic, npm, DigitalOcean, Vault), or
 - it is the value of a name that says secret (an env variable, a ``--flag``, a ``key=`` or
   ``key:`` inside a longer text): for detect-secrets' keywords (password, secret, api_key,
   private_key, ...) any value, for the words its keyword list leaves out as too noisy
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +49,20 @@ _NOT_A_VALUE = re.compile(r"^(?:/|\./|~/|[a-z][a-z0-9+.-]*://(?![^/\s@]*@))", re
 _PAIR = re.compile(r"(?<![\w.-])(?=(-{0,2}[A-Za-z][\w.-]*)(=|:[ \t]*|[ \t]+(?=[^\s-]))"
                    r"(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?"
                    r"([^\s\"'&;,)\]}=:]+=*))", re.IGNORECASE)
+_JWT_REST = re.compile(r"[A-Za-z0-9_.+/=-]*")
+# Words that say "no value" (a flag's off switch, a placeholder): never a credential.
+_NO_VALUE = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null", "nil",
+                       "undefined", "empty", "disabled", "enabled", "n/a", "na", "-"})
+# Where a secret is kept, not the secret: AWS Secrets Manager / SSM ARNs, Google Secret
+# Manager resource names (projects/P/secrets/S[/versions/V]) and sm:// URIs, HashiCorp Vault
+# references (vault:…, a KV path secret/… or kv/…).
+_REFERENCE = re.compile(r"^(?:arn:aws[\w-]*:(?:secretsmanager|ssm|kms):"
+                        r"|projects/[^/\s]+/secrets/|(?:gcp)?sm://|vault:"
+                        r"|(?:secrets?|kv)(?:-v2)?/[\w./#-]+$)", re.IGNORECASE)
+# A hex digest (MD5, SHA-1, SHA-224, SHA-256, SHA-384, SHA-512) is random but no credential:
+# under a name that is only an entropy word (CACHE_KEY, --hash-key) it is not flagged.
+_DIGEST = re.compile(r"^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{56}|[0-9a-f]{64}|[0-9a-f]{96}"
+                     r"|[0-9a-f]{128})$", re.IGNORECASE)
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----|$")
 
 
@@ -61,13 +78,16 @@ class Finding:
 
 @functools.cache
 def _detectors() -> tuple[Any, ...]:
-    """detect-secrets' regex (token format) detectors, but the public IP address one."""
+    """detect-secrets' regex (token format) detectors, but the public IP address one, and
+    trainspec's plugins for the formats it lacks (detectors.py)."""
     # Imported on first use: detect-secrets imports requests (for verification, never called).
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins.base import RegexBasedDetector
     from detect_secrets.plugins.ip_public import IPPublicDetector
 
-    return tuple(cls() for cls in get_mapping_from_secret_type_to_class().values()
+    from .detectors import PLUGINS
+
+    return tuple(cls() for cls in (*get_mapping_from_secret_type_to_class().values(), *PLUGINS)
                  if issubclass(cls, RegexBasedDetector) and cls is not IPPublicDetector)
 
 
@@ -105,8 +125,9 @@ def name_rule(name: str) -> str | None:
 
 def _random(value: str) -> bool:
     """detect-secrets' Hex or Base64 entropy detector would report the whole `value`."""
+    value = value.replace(".", "")  # dotted tokens (hvs.…, ya29.…): `.` is in neither charset
     for detector in _entropy():
-        if set(value) <= set(detector.charset) \
+        if value and set(value) <= set(detector.charset) \
                 and detector.calculate_shannon_entropy(value) > detector.entropy_limit:
             return True
     return False
@@ -118,7 +139,8 @@ def _filtered(value: str) -> bool:
 
     return (h.is_templated_secret(value) or h.is_prefixed_with_dollar_sign(value)
             or h.is_sequential_string(value) or h.is_potential_uuid(value)
-            or h.is_not_alphanumeric_string(value) or bool(_NOT_A_VALUE.match(value)))
+            or h.is_not_alphanumeric_string(value) or bool(_NOT_A_VALUE.match(value))
+            or value.lower() in _NO_VALUE or bool(_REFERENCE.match(value)))
 
 
 def named_secret(value: str, name: str) -> str | None:
@@ -131,7 +153,7 @@ def named_secret(value: str, name: str) -> str | None:
         return None
     if rule == "keyword":
         return "Secret Keyword"
-    return "High Entropy String" if _random(value) else None
+    return "High Entropy String" if _random(value) and not _DIGEST.match(value) else None
 
 
 def _span(m: re.Match) -> tuple[int, int]:
@@ -152,10 +174,27 @@ def _pairs(text: str):
             yield name.lstrip("-"), m.start(3), m.end(3)
 
 
-def scan(text: str) -> list[Finding]:
-    """Every secret in `text`, by token format and by ``name=value`` pairs, in order."""
-    found = []
-    for detector in _detectors():
+@functools.cache
+def _any_token() -> re.Pattern:
+    """Every detector's patterns as one: a text none of them matches (most messages, most
+    values) is passed over in one search instead of one per detector."""
+    flags = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
+    return re.compile("|".join(
+        "(?" + "".join(c for f, c in flags if r.flags & f) + ":" + r.pattern + ")"
+        for d in _detectors() for r in d.denylist))
+
+
+def any_token(text: str) -> bool:
+    """Whether a token format may be in `text` (scan says where, and checks each)."""
+    return _any_token().search(text) is not None
+
+
+@functools.lru_cache(maxsize=256)  # a value is read by validate, then by each message quoting it
+def scan(text: str, pairs: bool = True) -> tuple[Finding, ...]:
+    """Every secret in `text`, by token format and (unless `pairs` is False) by
+    ``name=value`` pairs, in order."""
+    found: list[Finding] = []
+    for detector in _detectors() if any_token(text) else ():
         secrets = set(detector.analyze_string(text))  # the detector's own checks (a JWT's)
         if not secrets:
             continue
@@ -167,17 +206,82 @@ def scan(text: str) -> list[Finding]:
                         start = text.rfind("-----", 0, start) if text[:start].endswith("-") \
                             else start
                         end = _KEY_END.search(text, end).end()
+                    elif detector.secret_type == "JSON Web Token":  # its regex stops lazily
+                        end = _JWT_REST.match(text, end).end()
                     found.append(Finding(detector.secret_type, start, end))
-    for name, start, end in _pairs(text):
+    for name, start, end in _pairs(text) if pairs else ():
         kind = named_secret(text[start:end], name)
         if kind:
             found.append(Finding(kind, start, end))
-    return sorted(found, key=lambda f: (f.start, -f.end))
+    return tuple(sorted(found, key=lambda f: (f.start, -f.end)))
+
+
+REDACTED = "<redacted>"
+_PLACEHOLDER = re.compile(r"^<secret:[^>]+>$")
+_MIN_LITERAL = 4  # shorter secret literals are not scrubbed from free text (too many false hits)
+_MIN_PREFIX = 8  # a literal cut short (``abcdefgh...``) is scrubbed from this many characters on
+_ELLIPSIS = ("...", "\u2026")
+
+
+def placeholder(value: str) -> bool:
+    """A ``<secret:KEY>`` marker, what a ``{secret: KEY}`` env value compiles to."""
+    return bool(_PLACEHOLDER.match(value))
+
+
+def _scrub(text: str, literal: str) -> str:
+    """`text` with `literal` replaced, and any cut-short start of it that ends in an
+    ellipsis (a message that truncates a long value)."""
+    out, at = [], 0
+    while (start := text.find(literal[:_MIN_PREFIX], at)) >= 0:
+        end = start
+        while end - start < len(literal) and end < len(text) \
+                and text[end] == literal[end - start]:
+            end += 1
+        if end - start == len(literal) or text.startswith(_ELLIPSIS, end):
+            out += [text[at:start], REDACTED]
+        else:
+            out.append(text[at:end])
+        at = end
+    return "".join(out) + text[at:]
+
+
+def redact_text(text: str, literals: Iterable[str] = (), *, pairs: bool = True) -> str:
+    """`text` with the secret parts replaced by ``<redacted>``: each secret the detector finds
+    in it (token formats, and ``name=value`` pairs unless `pairs` is False: trainspec's own
+    messages say ``--secret KEY``) and any of `literals` (values of the spec validate flags,
+    also where a message cut them short)."""
+    for value in sorted(set(literals), key=len, reverse=True):
+        if len(value) >= _MIN_LITERAL and not placeholder(value):
+            text = _scrub(text, value) if len(value) > _MIN_PREFIX else \
+                text.replace(value, REDACTED)
+    out, at = [], 0
+    for f in scan(text, pairs):
+        if f.end <= at:
+            continue
+        out += [text[at:max(at, f.start)], REDACTED]
+        at = f.end
+    return "".join(out) + text[at:]
+
+
+def scrubbed(value: str, name: str = "") -> str:
+    """`value` (of `name`, a key or flag; "" for none) as a message may quote it: each secret
+    in it ``<redacted>``, the detector reading the whole value before any cut."""
+    if not secret_kind(value, name):
+        return value
+    return redact_text(value, [value] if named_secret(value, name) else [])
+
+
+def quoted(value: Any, name: str = "", limit: int = 0) -> str:
+    """`repr(value)`, `scrubbed`, cut to `limit` characters (0: none) as ``'abc...``."""
+    text = repr(scrubbed(value, name) if isinstance(value, str) else value)
+    return text if not limit or len(text) <= limit else text[:limit - 3] + "..."
 
 
 def secret_kind(value: str, name: str = "") -> str | None:
     """The kind of the first secret in `value`, given to `name` (an env variable, a flag;
     "" for none), or None: what validate reports and review hides."""
+    if _REFERENCE.match(value.strip()):  # where the secret is kept: its `secret:` no pair
+        return None
     if name:
         kind = named_secret(value, name.lstrip("-"))
         if kind:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ..diagnostics import Collector, Diagnostic, Position
+from ..secrets.scan import scrubbed
 from .jsonpath import child
 from .limits import MAX_DEPTH, MAX_EXPANDED, MAX_NODES, Budget
 from .numbers import EXPONENT_NUMBER, MAX_DIGITS, YAML12_FLOAT, reading
@@ -160,7 +161,8 @@ class Builder:
         return _TAGGED.match(self.text, node.start_mark.index) is not None
 
     def unreadable(self, node: yaml.ScalarNode, path: str, why: str, hint: str) -> object:
-        text = node.value if len(node.value) <= 40 else node.value[:40] + "…"
+        text = scrubbed(node.value)  # whole, before the cut
+        text = text if len(text) <= 40 else text[:40] + "…"
         self.fail(node, path, "yaml-value", f"cannot read {text!r} as {_TYPES[node.tag][0]}: "
                   f"{why}", hint)
         return _UNREADABLE
@@ -200,6 +202,15 @@ class Builder:
                               f"{MAX_NODES} values", "aliases expanding into huge trees are "
                               "refused")
                     raise Budget
+            if key_node.tag == _T + "merge" and not (
+                    isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<"):
+                # `!!merge innocent: {...}` would merge a mapping under a key that reads as
+                # an ordinary one: only `<<` is a merge key (YAML 1.1 merge type).
+                shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else "[...]"
+                self.fail(key_node, path, "yaml-value", f"cannot read {shown[:40]!r} as a merge "
+                          "key: it is tagged !!merge", "a merge key is written <<; drop the tag "
+                          "for a key")
+                continue
             if key_node.tag == _T + "merge":
                 if "<<" in first:
                     self.fail(key_node, path, "yaml-duplicate-key", "duplicate key '<<' (first at line "

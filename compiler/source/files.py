@@ -33,7 +33,7 @@ def read_bytes(path: str) -> tuple[bytes | None, Diagnostic | None]:
     name = shown(path)
 
     def refuse(code: str, message: str) -> tuple[None, Diagnostic]:
-        return None, Diagnostic("$", message, file=name, position=Position(1, 1), code=code)
+        return None, Diagnostic("$", message, file=path, position=Position(1, 1), code=code)
 
     if name != path:
         return refuse("file-name", "the file name holds a control character (a line break?): "

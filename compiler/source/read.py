@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic, Position
 from . import inline
 from .compose import Builder
 from .document import Document
-from .files import MAX_BYTES, STDIN_NAME, read_bytes, shown
+from .files import MAX_BYTES, STDIN_NAME, read_bytes
 from .limits import Budget, Loader, affordable
 
 
@@ -27,7 +27,7 @@ def parse(text: bytes | str, file: str = "<input>", *,
 
     `exponents`: read unquoted 1e-05 as the number JSON and YAML 1.2 mean, not as YAML 1.1's
     string (for configs written by other tools; a spec writes 1.0e-05)."""
-    doc = Document(shown(file), None)
+    doc = Document(file, None)  # reports escape it, each its own way
     c = doc.collector()
     if len(text) > MAX_BYTES:
         nl = b"\n" if isinstance(text, bytes) else "\n"

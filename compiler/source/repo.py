@@ -45,6 +45,7 @@ class Entry:
     kind: str  # FILE, DIR, LINK or OTHER (a pipe, a device, a git submodule)
     size: int = 0
     executable: bool = False
+    links: int = 1  # a file's names (st_nlink): more than one is a hard link
 
     @property
     def name(self) -> str:
@@ -63,6 +64,10 @@ class Repo:
         raise NotImplementedError
 
     def read(self, path: str) -> bytes:
+        return self.read_file(path)[0]
+
+    def read_file(self, path: str) -> tuple[bytes, int]:
+        """A file's bytes and how many names it has (hard links), both from one open file."""
         raise NotImplementedError
 
     def link_target(self, path: str) -> str:
@@ -197,7 +202,7 @@ class FsRepo(Repo):
             raise TreeError(f"{self.shown(folder)}: cannot list: {e.strerror or e}") from e
         return sorted(found, key=lambda e: e.path)
 
-    def read(self, path: str) -> bytes:
+    def read_file(self, path: str) -> tuple[bytes, int]:
         try:
             # Non-blocking and checked again on the descriptor: a file swapped for a pipe
             # between listing and reading is refused, never waited on; a link, never followed.
@@ -205,9 +210,10 @@ class FsRepo(Repo):
                                                          | getattr(os, "O_NONBLOCK", 0)
                                                          | getattr(os, "O_NOCTTY", 0), dir_fd=at))
             with os.fdopen(fd, "rb") as f:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode):
                     raise TreeError(f"{self.shown(path)}: no longer a regular file")
-                return f.read()
+                return f.read(), info.st_nlink
         except OSError as e:
             raise TreeError(f"{self.shown(path)}: cannot read: {e.strerror or e}") from e
 
@@ -225,7 +231,7 @@ def _fs_entry(path: str, info: os.stat_result) -> Entry:
     if stat.S_ISDIR(mode):
         return Entry(path, DIR)
     if stat.S_ISREG(mode):
-        return Entry(path, FILE, info.st_size, bool(mode & 0o100))
+        return Entry(path, FILE, info.st_size, bool(mode & 0o100), info.st_nlink)
     return Entry(path, OTHER)
 
 
@@ -282,10 +288,11 @@ class GitRepo(Repo):
     def _full(self, path: str) -> str:
         return posixpath.join(self.base, path) if self.base else path
 
-    def read(self, path: str) -> bytes:
+    def read_file(self, path: str) -> tuple[bytes, int]:
+        # A blob has one name: git stores no hard links.
         if path in self._blobs:
-            return self._blobs[path]
-        return self._git("cat-file", "blob", f"{self.ref}:{self._full(path)}")
+            return self._blobs[path], 1
+        return self._git("cat-file", "blob", f"{self.ref}:{self._full(path)}"), 1
 
     def prefetch(self, paths: list[str]) -> None:
         # One `git cat-file --batch` for every file of an archive, not a process per file.

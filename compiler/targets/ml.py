@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import fields
 from ..model import Container, Job, Pool, PythonPackage
-from ..roles import CHIEF, ROLES
+from ..roles import CHIEF, ON_ML
 from ..tuning.model import (
     ALGORITHMS,
     GOALS,
@@ -58,7 +58,7 @@ def lower(job: Job) -> tuple[dict, dict[str, str]]:
             "imageUri": chief_task.image, "containerCommand": list(chief_task.command),
             "containerArgs": list(chief_task.args) if pooled_args else []})
         origins[f"trainingInput.{CHIEF.ml_config}"] = "$.spec.container"
-    for role in ROLES:
+    for role in ON_ML:
         pool = job.pools.get(role.name)
         if pool is None:
             continue

@@ -16,7 +16,7 @@ from ..catalog import accelerators, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import to_google
 from ..model import Job, Pool, PythonPackage
-from ..roles import CHIEF
+from ..roles import BY_NAME, CHIEF
 from ..schema.validate import did_you_mean
 from ..tuning import rules as tuning_rules
 from .ml_resolve import legacy_names
@@ -131,6 +131,11 @@ def _check_task(job: Job, c: Collector) -> None:
 
 def _check_pool(job: Job, pool: Pool, c: Collector) -> None:
     p = f"$.spec.pools.{pool.role}"
+    if BY_NAME[pool.role].ml_type is None:
+        c.error(p, f"cannot be expressed on ai-platform (vertex only): the "
+                f"{BY_NAME[pool.role].label} is a Vertex pool", "use platform: vertex; the ml v1 API "
+                "has parameterServer* fields only", key=True, code=fields.REFUSAL_CODE[fields.ML])
+        return
     for row, message in fields.refusals(fields.ML, lambda r: getattr(pool, r.attr),
                                         fields.POOL_ROWS):
         c.error(f"{p}.{row.spec}", message, code=fields.REFUSAL_CODE[fields.ML])

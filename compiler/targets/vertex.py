@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import fields
 from ..model import Container, Job, Pool, PythonPackage
-from ..roles import ROLES
+from ..roles import BY_NAME, ROLES
 from ..tuning.model import (
     ALGORITHMS,
     CONVEX_INT64,
@@ -156,6 +156,7 @@ def _pool(pool: Pool, at: str, origins: dict[str, str]) -> dict:
                     f"{at}.machineSpec.acceleratorType": f"{p}.accelerator.type",
                     f"{at}.machineSpec.acceleratorCount": f"{p}.accelerator.count",
                     f"{at}.replicaCount": f"{p}.replicas", f"{at}.diskSpec": f"{p}.disk",
-                    f"{at}.containerSpec": f"{p}.container" if pool.overrides else "$.spec.container",
+                    f"{at}.containerSpec": f"{p}.container" if pool.overrides else
+                    p if BY_NAME[pool.role].image else "$.spec.container",
                     f"{at}.pythonPackageSpec": f"{p}.python" if pool.overrides else "$.spec.python"})
     return out

@@ -16,7 +16,8 @@ from .. import fields
 from ..catalog import accelerators, documented, images, machines, regions
 from ..diagnostics import Collector
 from ..durations import human
-from ..model import Job, Pool, PythonPackage
+from ..model import Container, Job, Pool, PythonPackage
+from ..roles import PARAMETER_SERVER, REDUCTION_SERVER, is_reduction_server_image
 from ..rules import Problem
 from ..schema.validate import did_you_mean
 from ..tuning import rules as tuning_rules
@@ -59,6 +60,27 @@ def check_pools(job: Job, c: Collector, today: datetime.date) -> None:
     for pool in job.pools.values():
         _check_pool(job, pool, c, today)
         _check_documented(job, pool, c)
+        _check_reduction_server(pool, c)
+
+
+def _check_reduction_server(pool: Pool, c: Collector) -> None:
+    """Pool 2 running the reduction-server image but written as a parameterServer; GPUs on the
+    reduction server. No current page lists its machine types, and its "no GPUs" (facts §A.4)
+    reads as guidance, not a refusal the API states: warnings only."""
+    image = pool.task.image if isinstance(pool.task, Container) else None
+    if pool.role == PARAMETER_SERVER.name and is_reduction_server_image(image):
+        c.warning(f"{pool.path}.container.image" if "image" in pool.overrides else pool.path,
+                  "this parameterServer pool runs the reduction-server image: it is a reduction "
+                  "server", f"name the pool '{REDUCTION_SERVER.name}': the same Vertex pool "
+                  f"{REDUCTION_SERVER.pool}, and local-run and explain treat it as one",
+                  code="reduction-server-pool")
+    if pool.role == REDUCTION_SERVER.name and pool.accelerator_type:
+        implied = machines.implied_accelerator(pool.machine_type) if pool.machine_type else None
+        by_machine = implied is not None and implied[0] == pool.accelerator_type
+        c.warning(f"{pool.path}.machineType" if by_machine else f"{pool.path}.accelerator",
+                  f"{pool.accelerator_type} on the reduction server, whose reducers use no GPUs",
+                  "Google's examples use a CPU machine such as n1-highcpu-16",
+                  code="reduction-server-accelerator")
 
 
 def check_scheduling(job: Job, c: Collector, today: datetime.date) -> None:

@@ -12,10 +12,10 @@ from .. import fields, roles
 from . import rows
 from .assertions import to_yaml
 from .draws import _st
-from .strategies import OTHER_ROLES, valid_specs
+from .strategies import OTHER_ROLES, POOL_TWO, valid_specs
 
 # Pool names a spec may write by mistake: what AI Platform calls its replicas (master, ps).
-UNKNOWN_POOLS = tuple(sorted({r.ml_task for r in roles.ROLES} - set(roles.NAMES)))
+UNKNOWN_POOLS = tuple(sorted({r.ml_task for r in roles.ON_ML} - set(roles.NAMES)))
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,12 @@ def _candidates(spec: dict) -> list[tuple[str, Any]]:
         out.append(("wrong type", put(["spec", "pools", chief], "n1-standard-4")))
         out += [("unknown pool", put(["spec", "pools", name], {"machineType": "n1-standard-4"}))
                 for name in UNKNOWN_POOLS]
+        # Vertex pool 2 is the parameterServer or the reductionServer, never both; the
+        # reductionServer is no ml v1 pool.
+        cpu = {"replicas": 2, "machineType": "n1-highcpu-16"}
+        out.append(("pool two roles", put(["spec", "pools"], {**pools, **dict.fromkeys(
+            POOL_TWO, cpu)})) if vertex else ("vertex-only pool", put(
+                ["spec", "pools", roles.REDUCTION_SERVER.name], cpu)))
         if len(pools) == 1:
             out.append(("removed chief", put(["spec", "pools"], {
                 OTHER_ROLES[0]: {"replicas": 2, **pools[chief]}})))

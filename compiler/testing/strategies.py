@@ -16,6 +16,14 @@ from .tuning import _hyperparameters, _tuning
 NEEDS = {"vertex.tensorboard": fields.SERVICE_ACCOUNT.spec,
          "vertex.reservedIpRanges": fields.NETWORK.spec}
 OTHER_ROLES = tuple(r.name for r in roles.ROLES if r is not roles.CHIEF)
+ML_OTHER_ROLES = tuple(r.name for r in roles.ON_ML if r is not roles.CHIEF)
+# Vertex pool 2's roles: a spec has one of them (pool-two-roles).
+POOL_TWO = tuple(r.name for r in roles.ROLES if r.pool == roles.REDUCTION_SERVER.pool)
+
+
+def _gpu(shape) -> bool:
+    """The shape has GPUs: written, or fixed by its machine (a2-highgpu-1g)."""
+    return bool(shape.accel or shape.machine and machines.implied_accelerator(shape.machine))
 
 
 def _job_fields(draw, spec: dict, platform: str, job: dict[str, str],
@@ -72,13 +80,23 @@ def _vertex_spec(draw) -> dict:
         spec["env"] = _env(draw)
     pools: dict[str, Any] = {roles.CHIEF.name: chief_shape.pool()}
     if not chief_shape.tpu:
+        pool_two = draw(st.sampled_from(POOL_TWO))
         for role in OTHER_ROLES:
-            if draw(st.integers(0, 2)) == 0:
+            if draw(st.integers(0, 2)) == 0 or role in POOL_TWO and role != pool_two:
                 continue
-            shape = chief_shape if strategy == "FLEX_START" else draw(
-                st.sampled_from([s for s in shapes if not s.tpu]))
+            own_image = roles.BY_NAME[role].image
+            # Google's image (the reduction server) runs on CPUs: a GPU there is a warning.
+            choices = [s for s in shapes if not s.tpu and not (own_image and _gpu(s))]
+            if strategy == "FLEX_START":
+                choices = [] if own_image and _gpu(chief_shape) else [chief_shape]
+            if not choices:
+                continue
+            shape = draw(st.sampled_from(choices))
             pool = {"replicas": draw(st.integers(1, 16)), **shape.pool()}
-            if not python and draw(st.integers(0, 3)) == 0:
+            if own_image and draw(st.integers(0, 3)) == 0:
+                pool["container"] = {"image": own_image.replace("us-", draw(
+                    st.sampled_from(["us-", "europe-", "asia-"])), 1)}
+            elif not own_image and not python and draw(st.integers(0, 3)) == 0:
                 pool["container"] = _container(draw, False)
             if draw(st.integers(0, 3)) == 0:
                 pool["env"] = _env(draw)
@@ -133,7 +151,7 @@ def _ml_spec(draw) -> dict:
         chief = draw(st.sampled_from(shapes))
         pools: dict[str, Any] = {roles.CHIEF.name: chief.pool()}
         if not chief.tpu:
-            for role in OTHER_ROLES:
+            for role in ML_OTHER_ROLES:
                 if draw(st.integers(0, 2)) == 0:
                     continue
                 shape = draw(st.sampled_from([s for s in shapes if not s.tpu]))

@@ -175,8 +175,24 @@ def _ml_parameter(p: dict, at: str, c: Collector) -> Parameter:
         values = tuple(v for v in raw if _n(v) is not None) if isinstance(raw, list) else ()
         if not values:
             c.error(at, "a DISCRETE parameter needs discreteValues", code="tuning-search-space")
+    for key in ("minValue", "maxValue", "discreteValues"):
+        for i, v in enumerate(p[key] if isinstance(p.get(key), list) else [p.get(key)]):
+            _double(v, f"{at}.{key}" + (f"[{i}]" if key == "discreteValues" else ""), c)
     scale = _ML_SCALE.get(_key(p.get("scaleType"), _ML_SCALE))
     return Parameter(name, kind, at, low, high, values, scale)
+
+
+def _double(value: Any, path: str, c: Collector) -> None:
+    """An integer the ml API takes as a double ([DD-ML] ParameterSpec minValue, maxValue,
+    discreteValues: format double) is refused if the double is another number (beyond 2**53);
+    beyond int64 is refused where it is written (compiler/source/numbers.py)."""
+    if not isinstance(value, int) or isinstance(value, bool) or number_problem(value, None):
+        return
+    if not INT64[0] <= value <= INT64[1] or int(float(value)) == value:
+        return
+    c.error(path, f"{value} cannot be sent exactly: the API takes it as a double, which reads "
+            f"it as {int(float(value))}", f"a double holds every integer up to 2**53 "
+            f"({2**53})", code="inexact-number")
 
 
 def check(t: Tuning, c: Collector) -> None:

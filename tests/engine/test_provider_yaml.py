@@ -171,20 +171,44 @@ def test_a_spec_warning_is_a_pulumi_warning_on_its_resource(yaml_project, emulat
         assert lines[at + 1].endswith("[plaintext-secret]")
 
 
-def test_python_source_is_refused_by_the_component_until_it_uploads(yaml_project, emulator):
+def test_a_python_source_spec_uploads_its_archive_once_and_the_job_names_it(yaml_project,
+                                                                          emulator):
+    """The job resource uploads its code itself (no pulumi-gcp): preview builds and sends
+    nothing, up uploads once before it submits, a second up uploads nothing, and destroy
+    leaves the object (a job may still use it)."""
     from test_pulumi_program import SOURCE_SPEC, TRAINER_PYPROJECT
 
+    emulator.api.add_bucket("acme-staging")
     p = yaml_project()
+    p.env["TRAINSPEC_CACHE_DIR"] = str(p.root / ".cache")
     p.write("trainer/pyproject.toml", TRAINER_PYPROJECT)
     p.write("trainer/trainer/__init__.py", "")
     p.write("trainer/trainer/task.py", "print('training')\n")
     p.write("specs/job-a.yaml", SOURCE_SPEC.format(name="job-a"))
     p.run("config", "set", "trainspec:stagingBucket", "gs://acme-staging")
-    proc = p.run("preview", check=False)
-    text = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    assert "specs/job-a.yaml:" in text and "[provider-python-source]" in text, text
+
+    p.run("preview")
     assert emulator.calls == []
+    (archive,) = (p.root / ".cache").iterdir()  # built by Check
+    uri = f"gs://acme-staging/trainspec/packages/{archive.name}"
+
+    p.up()
+    (upload,) = emulator.requests("POST", "/upload/storage/v1/b/acme-staging/o?")
+    assert "uploadType=media" in upload and "ifGenerationMatch=0" in upload
+    assert emulator.calls.index(upload) < emulator.calls.index(
+        emulator.requests("POST", "/customJobs HTTP")[0])
+    (job,) = emulator.vertex_jobs().values()
+    packages = job["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
+    assert packages == [uri, "gs://acme-libs/extra-1.0.tar.gz"]
+    assert f"acme-staging/{uri.split('/', 3)[3]}" in emulator.api.state["objects"]
+
+    before = len(emulator.calls)
+    again = p.up()
+    assert "unchanged" in again.stdout and emulator.calls[before:] == []
+
+    p.run("destroy", "--yes")
+    assert emulator.requests("POST", "/upload/") == [upload]  # uploaded once in all
+    assert f"acme-staging/{uri.split('/', 3)[3]}" in emulator.api.state["objects"]
 
 
 def test_pulumi_import_then_the_spec_trainspec_import_job_writes_previews_as_no_change(

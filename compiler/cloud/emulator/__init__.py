@@ -23,15 +23,19 @@ deterministic objective value), all ``maxTrials`` once it succeeds.
 Cloud Logging's ``POST /v2/entries:list`` serves the jobs' log lines (see
 `compiler.cloud.emulator.logs`), so `status`, `logs` and `wait` run against the same port.
 
+Cloud Storage's objects.get and simple upload (``/storage/v1/b/B/o/O``,
+``/upload/storage/v1/b/B/o``) serve the provider's python.source upload, for the buckets given
+with ``--bucket`` (see `compiler.cloud.emulator.storage`).
+
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
 ``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``. ``--state FILE`` persists jobs (a snapshot plus
 an append-only journal, see journal.py). Bodies over `MAX_BODY_BYTES` (common.py) get 413
 unread; a connection silent for `REQUEST_TIMEOUT` seconds is closed.
 
 The package, by concern: core.py (the `Emulator`: routes, job progress, cancel, faults, Cloud
-Logging), vertex.py and ml.py (each API's methods), rules.py (what each API refuses),
-listing.py (filters, pages), journal.py (``--state``), common.py (shared names, the refusal,
-body parsing) and server.py (HTTP, the command).
+Logging), vertex.py and ml.py (each API's methods), storage.py (Cloud Storage), rules.py (what
+each API refuses), listing.py (filters, pages), journal.py (``--state``), common.py (shared
+names, the refusal, body parsing) and server.py (HTTP, the command).
 """
 
 from .core import Emulator

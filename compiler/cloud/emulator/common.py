@@ -26,6 +26,7 @@ ID_BASE = 1_000_000_000_000_000_000  # Vertex job IDs are large decimal numbers
 _BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 SECTIONS = ("vertex", "tuning", "ml", "operations")
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a request body; a CustomJob is a few KiB
+MAX_UPLOAD_BYTES = 256 * 1024 * 1024  # an uploaded object (Cloud Storage takes up to 5 TiB)
 REQUEST_TIMEOUT = 30.0  # seconds a connection may stay silent (slow clients never hold a thread)
 
 

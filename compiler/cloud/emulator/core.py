@@ -8,13 +8,14 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from compiler.cloud.emulator import logs as cloud_logging
 from compiler.cloud.emulator import tuning as emulated_tuning
 
+from .billing import BillingApi
 from .common import (
     HOLD_LABEL,
     HOLD_VALUE,
@@ -29,6 +30,7 @@ from .common import (
 from .journal import Journal
 from .listing import page_of
 from .ml import MlApi
+from .storage import StorageApi
 from .vertex import VertexApi
 
 _V = r"^/v1/projects/(?P<p>[^/:]+)/locations/(?P<r>[^/:]+)"
@@ -47,16 +49,22 @@ ROUTES = [  # (method, pattern, handler name)
     ("PATCH", _M + r"/(?P<id>[^/:]+)$", "ml_patch"),
     ("POST", _M + r"/(?P<id>[^/:]+):cancel$", "ml_cancel"),
     ("POST", r"^/v2/entries:list$", "logging_list"),
+    ("GET", r"^/v1/services$", "billing_services"),
+    ("GET", r"^/v1/services/(?P<s>[^/:]+)/skus$", "billing_skus"),
+    ("GET", r"^/storage/v1/b/(?P<b>[^/]+)/o/(?P<o>.+)$", "object_get"),
+    ("POST", r"^/upload/storage/v1/b/(?P<b>[^/]+)/o$", "object_insert"),
 ]
 
 
-class Emulator(VertexApi, MlApi, Journal):
-    """The state and rules of both APIs; `handle` answers one request."""
+class Emulator(VertexApi, MlApi, BillingApi, StorageApi, Journal):
+    """The state and rules of both APIs (and the Billing Catalog, and the Cloud Storage calls
+    of an upload); `handle` answers one request. `buckets`: the Cloud Storage buckets that
+    exist."""
 
     def __init__(self, state_file: str | None = None, progress_seconds: float = 2.0,
                  fault_rate_429: float = 0.0, fault_rate_503: float = 0.0,
                  seed: int | None = None, clock: Callable[[], float] = time.time,
-                 log: Callable[[str], None] | None = None):
+                 log: Callable[[str], None] | None = None, buckets: Iterable[str] = ()):
         self.state_file = state_file
         self.progress_seconds = progress_seconds
         self.fault_rate_429, self.fault_rate_503 = fault_rate_429, fault_rate_503
@@ -65,18 +73,23 @@ class Emulator(VertexApi, MlApi, Journal):
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self.state: dict[str, Any] = {"next_id": 1, "vertex": {}, "tuning": {}, "ml": {},
-                                     "operations": {}}
+                                     "operations": {}, "buckets": {}, "objects": {}}
         self._journal: Any = None
         self._entries = 0  # lines in the journal since the last snapshot
+        self._content_type: str | None = None  # of the request being answered
         if state_file:
             self._load()
+        for bucket in buckets:
+            self.add_bucket(bucket)
 
-    def handle(self, method: str, target: str, body: bytes = b"") -> tuple[int, dict | str]:
+    def handle(self, method: str, target: str, body: bytes = b"",
+               content_type: str | None = None) -> tuple[int, dict | str]:
         """Answer one request: (HTTP status, JSON body), or (404, HTML page) for no route."""
         url = urlsplit(target)
         path, query = unquote(url.path), parse_qs(url.query)
         try:
             with self._lock:
+                self._content_type = content_type
                 self._maybe_fail()
                 for verb, pattern, name in ROUTES:
                     match = re.match(pattern, path)

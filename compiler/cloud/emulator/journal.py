@@ -11,7 +11,7 @@ import json
 import os
 import tempfile
 
-SECTIONS = ("vertex", "tuning", "ml", "operations")
+SECTIONS = ("vertex", "tuning", "ml", "operations", "buckets", "objects")
 COMPACT_AFTER = 1000  # journal lines beyond the number of records before a new snapshot
 
 

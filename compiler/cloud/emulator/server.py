@@ -10,7 +10,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .common import MAX_BODY_BYTES, REQUEST_TIMEOUT, Refusal
+from .common import MAX_BODY_BYTES, MAX_UPLOAD_BYTES, REQUEST_TIMEOUT, Refusal
 from .core import Emulator
 
 
@@ -27,6 +27,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         limit = self.server.max_body
+        if self.path.startswith("/upload/"):  # an object's bytes, not a job's JSON
+            limit = max(limit, MAX_UPLOAD_BYTES)
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
@@ -52,7 +54,10 @@ class _Handler(BaseHTTPRequestHandler):
             if len(body) < length:  # the client hung up mid-body
                 self.close_connection = True
                 return
-            status, payload = self.server.emulator.handle(self.command, self.path, body)
+            # An upload's Content-Type is the object's (JSON calls need none).
+            extra = ({"content_type": self.headers.get("Content-Type")}
+                     if self.path.startswith("/upload/") else {})
+            status, payload = self.server.emulator.handle(self.command, self.path, body, **extra)
         if isinstance(payload, str):
             data, kind = payload.encode(), "text/html; charset=UTF-8"
         else:
@@ -118,8 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="trainspec emulator",
         description="Serve a local emulator of the Vertex AI CustomJob and "
-                    "HyperparameterTuningJob and AI Platform Training Job REST APIs, and of Cloud "
-                    "Logging entries:list for their jobs. Point trainspec at it with "
+                    "HyperparameterTuningJob and AI Platform Training Job REST APIs, of Cloud "
+                    "Logging entries:list for their jobs, and of the Cloud Storage calls that "
+                    "upload python.source archives. Point trainspec at it with "
                     "TRAINSPEC_API_ENDPOINT.")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--host", default="127.0.0.1")
@@ -132,10 +138,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="refuse this fraction of requests with 503 UNAVAILABLE")
     parser.add_argument("--seed", type=int, help="seed of the fault-injection RNG")
     parser.add_argument("--quiet", action="store_true", help="do not log requests")
+    parser.add_argument("--bucket", action="append", default=[], metavar="NAME",
+                        help="a Cloud Storage bucket that exists (repeatable): python.source "
+                             "archives are uploaded to it")
     args = parser.parse_args(argv)
     server = make_server(
         args.host, args.port, state_file=args.state, progress_seconds=args.step_seconds,
         fault_rate_429=args.fail_429, fault_rate_503=args.fail_503, seed=args.seed,
+        buckets=[b.removeprefix("gs://").rstrip("/") for b in args.bucket],
         log=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
     print(f"trainspec emulator listening on {server.url}", flush=True)
     try:

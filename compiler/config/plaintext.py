@@ -10,14 +10,15 @@ A warning, or an error where a config on the way sets policy.forbidPlaintextSecr
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..config.model import Policy
-from ..diagnostics import Collector
+from ..diagnostics import Collector, Diagnostic
+from ..secrets.scan import any_token, named_secret, placeholder, redact_text, scan, secret_kind
 from ..source.jsonpath import child
-from .scan import named_secret, scan, secret_kind
+from .model import Policy
 
 CODE = "plaintext-secret"
 ARG_KEYS = ("args", "command", "containerArgs", "containerCommand")
@@ -45,6 +46,8 @@ def found(data: Any, path: str = "$",
     if isinstance(data, dict):
         for k, v in data.items():
             at = child(path, str(k))
+            if isinstance(k, str) and scan(k):  # a key is printed in every path below it
+                yield at, "a key", _ARG_FIX, _parts(k)
             if key == "env" and isinstance(v, (str, int, float)) and not isinstance(v, bool):
                 if secret_kind(str(v), str(k)):
                     yield at, f"env {k}", _env_fix(str(k)), (str(v),)
@@ -96,3 +99,24 @@ def args(items: list) -> Iterator[tuple[int, str, tuple[str, ...]]]:
         elif secret_kind(item):
             yield i, "", _parts(item)
         flag = item if item.startswith("-") and not m else ""
+
+
+def spec_secrets(data: Any) -> frozenset[str]:
+    """The secrets validate flags in a parsed spec (an env value, the value after
+    ``--password`` in args, ...), for scrubbing from messages and free text."""
+    return frozenset(secret for *_, secrets in found(data) for secret in secrets
+                     if not placeholder(secret))
+
+
+def redact_diagnostic(d: Diagnostic, literals: Iterable[str] = (),
+                      pairs: bool = True) -> Diagnostic:
+    """A copy of `d` whose path (a key), message and hint show no secret: none the detector finds in them
+    (token formats; ``name=value`` pairs unless `pairs` is False: a message of trainspec's
+    own says ``--secret KEY``) and none of `literals` (spec_secrets), whole or cut short."""
+    literals = tuple(literals)
+    if not literals and not pairs and not any_token(f"{d.path}\n{d.message}\n{d.hint}"):
+        return d  # most diagnostics: one search, not one per part and detector
+    path, message = (redact_text(t, literals, pairs=pairs) for t in (d.path, d.message))
+    hint = None if d.hint is None else redact_text(d.hint, literals, pairs=pairs)
+    return d if (path, message, hint) == (d.path, d.message, d.hint) else \
+        dataclasses.replace(d, path=path, message=message, hint=hint)
