@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, TextIO
 from . import diagnostics as diag
 from . import diff, emit, explain, localrun, pipeline, prices, ruledoc, scaffold, tree
 from .importers import decompile
+from .importers import job as job_import
 from .jobs import watch
 from .options import Options
 from .report import DIAGNOSTICS, REPORTERS, choices, help_text
@@ -227,8 +228,9 @@ def parser() -> argparse.ArgumentParser:
              help="what applying HEAD's specs does, compared with BASE",
              description=diff.DESCRIPTION, epilog=diff.EXIT_CODES,
              formatter_class=argparse.RawDescriptionHelpFormatter)
-    _command(sub, "import", decompile.add_arguments, decompile.run,
-             help="print a trainspec spec equivalent to a gcloud config, REST body or SDK dict")
+    _command(sub, "import", decompile.add_arguments, job_import.run,
+             help="print a trainspec spec equivalent to a gcloud config, REST body or SDK dict, "
+             "or to a job that exists (--job)")
     watch.add_commands(sub)
     _command(sub, "local-run", localrun.add_arguments, localrun.run, platform=True,
              help="run the trainer of a python.source spec here, as a replica of its job would "

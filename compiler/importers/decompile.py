@@ -39,6 +39,7 @@ KIND_TEXT = {
     "vertex-sdk": "Vertex AI Python SDK arguments",
 }
 GCLOUD_FILE = "gcloud command line"
+EXIT_USAGE = 64  # EX_USAGE, as the CLI's other usage errors
 # What `gcloud ... --config FILE` reads: a CustomJobSpec, or an ml v1 Job (jobId optional).
 GCLOUD_CONFIG_KINDS = {"vertex": ("vertex-gcloud",), "ai-platform": ("ml-gcloud", "ml-rest")}
 
@@ -104,7 +105,8 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
         return Outcome(None, src.kind, src.collector.items)
     data, comments = d.finish()
     inv = getattr(ns, "gcloud", None)
-    header = [f"Imported by `trainspec import` from {os.path.basename(file)}",
+    origin = f"the job {file}" if getattr(ns, "job", None) else os.path.basename(file)
+    header = [f"Imported by `trainspec import` from {origin}",
               f"({KIND_TEXT[src.kind]})."] if inv is None or file != GCLOUD_FILE else \
         [f"Imported by `trainspec import` from a `{inv.text}` command line."]
     if inv is not None and inv.track != "ga":
@@ -180,7 +182,12 @@ def _region(src: sources.Source, ns: argparse.Namespace, d: Draft) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The `import` command's arguments: FILE, trainspec's own flags and gcloud's."""
-    p.add_argument("path", metavar="FILE", help="JSON or YAML config, request body or SDK dict")
+    p.add_argument("path", metavar="FILE", nargs="?",
+                   help="JSON or YAML config, request body or SDK dict")
+    p.add_argument("--job", metavar="RESOURCE_NAME",
+                   help="instead of FILE: read this job from its API (projects/P/locations/R/"
+                   "customJobs/ID, .../hyperparameterTuningJobs/ID or projects/P/jobs/ID; "
+                   "TRAINSPEC_API_ENDPOINT as for `status`)")
     p.add_argument("--platform", choices=("vertex", "ai-platform"),
                    help="spec.platform to write (default: the source's API)")
     p.add_argument("--project", help="spec.project to write")
@@ -267,12 +274,20 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     problems on stderr."""
     if getattr(args, "gcloud_words", None) is not None:
         outcome = import_gcloud(args.gcloud_words, args.own)
+    elif args.path is None:
+        err.write("error: import takes a FILE or --job RESOURCE_NAME\n")
+        return EXIT_USAGE
     else:
         blob, problem = safe_files.read_bytes(args.path)  # a pipe, a device, a huge file: refused
         if problem is not None:
             err.write(problem.format() + "\n")
             return 1
         outcome = decompile(blob, args.path, args)
+    return report(outcome, out, err)
+
+
+def report(outcome: Outcome, out: TextIO, err: TextIO) -> int:
+    """The imported spec on `out`, problems on `err`; the exit code."""
     if outcome.diagnostics:
         err.write(format_text(outcome.diagnostics) + "\n")
     if not outcome.ok:

@@ -28,8 +28,9 @@ from .. import pipeline
 from ..cloud.rest import Client
 from ..cloud.storage import Storage
 from ..diagnostics import Diagnostic
+from ..importers import job as job_import
+from ..importers.job import CUSTOM, ML, TUNING, collection
 from ..jobs.identity import identity, spec_hash
-from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
 from ..options import Options
 from ..packaging import cache_dir
 from ..pulumi_resources import ml, vertex
@@ -133,13 +134,8 @@ CLASSES: dict[str, type[JobProvider]] = {
 
 def for_id(job_id: str) -> str | None:
     """The type token whose jobs have ids like `job_id` (None if none has)."""
-    parts = job_id.split("/")
-    if len(parts) == 6 and parts[0] == "projects" and parts[2] == "locations":
-        return {"customJobs": token("VertexCustomJob"),
-                "hyperparameterTuningJobs": token("VertexHyperparameterTuningJob")}.get(parts[4])
-    if len(parts) == 4 and parts[0] == "projects" and parts[2] == "jobs":
-        return token("AiPlatformJob")
-    return None
+    return {CUSTOM: token("VertexCustomJob"), TUNING: token("VertexHyperparameterTuningJob"),
+            ML: token("AiPlatformJob")}.get(collection(job_id) or "")
 
 
 def resource_type(platform: str, kind: str) -> str:
@@ -224,16 +220,6 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
     return Checked(inputs, [], warnings)
 
 
-# The fields of a job as read that its create request had (the rest is the server's).
-REQUEST_FIELDS = {
-    token("VertexCustomJob"): ("displayName", "jobSpec", "labels", "encryptionSpec"),
-    token("VertexHyperparameterTuningJob"): (
-        "displayName", "studySpec", "maxTrialCount", "parallelTrialCount", "maxFailedTrialCount",
-        "trialJobSpec", "labels", "encryptionSpec"),
-    token("AiPlatformJob"): ("jobId", "trainingInput", "labels"),
-}
-
-
 def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict, dict]:
     """`pulumi import`: (inputs, outputs) of a job read with only its id.
 
@@ -241,17 +227,10 @@ def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict,
     checked like any other, they compile back to that request, so the next preview of a program
     that declares the same spec is a no-op. A job another stack or project owns is refused.
     """
-    from ..importers.decompile import decompile, parse_flags
-
     provider = CLASSES[type_token]()
     provider.config = config
     job = provider._get(provider._client(), job_id)
-    body = {k: job[k] for k in REQUEST_FIELDS[type_token] if k in job}
-    body["labels"] = {k: v for k, v in (body.get("labels") or {}).items()
-                      if k not in (IDENTITY_LABEL, SPEC_HASH_LABEL)}
-    parts = job_id.split("/")
-    flags = ["--project", parts[1]] + (["--region", parts[3]] if parts[2] == "locations" else [])
-    outcome = decompile(json.dumps(body), job_id, parse_flags(flags))
+    outcome = job_import.to_spec(job_id, job)
     if not outcome.ok or outcome.text is None:
         raise JobError(f"{job_id}: trainspec cannot write a spec for this job:\n"
                        + "\n".join(d.format() for d in outcome.diagnostics))

@@ -209,3 +209,33 @@ def test_a_python_source_spec_uploads_its_archive_once_and_the_job_names_it(yaml
     p.run("destroy", "--yes")
     assert emulator.requests("POST", "/upload/") == [upload]  # uploaded once in all
     assert f"acme-staging/{uri.split('/', 3)[3]}" in emulator.api.state["objects"]
+
+
+def test_pulumi_import_then_the_spec_trainspec_import_job_writes_previews_as_no_change(
+        yaml_project, emulator, tmp_path):
+    """Adopting a job end to end with no hand-written spec: the job exists (created directly on
+    the API), `pulumi import` adopts it, `trainspec import --job` writes its spec into specs/,
+    and the program that now declares it changes nothing."""
+    p = yaml_project()
+    p.write("specs/other.yaml", vertex(name="other", labels=HOLD))
+    p.up()
+    source = tmp_path / "elsewhere.yaml"
+    source.write_text(vertex(labels=HOLD, workers=2))
+    body = pipeline.compile_file(str(source), Options(project="acme-test",
+                                                      region="us-central1")).body
+    job = Client(emulator.url).vertex_create("acme-test", "us-central1", body)
+
+    imported = p.run("import", "trainspec:index:VertexCustomJob", "bert", job["name"], "--yes")
+    assert "1 imported" in imported.stdout, imported.stdout
+    written = p.trainspec("import", "--job", job["name"])
+    assert written.returncode == 0, written.stderr
+    p.write(BERT, written.stdout)
+
+    before = len(emulator.calls)
+    preview = p.run("preview", "--diff")
+    for change in ("to create", "to replace", "to update", "to delete"):
+        assert change not in preview.stdout, preview.stdout
+    p.up()
+    assert [c for c in emulator.calls[before:] if '"GET' not in c] == []
+    assert p.outputs()["jobs"]["bert"]["name"] == job["name"]
+    assert emulator.vertex_jobs()[job["name"]]["state"] != "JOB_STATE_CANCELLED"
