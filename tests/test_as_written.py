@@ -336,12 +336,25 @@ def test_a_project_from_the_stack_config_is_validated_like_spec_project() -> Non
 
 @pytest.mark.parametrize("image", ["us-docker.pkg.dev/p/t/resnet:1.4.2\\n\\e",
                                    "us-docker.pkg.dev/p/t/resnet:1.4.2\\u202e",
-                                   "gcr.io/p/t:1 --privileged", "gcr.io/P/t:1", "gcr.io/p/t:"])
+                                   "gcr.io/p/t:1 --privileged"])
 def test_an_image_that_cannot_be_an_image_reference_is_a_located_error(image) -> None:
     found = compile_(spec().replace("{image: gcr.io/p/t:1}", f'{{image: "{image}"}}')).errors
     assert [(d.path, d.code) for d in found] == [("$.spec.container.image", "image-reference")]
     assert found[0].position is not None and found[0].format().endswith(
         "(e.g. us-docker.pkg.dev/PROJECT/REPOSITORY/IMAGE:TAG) [image-reference]")
+
+
+@pytest.mark.parametrize("image", ["gcr.io/P/t:1", "gcr.io/p/t:", "$PUBLISHED_IMAGE_URI",
+                                   "gcr.io/${PROJECT_ID}/t:1"])
+def test_an_image_outside_the_grammar_is_a_warning_and_sent_as_written(image) -> None:
+    """Only what no reference can hold is certain; the grammar is not known to be enforced at
+    submit time, and shell templates (imported configs) write `$IMAGE_URI`."""
+    result = compile_(spec().replace("{image: gcr.io/p/t:1}", f'{{image: "{image}"}}'))
+    assert result.errors == []
+    assert [(d.path, d.code) for d in result.diagnostics if d.code.startswith("image-")] == [
+        ("$.spec.container.image", "image-reference-grammar")]
+    pools = result.body.get("jobSpec", {}).get("workerPoolSpecs", [])
+    assert pools[0]["containerSpec"]["imageUri"] == image
 
 
 @pytest.mark.parametrize("image", [

@@ -45,13 +45,23 @@ _DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}
 IMAGE_REFERENCE = re.compile(rf"(?:{_HOST}/)?{_PATH}(?:/{_PATH})*(?::{_TAG})?(?:@{_DIGEST})?")
 
 
+def unpullable_character(image: str) -> str | None:
+    """A character no registry, client or reference grammar accepts in an image (white space, a
+    control or format character, non-ASCII), if `image` holds one: such a value is never pulled."""
+    return next((ch for ch in image if not ch.isascii() or not ch.isprintable() or ch.isspace()),
+                None)
+
+
 def reference_problem(image: str) -> str | None:
     """Why `image` cannot be a container image reference, if it cannot."""
     if IMAGE_REFERENCE.fullmatch(image):
         return None
-    odd = next((ch for ch in image if not ch.isascii() or not ch.isprintable()), None)
+    odd = unpullable_character(image)
     if odd is not None:
         return f"it holds the character U+{ord(odd):04X}, which no image reference has"
+    if "$" in image:
+        return ("it holds '$': a shell variable left unsubstituted? It is sent as written, not "
+                "the variable's value")
     return ("it is not of the image reference grammar: [HOST[:PORT]/]PATH[:TAG][@DIGEST], the "
             "path lower-case")
 

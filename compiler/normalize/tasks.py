@@ -102,10 +102,15 @@ def task_rules(n: Reader, pool: Pool) -> None:
     if isinstance(task, Container):
         if not task.image:
             c.error(base, "missing required key 'image'", code="missing-image")
-        elif images.reference_problem(task.image):
-            c.error(base + ".image", f"{task.image!r} cannot be pulled: "
-                    f"{images.reference_problem(task.image)}",
-                    "e.g. us-docker.pkg.dev/PROJECT/REPOSITORY/IMAGE:TAG", code="image-reference")
+        elif problem := images.reference_problem(task.image):
+            # Only a character no image reference can hold is certain never to be pulled (it
+            # would also forge output); the rest of the grammar (distribution/reference) is not
+            # known to be enforced at submit time, and templates write `$IMAGE_URI`: a warning.
+            certain = images.unpullable_character(task.image) is not None
+            (c.error if certain else c.warning)(
+                base + ".image", f"{task.image!r} cannot be pulled: {problem}",
+                "e.g. us-docker.pkg.dev/PROJECT/REPOSITORY/IMAGE:TAG",
+                code="image-reference" if certain else "image-reference-grammar")
         size = sum(map(len, task.command + task.args))
     else:
         if not task.packages and task.source is None:
