@@ -282,3 +282,11 @@ def main(argv: list[str] | None = None, out: TextIO | None = None,
         return 130
     except BrokenPipeError:
         return EXIT_FAILED
+    except ModuleNotFoundError as e:  # a dependency missing from this environment: say which
+        if (e.name or "").partition(".")[0] == "compiler":
+            raise
+        err.write(f"error: this environment lacks the package that provides '{e.name}', which "
+                  "trainspec needs: install trainspec with its dependencies (pip install "
+                  "--require-hashes -r requirements.lock, then pip install --no-deps "
+                  "--no-build-isolation -e .), or run it from the venv that has them\n")
+        return EXIT_FAILED

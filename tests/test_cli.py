@@ -320,3 +320,27 @@ def test_a_project_from_the_command_line_is_validated_like_spec_project(tmp_path
            "id" in err and "[project-id]" in err
     code, out, err = run("compile", str(spec), "--project", "acme-ml-prod")
     assert code == 0, err
+
+
+def test_a_missing_dependency_is_one_line_naming_it_not_a_traceback(monkeypatch) -> None:
+    """A Python without trainspec's dependencies (e.g. `python3` outside the venv) hears which."""
+    import builtins
+    import io
+
+    from compiler import cli as cli_module
+    from compiler.secrets import scan
+
+    real_import = builtins.__import__
+
+    def no_detect_secrets(name, *args, **kwargs):
+        if name.startswith("detect_secrets"):
+            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_detect_secrets)
+    for cached in [f for f in vars(scan).values() if hasattr(f, "cache_clear")]:
+        cached.cache_clear()
+    out, err = io.StringIO(), io.StringIO()
+    code = cli_module.main(["validate", "specs/vision/resnet-a100-spot.yaml"], out, err)
+    assert code == 1 and "Traceback" not in err.getvalue()
+    assert "lacks the package that provides 'detect_secrets" in err.getvalue()
