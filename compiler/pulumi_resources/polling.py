@@ -5,22 +5,20 @@ from __future__ import annotations
 import os
 import time
 
+from ..cloud import stopping
 from ..cloud.rest import ApiError
 from .provider import JobError
 
 # After a Vertex create with an unknown outcome, how long to watch for the job to appear before
 # giving up without a second POST (TRAINSPEC_CREATE_SETTLE_SECONDS overrides).
 CREATE_SETTLE_SECONDS = 60.0
-# Cancelling a real job takes seconds to minutes; destroy waits at most this long.
-CANCEL_TIMEOUT_SECONDS = 900.0
 
 
 def ignore_precondition(call) -> None:
     try:
         call()
     except ApiError as exc:
-        # The job reached a terminal state between our GET and the cancel.
-        if exc.status != 400 or exc.status_name != "FAILED_PRECONDITION":
+        if not stopping.ended_first(exc):
             raise
 
 
@@ -46,7 +44,7 @@ def poll(find, seconds: float | None = None):
 
 def wait(get_state, done: frozenset, name: str) -> str:
     """Poll until the state is in `done`, within TRAINSPEC_CANCEL_TIMEOUT seconds."""
-    limit = float(os.environ.get("TRAINSPEC_CANCEL_TIMEOUT") or CANCEL_TIMEOUT_SECONDS)
+    limit = stopping.timeout()
     deadline, delay, state = time.monotonic() + limit, 0.25, ""
     while True:
         state = get_state() or ""
