@@ -16,11 +16,16 @@ CANCEL_TIMEOUT_SECONDS = 900.0
 
 def timeout() -> float:
     """Seconds to wait for a cancelled job to stop: TRAINSPEC_CANCEL_TIMEOUT, else 900."""
-    raw = os.environ.get("TRAINSPEC_CANCEL_TIMEOUT")
+    return env_seconds("TRAINSPEC_CANCEL_TIMEOUT", CANCEL_TIMEOUT_SECONDS)
+
+
+def env_seconds(name: str, default: float) -> float:
+    """A number of seconds from environment variable `name` (`default` if unset or not one)."""
+    raw = os.environ.get(name)
     try:
-        return max(0.0, float(raw)) if raw else CANCEL_TIMEOUT_SECONDS
+        return max(0.0, float(raw)) if raw else default
     except ValueError:
-        return CANCEL_TIMEOUT_SECONDS
+        return default
 
 
 def ended_first(exc: ApiError) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 from ..cloud import stopping
@@ -23,11 +22,7 @@ def ignore_precondition(call) -> None:
 
 
 def settle_seconds() -> float:
-    raw = os.environ.get("TRAINSPEC_CREATE_SETTLE_SECONDS")
-    try:
-        return max(0.0, float(raw)) if raw else CREATE_SETTLE_SECONDS
-    except ValueError:
-        return CREATE_SETTLE_SECONDS
+    return stopping.env_seconds("TRAINSPEC_CREATE_SETTLE_SECONDS", CREATE_SETTLE_SECONDS)
 
 
 def poll(find, seconds: float | None = None):
