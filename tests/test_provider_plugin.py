@@ -29,8 +29,9 @@ URN = "urn:pulumi:dev::acme::trainspec:index:Specs$trainspec:index:{t}::{n}"
 def plugin(tmp_path):
     exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
     assert exe, "pip install -e . installs the console script pulumi-resource-trainspec"
-    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    # stdin a pipe held open, as the engine's: end of file there tells the plugin to stop.
+    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=tmp_path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     port = proc.stdout.readline().decode().strip()
     assert port.isdigit(), proc.stderr.read().decode()[-2000:]
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
