@@ -152,6 +152,23 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_quota(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import quota  # noqa: PLC0415 - only this command reads quotas
+
+    found = tree.compile_paths(args.paths, _options(args))
+    if found.empty:
+        err.write("error: " + tree.nothing_found(args.paths) + "\n")
+        return EXIT_FAILED
+    _report(found.results, found.missing, "text", out, err)
+    if found.failed:
+        return EXIT_FAILED
+    return quota.run(found.results, out, err)
+
+
+def _quota_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (a stack)")
+
+
 def cmd_emulator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .cloud import emulator
 
@@ -242,6 +259,10 @@ def parser() -> argparse.ArgumentParser:
 
     _command(sub, "prices", prices.add_arguments, prices.run,
              help="the price catalog explain, diff and the cost policies read: refresh it")
+
+    _command(sub, "quota", _quota_arguments, cmd_quota, platform=True,
+             help="whether the projects' Vertex AI quotas (GPUs, TPU cores, vCPUs per region) "
+             "can hold every job of the specs at once: limits and usage read from the APIs")
 
     p = sub.add_parser("rules", help="list the rule codes diagnostics end with (docs/rules.md)")
     ruledoc.add_arguments(p)
