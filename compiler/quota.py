@@ -66,7 +66,7 @@ def vcpus(machine: str | None) -> int | None:
 def needs(job: Job, file: str) -> list[Need]:
     """What a Vertex job holds at once: every replica of every pool (times the parallel trials
     of a tuning job), per metric. An ai-platform job, or one without project or region: none."""
-    if job.platform != "vertex" or not job.project or not job.region:
+    if job.platform not in table.PLATFORMS or not job.project or not job.region:
         return []
     preemptible = job.get(fields.STRATEGY) in PREEMPTIBLE_STRATEGIES
     parallel = (job.tuning.parallel_trials or 1) if job.tuning else 1

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SERVICE = "aiplatform.googleapis.com"
+PLATFORMS = ("vertex",)  # the jobs whose quotas these are (ml v1's are another service's)
 PREFIX = f"{SERVICE}/custom_model_training_"
 PREEMPTIBLE = "preemptible_"
 CPUS = "cpus"
