@@ -13,11 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from . import fields
 from .catalog import quotas as table
 from .catalog import vertex_machines as machines
 from .diagnostics import ERROR, WARNING, Diagnostic
-from .model import Job
 
 PREEMPTIBLE_STRATEGIES = frozenset({"SPOT", "FLEX_START"})
 # Compute Engine's predefined machine names end in their vCPU count (n2-standard-8: 8 vCPUs).
@@ -46,12 +44,16 @@ class Quota:
     """A project's limits and usage, (metric, region) → amount; `problem` says why they are
     unknown (no credentials, no network): then nothing was checked."""
 
-    limits: dict[tuple[str, str], int] = field(default_factory=dict)
-    usage: dict[tuple[str, str], int] = field(default_factory=dict)
+    limits: dict[tuple[str, str, str], int] = field(default_factory=dict)  # project, metric, region
+    usage: dict[tuple[str, str, str], int] = field(default_factory=dict)
     problem: str | None = None
 
-    def limit(self, metric: str, region: str) -> int | None:
-        return self.limits.get((metric, region), self.limits.get((metric, "")))
+    def limit(self, project: str, metric: str, region: str) -> int | None:
+        """The region's own limit, else the metric's default (a bucket without a region)."""
+        return self.limits.get((project, metric, region), self.limits.get((project, metric, "")))
+
+    def used(self, project: str, metric: str, region: str) -> int:
+        return self.usage.get((project, metric, region), 0)
 
 
 def vcpus(machine: str | None) -> int | None:
@@ -63,50 +65,72 @@ def vcpus(machine: str | None) -> int | None:
     return int(match[1]) if match else None
 
 
-def needs(job: Job, file: str) -> list[Need]:
-    """What a Vertex job holds at once: every replica of every pool (times the parallel trials
-    of a tuning job), per metric. An ai-platform job, or one without project or region: none."""
-    if job.platform not in table.PLATFORMS or not job.project or not job.region:
-        return []
-    preemptible = job.get(fields.STRATEGY) in PREEMPTIBLE_STRATEGIES
-    parallel = (job.tuning.parallel_trials or 1) if job.tuning else 1
+def needs(body: dict, project: str, region: str, file: str,
+          origins: dict[str, str] | None = None) -> list[Need]:
+    """What a Vertex request (CustomJob or HyperparameterTuningJob body) holds while it runs:
+    every replica of every pool (times a tuning job's parallel trials), per metric, each at the
+    spec path `origins` (body path → spec path) gives its first pool."""
+    origins = origins or {}
+    key = "trialJobSpec" if "trialJobSpec" in body else "jobSpec"
+    spec = body.get(key) or {}
+    parallel = int(body.get("parallelTrialCount") or 1) if key == "trialJobSpec" else 1
+    preemptible = (spec.get("scheduling") or {}).get("strategy") in PREEMPTIBLE_STRATEGIES
+    name = str(body.get("displayName") or "")
     found: dict[str, Need] = {}
 
     def add(row: table.Row, amount: int, path: str) -> None:
-        name = table.metric(row, preemptible)
-        old = found.get(name)
-        found[name] = Need(job.project or "", job.region or "", name,
-                           amount + (old.amount if old else 0),
-                           table.status(row, preemptible) == table.VERIFIED, file,
-                           old.path if old else path, job.name, row.source)
+        metric = table.metric(row, preemptible)
+        old = found.get(metric)
+        found[metric] = Need(project, region, metric, amount + (old.amount if old else 0),
+                             table.status(row, preemptible) == table.VERIFIED, file,
+                             old.path if old else path, name, row.source)
 
-    for pool in job.pools.values():
-        accelerator, count = pool.accelerator_type, pool.accelerator_count
-        implied = machines.implied_accelerator(pool.machine_type or "")
+    for i, pool in enumerate(spec.get("workerPoolSpecs") or []):
+        machine = pool.get("machineSpec") or {}
+        replicas = int(pool.get("replicaCount") or 0) * parallel
+        path = origins.get(f"{key}.workerPoolSpecs[{i}]", "$.spec")
+        accelerator, count = machine.get("acceleratorType"), int(machine.get("acceleratorCount")
+                                                                 or 0)
+        implied = machines.implied_accelerator(machine.get("machineType") or "")
         if implied and not accelerator:
             accelerator, count = implied
         row = table.ACCELERATORS.get(accelerator or "")
-        if row and count:
-            add(row, pool.replicas * count * parallel, pool.path)
-        cpus = vcpus(pool.machine_type)
-        if cpus:
-            add(table.CPU_ROW, pool.replicas * cpus * parallel, pool.path)
+        if row and count and replicas:
+            add(row, replicas * count, path)
+        cpus = vcpus(machine.get("machineType"))
+        if cpus and replicas:
+            add(table.CPU_ROW, replicas * cpus, path)
     return list(found.values())
 
 
-def check(all_needs: Iterable[Need], quota: Quota,
-          locate: Any = lambda file, path: None) -> list[Diagnostic]:
+def of_result(result: Any) -> list[Need]:
+    """The needs of a compiled spec (a pipeline.Result): none for an ai-platform job, or one
+    that did not compile or has no project or region."""
+    job = result.job
+    if not result.ok or job is None or job.platform not in table.PLATFORMS \
+            or not job.project or not job.region:
+        return []
+    return needs(result.body, job.project, job.region, result.file, result.origins)
+
+
+def check(all_needs: Iterable[Need], quota: Quota, locate: Any = lambda file, path: None,
+          only: list[Need] | None = None) -> list[Diagnostic]:
     """Every (project, region, metric) whose jobs together need more than its limit less its
     usage: an error on a verified metric, else a warning; a metric the project does not list
-    is a warning that it was not checked. `locate(file, path)` gives a Position."""
+    is a warning that it was not checked. `locate(file, path)` gives a Position. `only`: report
+    just the metrics these needs hold, at the first of them (one resource of a stack)."""
     groups: dict[tuple[str, str, str], list[Need]] = {}
     for need in all_needs:
         groups.setdefault((need.project, need.region, need.metric), []).append(need)
     found = []
     for (project, region, name), group in sorted(groups.items()):
-        first = group[0]
+        mine = [n for n in only or group if (n.project, n.region, n.metric) ==
+                (project, region, name)]
+        if not mine:
+            continue
+        first = mine[0]
         total = sum(n.amount for n in group)
-        limit = quota.limit(name, region)
+        limit = quota.limit(project, name, region)
         at = locate(first.file, first.path)
         if limit is None:
             found.append(Diagnostic(first.path, f"{name} in {region}: project {project} lists "
@@ -114,7 +138,7 @@ def check(all_needs: Iterable[Need], quota: Quota,
                                     at, "the metric's name is not verified; see the console's "
                                     "Quotas page", "quota-unknown-metric"))
             continue
-        used = quota.usage.get((name, region), 0)
+        used = quota.used(project, name, region)
         if limit == table.UNLIMITED or total + used <= limit:
             continue
         jobs = ", ".join(dict.fromkeys(n.job for n in group))
@@ -158,8 +182,14 @@ def read(projects: Iterable[str], client: Any = None,
         client = client or Quotas()
         when = now or datetime.datetime.now(datetime.timezone.utc)
         for project in sorted(set(projects)):
-            quota.limits.update(client.limits(project, table.SERVICE))
-            quota.usage.update(client.usage(project, table.SERVICE, when))
+            limits = client.limits(project, table.SERVICE)
+            if not limits:  # every real project lists them: the answer is not a project's
+                quota.problem = (f"project {project} lists no {table.SERVICE} quotas by region "
+                                 "(Service Usage consumerQuotaMetrics)")
+                return quota
+            quota.limits.update({(project, *k): v for k, v in limits.items()})
+            quota.usage.update({(project, *k): v for k, v in
+                                client.usage(project, table.SERVICE, when).items()})
     except (ApiError, ConfigError) as exc:
         quota.problem = " ".join(str(exc).split())
     return quota
@@ -172,7 +202,7 @@ def unchecked(problem: str) -> str:
 def run(results: list, out: TextIO, err: TextIO) -> int:
     """`trainspec quota PATH...` on compiled specs (pipeline.Results, none failed): the sum of
     what their jobs hold at once against each project's limits and usage. 1 on an error."""
-    wanted = [n for r in results if r.job is not None for n in needs(r.job, r.file)]
+    wanted = [n for r in results for n in of_result(r)]
     if not wanted:
         out.write("no Vertex job holds a quota trainspec knows: nothing to check\n")
         return 0
@@ -186,8 +216,8 @@ def run(results: list, out: TextIO, err: TextIO) -> int:
     for d in problems:
         err.write(d.format() + "\n")
     for (project, region, name), total in sorted(_totals(wanted).items()):
-        limit = quota.limit(name, region)
-        used = quota.usage.get((name, region), 0)
+        limit = quota.limit(project, name, region)
+        used = quota.used(project, name, region)
         shown = "unlimited" if limit == table.UNLIMITED else "not listed" if limit is None \
             else f"{limit}"
         out.write(f"{project} {region} {name}: need {total}, in use {used}, limit {shown}\n")

@@ -19,6 +19,7 @@ from compiler.jobs.identity import identity
 from compiler.provider.jobs import VertexCustomJob
 from compiler.pulumi_resources.bodies import source_map
 from compiler.pulumi_resources.provider import JobError
+from test_provider_plugin import plugin  # noqa: F401 - the plugin process fixture
 
 H100 = "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_h100_gpus"
 A100 = "aiplatform.googleapis.com/custom_model_training_nvidia_a100_gpus"
@@ -125,7 +126,8 @@ def test_the_provider_fails_at_once_naming_metric_region_and_spec(emulator, tmp_
     path = spec(tmp_path, "big", A100_POOLS.replace("count: 4", "count: 8"))
     result = pipeline.compile_file(path)
     props = {"request": result.body, "project": "acme-test", "region": "us-central1",
-             "identity": identity("organization", "trainspec", "dev", "big"), "specHash": "h", "specFile": path,
+             "identity": identity("organization", "trainspec", "dev", "big"), "specHash": "h",
+             "specFile": path,
              "sourceMap": source_map(result), "secretEnv": {}}
     requests: list[str] = []
     emulator.emulator.log = requests.append
@@ -189,11 +191,11 @@ def test_without_credentials_one_line_says_not_checked(monkeypatch, tmp_path):
 
 def test_needs_per_pool_trial_and_strategy(tmp_path):
     result = pipeline.compile_file(spec(tmp_path, "h", H100_POOLS, "FLEX_START"))
-    found = {n.metric: n for n in quota.needs(result.job, result.file)}
+    found = {n.metric: n for n in quota.of_result(result)}
     assert found[H100].amount == 16 and found[H100].verified
     assert found[CPUS.replace("training_", "training_preemptible_")].amount == 2 * 208
     result = pipeline.compile_file(spec(tmp_path, "a", A100_POOLS))
-    assert {n.metric: n.verified for n in quota.needs(result.job, result.file)}[A100] is False
+    assert {n.metric: n.verified for n in quota.of_result(result)}[A100] is False
 
 
 def test_the_emulator_reads_what_a_job_holds_itself(tmp_path):
@@ -210,3 +212,37 @@ def test_every_row_names_a_source_and_only_primary_rows_are_verified():
     assert verified == [("nvidia_h100_gpus", True)]  # [DWS], facts §A.10 ✅
     assert all(table.status(r, p) == table.VERIFIED or not r.source.startswith("[DWS]")
                for r in rows for p in (True,))
+
+
+# --- the provider's Check (a preview) ----------------------------------------------------------
+
+def test_preview_check_refuses_the_job_that_tips_the_stack_over(emulator, plugin, tmp_path):
+    from pulumi.runtime.proto import provider_pb2
+
+    from compiler.provider import wire
+
+    stub, folder = plugin
+    requests: list[str] = []
+    emulator.emulator.log = requests.append
+    stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+        {"project": "acme-test", "region": "us-central1", "endpoint": emulator.url})), timeout=20)
+    for name in ("one", "two"):
+        spec(folder, name, H100_POOLS, "FLEX_START")
+
+    def check(name, olds=None):
+        answer = stub.Check(provider_pb2.CheckRequest(
+            urn=f"urn:pulumi:dev::acme::trainspec:index:VertexCustomJob::{name}",
+            olds=wire.encode(olds or {}), news=wire.encode({"specFile": f"{name}.yaml"})),
+            timeout=60)
+        return wire.decode(answer.inputs)[0], [(f.property, f.reason) for f in answer.failures]
+
+    inputs, failures = check("one")  # 16 of the 22 free
+    assert failures == []
+    _, failures = check("two")  # 32 together
+    ((prop, reason),) = failures
+    assert prop == "specFile" and reason.startswith("two.yaml:10:")
+    assert reason.endswith("[quota]") and "need 32 at once" in reason and "with 2 in use" in reason
+    _, failures = check("one", olds=inputs)  # unchanged: claims nothing, submits nothing
+    _, failures = check("two")
+    assert failures == []
+    assert not [r for r in requests if '"POST ' in r], requests  # nothing was sent
