@@ -17,6 +17,7 @@ from .catalog import quotas as table
 from .catalog import vertex_machines as machines
 from .diagnostics import ERROR, WARNING, Diagnostic
 
+UNKNOWN_METRIC = "quota-unknown-metric"
 PREEMPTIBLE_STRATEGIES = frozenset({"SPOT", "FLEX_START"})
 # Compute Engine's predefined machine names end in their vCPU count (n2-standard-8: 8 vCPUs).
 _PREDEFINED = re.compile(r"^[a-z][a-z0-9]*-(?:standard|highmem|highcpu|megamem|ultramem)-"
@@ -136,7 +137,7 @@ def check(all_needs: Iterable[Need], quota: Quota, locate: Any = lambda file, pa
             found.append(Diagnostic(first.path, f"{name} in {region}: project {project} lists "
                                     "no such quota, so it was not checked", WARNING, first.file,
                                     at, "the metric's name is not verified; see the console's "
-                                    "Quotas page", "quota-unknown-metric"))
+                                    "Quotas page", UNKNOWN_METRIC))
             continue
         used = quota.used(project, name, region)
         if limit == table.UNLIMITED or total + used <= limit:

@@ -8,6 +8,7 @@ import io
 import textwrap
 
 import pytest
+from test_provider_plugin import plugin  # noqa: F401 - the plugin process fixture
 
 from compiler import cli, pipeline, quota
 from compiler.catalog import quotas as table
@@ -19,7 +20,6 @@ from compiler.jobs.identity import identity
 from compiler.provider.jobs import VertexCustomJob
 from compiler.pulumi_resources.bodies import source_map
 from compiler.pulumi_resources.provider import JobError
-from test_provider_plugin import plugin  # noqa: F401 - the plugin process fixture
 
 H100 = "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_h100_gpus"
 A100 = "aiplatform.googleapis.com/custom_model_training_nvidia_a100_gpus"
@@ -216,7 +216,7 @@ def test_every_row_names_a_source_and_only_primary_rows_are_verified():
 
 # --- the provider's Check (a preview) ----------------------------------------------------------
 
-def test_preview_check_refuses_the_job_that_tips_the_stack_over(emulator, plugin, tmp_path):
+def test_preview_check_refuses_the_job_that_tips_the_stack_over(emulator, plugin, tmp_path):  # noqa: F811
     from pulumi.runtime.proto import provider_pb2
 
     from compiler.provider import wire

@@ -8,9 +8,10 @@ header, not even an explicit token, and ADC is never loaded.
 
 Retries: reads, cancels and patches are retried on connection failures, timeouts and HTTP 429,
 500, 502, 503 and 504. A 429 that names an allocation quota (`ApiError.quota_exceeded`: the
-project's GPUs, CPUs or TPU cores in use, not a request rate) is final at once: retrying cannot
-help until a job ends or the limit is raised. A create is not idempotent, so it is retried only when the request
-certainly did not reach the server (connect-phase failure, 429). Any other failure after it may
+project's GPUs, CPUs or TPU cores in use, not a request rate) is final at once: retrying
+cannot help until a job ends or the limit is raised. A create is not idempotent, so it is
+retried only when the request certainly did not reach the server (connect-phase failure, a
+rate-limit 429). Any other failure after it may
 have been sent (connection closed before the response, read timeout, a body that is not JSON,
 500/502/503/504) raises
 `ApiError` with ``ambiguous=True``: the job may exist, and the caller looks it up by its labels.

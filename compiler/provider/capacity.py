@@ -33,8 +33,7 @@ class Ledger:
         project, region = inputs.get("project") or "", inputs.get("region") or ""
         smap = inputs.get("sourceMap") or {}
         origins = {k: v.get("path", "") for k, v in smap.items() if isinstance(v, dict)}
-        same = all(olds.get(k) == inputs.get(k) for k in ("request", "run", "project", "region"))
-        wanted = [] if same else quota.needs(inputs["request"], project, region,
+        wanted = [] if not submits(olds, inputs) else quota.needs(inputs["request"], project, region,
                                              inputs.get("specFile") or "", origins)
         with self._lock:
             self.claims[urn] = wanted
@@ -53,8 +52,25 @@ class Ledger:
             everything = [n for claim in self.claims.values() for n in claim]
         at = {v.get("path"): v.get("at", "") for v in smap.values() if isinstance(v, dict)}
         found = quota.check(everything, freed, lambda f, p: _position(at.get(p)), wanted)
+        # A metric the project does not list is a guess of ours, not news about the job: a note.
+        unlisted = [d.format() for d in found if d.code == quota.UNKNOWN_METRIC]
         return ([("specFile", d.format()) for d in found if d.is_error],
-                [d.format() for d in found if not d.is_error], notes)
+                [d.format() for d in found if not d.is_error and d.code != quota.UNKNOWN_METRIC],
+                notes + unlisted)
+
+
+def submits(olds: dict, inputs: dict) -> bool:
+    """Whether applying these inputs submits a job: a new resource, or a changed request, run
+    or location (an unchanged one keeps its job)."""
+    return any(olds.get(k) != inputs.get(k) for k in ("request", "run", "project", "region"))
+
+
+def cost_note(olds: dict, inputs: dict, result: Any) -> str | None:
+    """`cost: ...` of a job this update submits (compiler/cost.py), None for one it keeps."""
+    from .. import cost  # noqa: PLC0415
+
+    found = cost.of_result(result) if submits(olds, inputs) else None
+    return f"cost: {cost.summary(found)}" if found is not None else None
 
 
 def _freed(olds: dict, known: quota.Quota) -> quota.Quota:

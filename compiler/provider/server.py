@@ -94,6 +94,9 @@ class Servicer(ProviderServicer):
             failures += [(f.property, f.reason) for f in result.failures]
         if not failures and "request" in inputs and not has_unknown(inputs):
             failures += await self._quota(request.urn, olds, inputs)
+            note = capacity.cost_note(olds, inputs, checked.result)
+            if note and not failures:
+                await self._log(engine_pb2.INFO, note, request.urn)
         return provider_pb2.CheckResponse(
             inputs=wire.encode(inputs, secret | {"secretEnv"} & set(inputs)),
             failures=[provider_pb2.CheckFailure(property=p, reason=r) for p, r in failures])

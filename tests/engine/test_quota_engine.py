@@ -1,5 +1,6 @@
 """The quota check in a real preview: a stack whose jobs together need more of a verified quota
-than the project has free fails at the spec that tips it over, and nothing is sent."""
+than the project has free fails at the spec that tips it over, and nothing is sent; a job that
+fits is priced on its resource."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def test_preview_fails_on_quota_with_nothing_sent(yaml_project, emulator):  # no
     assert f"{H100} in us-central1: the jobs need 32 at once" in text, text
     assert "limit is 24 with 2 in use now" in text and "[quota]" in text
     assert "specs/llm-" in text and "Traceback" not in text
+    # The job that fits is priced on its resource (Flex-start, 2 × (A3 + 8 × H100)).
+    assert "cost: $" in text and "for the 2h timeout" in text, text
     assert emulator.calls == []  # no job created, listed or read
     assert emulator.quota_reads  # the limits and usage were read
     # `up` steps resources in parallel: the job that fits alone may be submitted, the one that
