@@ -144,6 +144,10 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if getattr(args, "last_run", False):
+        from .jobs import watch  # noqa: PLC0415 - only --last-run asks the API
+
+        return watch.cmd_explain_last_run(args, out, err)
     result = pipeline.compile_path(args.path, _options(args), args.stdin)
     _report([result], [], "text", out, err)
     if result.job is None or not result.ok:
@@ -227,6 +231,12 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
 
 def _explain_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", metavar="FILE", help="a spec, or - for standard input")
+    p.add_argument("--last-run", action="store_true",
+                   help="also the spec's last job in the stack (as `status` finds it): how long "
+                   "it ran × the rate (asks the API)")
+    p.add_argument("--stack", metavar="NAME", help="with --last-run: whose jobs (as `status`)")
+    p.add_argument("--org", metavar="ORG", help="with --last-run: Pulumi organization (as "
+                   "`status`)")
 
 
 def parser() -> argparse.ArgumentParser:
