@@ -11,7 +11,8 @@ Spot (``scheduling.strategy: SPOT``) and Flex-start (``FLEX_START``, Dynamic Wor
 Scheduler) jobs hold the *preemptible* metrics: ``custom_model_training_preemptible_<stem>``
 ([DWS] for Flex-start; for Spot the 429 quoted in the sources).
 
-Sources (each row names its own):
+Sources (each row names where its metric was seen; a row's preemptible name is the [DWS]
+pattern applied to it unless the source is [DWS] itself):
   [DWS]  https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws ("consumes
          preemptible quota", `custom_model_training_preemptible_nvidia_h100_gpus`), read
          2026-11-26 (docs.cloud.google.com mirror; facts §A.10 ✅)
