@@ -3,23 +3,12 @@ ran × the rate, against the emulator on the status tests' fake clock."""
 
 from __future__ import annotations
 
+from job_specs import h100
 from test_watch import STEP, run, world  # noqa: F401 - the emulator, stack and clock fixture
-
-H100 = """\
-apiVersion: trainspec/v1
-kind: TrainingJob
-metadata:
-  name: {name}
-spec:
-  container: {{image: us-docker.pkg.dev/acme/trainers/llm:1.0}}
-  pools:
-    chief: {{machineType: a3-highgpu-8g}}
-  scheduling: {{timeout: 1d}}
-"""
 
 
 def test_the_last_run_is_priced_by_what_it_ran(world):  # noqa: F811
-    spec = world.spec("llm", H100.format(name="llm"))
+    spec = world.spec("llm", h100("llm"))
     code, out, err = run("explain", spec, "--last-run", "--stack", "dev")
     assert code == 0, err
     assert "  last run                 none: no job of this spec in stack" in out

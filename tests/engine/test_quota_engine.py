@@ -4,28 +4,18 @@ fits is priced on its resource."""
 
 from __future__ import annotations
 
+from job_specs import h100
 from test_provider_yaml import yaml_project  # noqa: F401 - the Pulumi YAML program fixture
 
+FLEX = "{timeout: 2h, strategy: FLEX_START}"
 H100 = "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_h100_gpus"
-SPEC = """\
-apiVersion: trainspec/v1
-kind: TrainingJob
-metadata:
-  name: {name}
-spec:
-  container: {{image: us-docker.pkg.dev/acme/trainers/llm:1.0}}
-  pools:
-    chief: {{machineType: a3-highgpu-8g}}
-    worker: {{replicas: 1, machineType: a3-highgpu-8g}}
-  scheduling: {{timeout: 2h, strategy: FLEX_START}}
-"""
 
 
 def test_preview_fails_on_quota_with_nothing_sent(yaml_project, emulator):  # noqa: F811
     emulator.api.quotas[(H100, "us-central1")] = [24, 2]  # 22 free; two jobs need 32
     p = yaml_project()
-    p.write("specs/llm-a.yaml", SPEC.format(name="llm-a"))
-    p.write("specs/llm-b.yaml", SPEC.format(name="llm-b"))
+    p.write("specs/llm-a.yaml", h100("llm-a", 1, FLEX))
+    p.write("specs/llm-b.yaml", h100("llm-b", 1, FLEX))
     preview = p.run("preview", check=False)
     text = preview.stdout + preview.stderr
     assert preview.returncode != 0, text
