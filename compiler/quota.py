@@ -125,7 +125,7 @@ def check(all_needs: Iterable[Need], quota: Quota, locate: Any = lambda file, pa
         groups.setdefault((need.project, need.region, need.metric), []).append(need)
     found = []
     for (project, region, name), group in sorted(groups.items()):
-        mine = [n for n in only or group if (n.project, n.region, n.metric) ==
+        mine = [n for n in (group if only is None else only) if (n.project, n.region, n.metric) ==
                 (project, region, name)]
         if not mine:
             continue

@@ -75,10 +75,12 @@ class QuotaApi:
         return used
 
     def _check_quota(self, region: str, job: dict) -> None:
+        wanted = {m: n for m, n in holds(job).items() if (m, region) in self.quotas}
+        if not wanted:  # no limit set: no need to look at every job (creates stay O(1))
+            return
         used = self._in_use(region)
-        over = [m for m, amount in sorted(holds(job).items())
-                if (m, region) in self.quotas and used.get(m, 0) + amount > self.quotas[
-                    (m, region)][0]]
+        over = [m for m, amount in sorted(wanted.items())
+                if used.get(m, 0) + amount > self.quotas[(m, region)][0]]
         if over:
             raise Refusal(429, "RESOURCE_EXHAUSTED", "The following quota metrics exceed "
                           "quota limits: " + ", ".join(over))
