@@ -246,3 +246,14 @@ def test_preview_check_refuses_the_job_that_tips_the_stack_over(emulator, plugin
     _, failures = check("two")
     assert failures == []
     assert not [r for r in requests if '"POST ' in r], requests  # nothing was sent
+
+
+def test_a_tuning_job_holds_its_parallel_trials():
+    from pathlib import Path  # noqa: PLC0415
+
+    every = Path(__file__).parent / "golden" / "hpt-vertex-every-field" / "spec.yaml"
+    result = pipeline.compile_text(every.read_text().replace("  region:", "  project: acme-ml\n"
+                                                             "  region:"), "hpt.yaml")
+    found = {n.metric.rsplit("_training_", 1)[1]: n.amount for n in quota.of_result(result)}
+    assert found == {"nvidia_t4_gpus": 8, "cpus": 8 * 8}  # 8 parallel trials × (T4, 8 vCPUs)
+    assert holds(result.body)[f"{table.PREFIX}nvidia_t4_gpus"] == 8  # the emulator agrees
