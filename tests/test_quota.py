@@ -257,3 +257,23 @@ def test_a_tuning_job_holds_its_parallel_trials():
     found = {n.metric.rsplit("_training_", 1)[1]: n.amount for n in quota.of_result(result)}
     assert found == {"nvidia_t4_gpus": 8, "cpus": 8 * 8}  # 8 parallel trials × (T4, 8 vCPUs)
     assert holds(result.body)[f"{table.PREFIX}nvidia_t4_gpus"] == 8  # the emulator agrees
+
+
+def test_odd_answers_are_not_checked_never_a_traceback():
+    from test_rest_client import FakeResponse, FakeSession  # noqa: PLC0415
+
+    from compiler.cloud.quotas import Quotas  # noqa: PLC0415
+
+    odd = [FakeResponse(200, text="[1, 2]"),
+           FakeResponse(200, {"metrics": [{"metric": A100, "consumerQuotaLimits": [
+               {"unit": "1/{project}/{region}", "quotaBuckets": ["x", {"dimensions": "y",
+                                                                       "effectiveLimit": "3"}]},
+               "z"]}, 7]}),
+           FakeResponse(403, {"error": {"code": 403, "status": "PERMISSION_DENIED",
+                                        "message": "no serviceusage.quotas.get"}})]
+    found = [quota.read(["p"], Quotas("https://example.test", "t", session=FakeSession(
+        answer, FakeResponse(200, {"timeSeries": [{"points": [{"value": 3}]}, None]}))))
+        for answer in odd]
+    assert "not a JSON object" in found[0].problem
+    assert found[1].problem is None and found[1].limits == {("p", A100, ""): 3}
+    assert "PERMISSION_DENIED" in found[2].problem

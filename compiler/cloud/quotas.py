@@ -34,14 +34,16 @@ class Quotas(Transport):
                f"{service}/consumerQuotaMetrics")
         found: dict[tuple[str, str], int] = {}
         for item in self._pages(url, "metrics", {"view": "FULL"}):
-            for limit in item.get("consumerQuotaLimits") or []:
-                if "{region}" not in (limit.get("unit") or ""):
+            for limit in _dicts(item.get("consumerQuotaLimits")):
+                if "{region}" not in str(limit.get("unit") or ""):
                     continue  # a per-minute or global limit: not what a running job holds
-                for bucket in limit.get("quotaBuckets") or []:
-                    region = (bucket.get("dimensions") or {}).get("region", "")
+                for bucket in _dicts(limit.get("quotaBuckets")):
+                    dimensions = bucket.get("dimensions")
+                    dimensions = dimensions if isinstance(dimensions, dict) else {}
                     value = _int(bucket.get("effectiveLimit"))
-                    if value is not None and set(bucket.get("dimensions") or {}) <= {"region"}:
-                        found[(item.get("metric", ""), region)] = value
+                    if value is not None and set(dimensions) <= {"region"}:
+                        found[(str(item.get("metric", "")), str(dimensions.get("region", "")))] \
+                            = value
         return found
 
     def usage(self, project: str, service: str, now: datetime.datetime) -> dict[tuple[str, str],
@@ -55,11 +57,12 @@ class Quotas(Transport):
             "interval.endTime": _rfc3339(now), "view": "FULL"}
         found: dict[tuple[str, str], int] = {}
         for series in self._pages(url, "timeSeries", params):
-            name = ((series.get("metric") or {}).get("labels") or {}).get("quota_metric", "")
-            region = ((series.get("resource") or {}).get("labels") or {}).get("location", "")
-            points = series.get("points") or []
+            name = _label(series.get("metric"), "quota_metric")
+            region = _label(series.get("resource"), "location")
+            points = _dicts(series.get("points"))
             if name and points:  # points come newest first
-                value = _int((points[0].get("value") or {}).get("int64Value"))
+                value = points[0].get("value")
+                value = _int(value.get("int64Value")) if isinstance(value, dict) else None
                 if value is not None:
                     found[(name, region)] = found.get((name, region), 0) + value
         return found
@@ -70,11 +73,23 @@ class Quotas(Transport):
         items: list[dict] = []
         for _ in range(MAX_PAGES):
             page = self._call("GET", url, params=dict(params), until=until)
-            items.extend(x for x in page.get(key, []) if isinstance(x, dict))
+            if not isinstance(page, dict):
+                raise ApiError(None, "the answer is not a JSON object", "UNKNOWN", method="GET",
+                               url=url)
+            items.extend(_dicts(page.get(key)))
             if not page.get("nextPageToken"):
                 return items
             params["pageToken"] = page["nextPageToken"]
         raise ApiError(None, f"more than {MAX_PAGES} pages", "INTERNAL", method="GET", url=url)
+
+
+def _dicts(value: Any) -> list[dict]:
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+def _label(value: Any, name: str) -> str:
+    labels = value.get("labels") if isinstance(value, dict) else None
+    return str(labels.get(name, "")) if isinstance(labels, dict) else ""
 
 
 def _int(value: Any) -> int | None:
