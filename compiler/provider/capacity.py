@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import quota
 from ..catalog import quotas as table
+from ..cloud.errors import ConfigError
 from ..cloud.quotas import Quotas
 from ..diagnostics import Position
 
@@ -41,8 +42,12 @@ class Ledger:
                 return [], [], []
             notes = []
             if project not in self.read:
-                client = Quotas(endpoint, impersonate_service_account=account)
-                self.read[project] = quota.read([project], client)
+                try:
+                    client = Quotas(endpoint, impersonate_service_account=account)
+                except ConfigError as exc:  # a bad endpoint: the jobs' own calls say so too
+                    self.read[project] = quota.Quota(problem=str(exc))
+                else:
+                    self.read[project] = quota.read([project], client)
                 if self.read[project].problem:
                     notes.append(quota.unchecked(self.read[project].problem))
             known = self.read[project]
