@@ -184,9 +184,9 @@ def classify(platform: str, old: dict | None, new: dict | None,
 SECRET_CHANGE = "stack secret "  # a Change path: a secret config value the job reads changed
 JOB_ID = "jobId"  # the ml v1 job's own name, in its body: never reused in a project
 ML_IMMUTABLE = Refusal(
-    "ml-job-immutable", JOB_ID, "AI Platform job {job!r} cannot be changed and its jobId can "
-    "never be reused (only labels can be updated in place)",
-    "set or bump metadata.run to submit the changed job as a new run: jobId <name>_run_<run>; "
+    "ml-job-immutable", JOB_ID, "AI Platform job {job!r} cannot be changed (only its labels "
+    "can) and its jobId can never be reused",
+    "set or bump metadata.run to submit the changed job as a new run, jobId <name>_run_<run>; "
     "the old one is cancelled first")
 
 

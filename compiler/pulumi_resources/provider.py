@@ -116,7 +116,7 @@ class JobProvider(dynamic.ResourceProvider):
         old = restore_ints(self.api, self.schema, old) if isinstance(old, dict) else None
         new = restore_ints(self.api, self.schema, news.get("request"))
         old_secrets, new_secrets = olds.get("secretEnv") or {}, news.get("secretEnv") or {}
-        changed = [k for k in set(old_secrets) | set(new_secrets)
+        changed = [k for k in secret_keys(news.get("request"))
                    if old_secrets.get(k) != new_secrets.get(k)]
         # Where the job lives (platform, project, region) is part of the plan, as in `diff`.
         return plan.decide(self.platform, old, new, olds.get("platform"),
