@@ -78,7 +78,7 @@ class TrainingJobProvider(JobProvider):
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         outs = self._kept_outs(olds, news)
-        if self._plan(olds, news).action != plan.UPDATE:
+        if self.plan(olds, news).action != plan.UPDATE:
             return dynamic.UpdateResult(outs)  # bookkeeping only
         labels = owner_labels(restore_ints(self.api, self.schema, news["request"]),
                                olds.get("owner") or news["identity"], news["specHash"])

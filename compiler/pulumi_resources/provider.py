@@ -97,7 +97,7 @@ class JobProvider(dynamic.ResourceProvider):
 
     def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
         """The change `pulumi up` refuses (`plan.decide`, as `diff` does), located in the spec."""
-        refusal = self._plan(olds, news).refusal
+        refusal = self.plan(olds, news).refusal
         if refusal is None:
             return []
         at, spec_path = locate(refusal.at, news.get("sourceMap"))
@@ -108,7 +108,7 @@ class JobProvider(dynamic.ResourceProvider):
         return [dynamic.CheckFailure("specFile", refusal.diagnostic(
             file, spec_path, position).format())]
 
-    def _plan(self, olds: dict, news: dict) -> plan.Plan:
+    def plan(self, olds: dict, news: dict) -> plan.Plan:
         """`plan.decide` over the old inputs or outputs and the new inputs (the function the
         `diff` command calls): with outputs, the job's last known state says what a replace
         costs."""
@@ -129,7 +129,7 @@ class JobProvider(dynamic.ResourceProvider):
         # olds are the previous *outputs*; news the checked inputs.
         if any(has_unknown(news.get(k)) for k in INPUT_KEYS):
             return dynamic.DiffResult(changes=None)
-        planned = self._plan(olds, news)
+        planned = self.plan(olds, news)
         action, replaces = planned.action, []
         if action in (plan.REPLACE, plan.CREATE):
             moved = {c.path for c in planned.changes}
