@@ -47,11 +47,15 @@ def test_a_required_label_rolled_out_over_finished_jobs_re_runs_none(project, em
     p.write(CENSUS, ml(labels=", cost-center: cc-1"))
     preview = p.run("preview")
     assert "+-" not in preview.stdout and "to replace" not in preview.stdout, preview.stdout
-    assert preview.stdout.count(plan.LABELS_RECORDED) == 2, preview.stdout
+    said = preview.stdout.split("Diagnostics:", 1)[1]
+    for name in ("bert", "gpt"):  # one line on each Vertex job, none on the patched one
+        assert f"VertexCustomJob ({name}):\n    {plan.LABELS_RECORDED}\n" in said, said
+    assert said.count(plan.LABELS_RECORDED) == 2
     assert "~ 3 to update" in preview.stdout, preview.stdout
 
     up = p.up()
-    assert "to replace" not in up.stdout and up.stdout.count(plan.LABELS_RECORDED) == 2
+    assert "to replace" not in up.stdout
+    assert up.stdout.split("Diagnostics:", 1)[1].count(plan.LABELS_RECORDED) == 2
     assert (len(emulator.vertex_jobs()), len(emulator.ml_jobs())) == created
     assert len(emulator.requests("POST")) == posts  # nothing submitted, nothing cancelled
     assert emulator.requests("PATCH", "/jobs/census")  # ml v1 labels: patched in place
@@ -59,7 +63,7 @@ def test_a_required_label_rolled_out_over_finished_jobs_re_runs_none(project, em
     # The new labels are in state: a later change submits its job with them.
     bert = next(r for r in p.resources() if r["urn"].endswith("::bert"))
     assert bert["outputs"]["request"]["labels"]["cost-center"] == "cc-1"
-    assert "4 unchanged" in p.up().stdout
+    assert "5 unchanged" in p.up().stdout
     p.write(BERT, vertex(steps=20, labels=", cost-center: cc-1"))
     replaced = p.up()
     assert plan.REPLACE_COSTS[plan.FINISHED] in replaced.stdout, replaced.stdout
