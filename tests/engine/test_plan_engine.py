@@ -15,16 +15,17 @@ from compiler import plan
 BERT, GPT, CENSUS = "specs/bert.yaml", "specs/gpt.yaml", "specs/census.yaml"
 
 
-def _finished(p, emulator) -> None:
-    """Wait until every job of the emulator is SUCCEEDED, then refresh the stack."""
+def _finished(p, emulator, refresh: tuple[str, ...] = ()) -> None:
+    """Wait until every job of the emulator is SUCCEEDED or CANCELLED, then refresh the
+    stack."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         states = [j["state"] for j in [*emulator.vertex_jobs().values(),
                                         *emulator.ml_jobs().values()]]
-        if all(s in ("JOB_STATE_SUCCEEDED", "SUCCEEDED") for s in states):
+        if all(s in ("JOB_STATE_SUCCEEDED", "SUCCEEDED", "JOB_STATE_CANCELLED") for s in states):
             break
         time.sleep(0.5)
-    p.run("refresh", "--yes", "--skip-preview")
+    p.run("refresh", "--yes", "--skip-preview", *refresh)
 
 
 def test_a_required_label_rolled_out_over_finished_jobs_re_runs_none(project, emulator):
@@ -115,16 +116,28 @@ def test_every_warning_of_a_spec_reaches_preview_and_up_on_its_resource(project,
 
 
 def test_stack_outputs_agree_with_status_after_a_refresh(project, emulator):
+    """`pulumi refresh --run-program` (or PULUMI_RUN_PROGRAM=true) reads the jobs and runs the
+    program, so the stack's outputs are the refreshed ones (docs/pulumi.md "Stack outputs")."""
     p = project()
     p.write(BERT, vertex())
+    p.write(CENSUS, ml())
     p.up()
     assert p.outputs()["bert"]["state"] != "JOB_STATE_SUCCEEDED"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not all(
-            j["state"] == "JOB_STATE_SUCCEEDED" for j in emulator.vertex_jobs().values()):
-        time.sleep(0.5)
-    p.run("refresh", "--yes", "--skip-preview")
-    status = json.loads(p.trainspec("status", "specs", "--stack", "dev", "--format",
-                                    "json").stdout)
-    assert "SUCCEEDED" in json.dumps(status)
-    assert p.outputs()["bert"]["state"] == "JOB_STATE_SUCCEEDED"
+    _finished(p, emulator, refresh=("--run-program",))
+
+    def agree() -> None:
+        status = json.loads(p.trainspec("status", "specs", "--stack", "dev", "--format",
+                                        "json").stdout)["jobs"]
+        outputs = p.outputs()
+        for job in status:
+            assert outputs[job["name"]]["state"].removeprefix("JOB_STATE_") == job["state"]
+            assert outputs[job["name"]]["name"] == job["job"]
+        assert sorted(j["state"] for j in status) == ["SUCCEEDED", "SUCCEEDED"]
+    agree()
+
+    p.write(BERT, vertex(steps=20))  # a new job, then PULUMI_RUN_PROGRAM for plain refresh
+    p.up()
+    assert p.outputs()["bert"]["state"] != "JOB_STATE_SUCCEEDED"
+    p.env["PULUMI_RUN_PROGRAM"] = "true"
+    _finished(p, emulator)
+    agree()
