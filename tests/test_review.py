@@ -132,6 +132,11 @@ def test_vertex_label_change_is_recorded_for_the_next_run_never_a_re_run(repo):
     assert f"  {plan.LABELS_RECORDED}\n" in out
     assert '- labels.team: "vision"' in out and '+ labels.team: "vision2"' in out
     assert "1 of 2 spec file(s) changed: 1 update" in out
+    _, md, _ = run(repo, "main", "--format", "markdown")
+    assert "| 🔵 labels recorded (no re-run) |" in md and plan.LABELS_RECORDED in md
+    _, js, _ = run(repo, "main", "--format", "json")
+    (entry,) = json.loads(js)["entries"]
+    assert (entry["action"], entry["description"]) == ("update", plan.LABELS_RECORDED)
 
 
 def test_two_revisions_and_commits(repo):

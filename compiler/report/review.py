@@ -262,6 +262,11 @@ _ACTION_LABEL = {"create": "🟢 create", "replace": "🟠 replace", "update": "
                  "delete": "🔴 delete", "error": "❌ error"}
 
 
+def _label(e: Entry) -> str:
+    """The action cell: a label change kept for the next run is no update in place."""
+    return "🔵 labels recorded (no re-run)" if e.plan.recorded else _ACTION_LABEL[e.action]
+
+
 def _cell(text: str) -> str:
     """Markdown of a table cell: `|` would end the cell."""
     return printable(text).replace("|", "\\|")
@@ -301,7 +306,7 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
     for e in rv.changed:
         spec = f"{_code(e.old_file)} → {_code(e.new_file)}" if e.renamed else _code(e.file)
         table.append(f"| {_cell(spec)} | {_md(e.job or '?')} | {_md(e.platform or '?')} | "
-                     f"{_ACTION_LABEL[e.action]} | {_cell('' if e.failed else _cost(e))} |")
+                     f"{_label(e)} | {_cell('' if e.failed else _cost(e))} |")
     details = []
     for e in rv.changed:
         if e.failed:
