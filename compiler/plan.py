@@ -216,11 +216,13 @@ def decide(platform: str, old: dict | None, new: dict | None, old_platform: str 
     if found.action != REPLACE:
         return found
     found.job = job_state(state)
+    # A job id the client chooses (ml v1) names one job forever: a replace needs a new one.
+    chosen = PLATFORMS.get(platform) is not None and PLATFORMS[platform].job_id is not None
     same_id = (old or {}).get(JOB_ID) is not None and (old or {}).get(JOB_ID) == (new or {}).get(
         JOB_ID)
     same_project = old_location is None or new_location is None or old_location[0] == \
         new_location[0]
-    if platform == "ai-platform" and same_id and same_project:
+    if chosen and same_id and same_project:
         found.refusal = Refusal(ML_IMMUTABLE.code, JOB_ID, ML_IMMUTABLE.message.format(
             job=old[JOB_ID]), ML_IMMUTABLE.hint)
     return found
