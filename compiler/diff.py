@@ -35,10 +35,11 @@ exit status:
   0  no change: every spec compiles to the same request on both sides
   1  error: a spec on the HEAD side does not compile (located diagnostics are printed),
      `pulumi up` would refuse a change (an AI Platform job changed without a new
-     metadata.run: a located error with its code and hint), two HEAD specs name one job, git failed (unknown revision, not a repository), the
-     --stack file cannot be read, or the spec folder holds no spec file on either side (a
-     wrong --specs or --repo). A BASE-side spec that does not compile is reported but is
-     not an error: the change may be fixing it.
+     metadata.run: a located error with its code and hint), two HEAD specs name one job,
+     git failed (unknown revision, not a repository), the --stack file cannot be read, or
+     the spec folder holds no spec file on either side (a wrong --specs or --repo). A
+     BASE-side spec that does not compile is reported but is not an error: the change may
+     be fixing it.
   2  changes: at least one spec is created, replaced, updated or deleted
  64  usage error (an unknown flag, a missing BASE): a usage message on stderr, nothing on
      stdout; never 2, so a CI step cannot mistake it for a plan"""
