@@ -11,13 +11,12 @@ import copy
 import io
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import grpc
 import pytest
 import yaml
-from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
+from pulumi.runtime.proto import provider_pb2
+from test_provider_plugin import serve
 
 from compiler import cli, fields, plan
 from compiler.options import Options
@@ -128,21 +127,11 @@ def test_every_field_row_has_a_value_in_the_table():
 @pytest.fixture(scope="module")
 def plugin(tmp_path_factory):
     """The provider plugin, as the engine starts it, in a project folder (yielded with it)."""
-    exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
-    assert exe, "pip install -e . installs the console script pulumi-resource-trainspec"
     cwd = tmp_path_factory.mktemp("project")
-    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    port = proc.stdout.readline().decode().strip()
-    assert port.isdigit(), proc.stderr.read().decode()[-2000:]
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    stub = provider_pb2_grpc.ResourceProviderStub(channel)
-    stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
-        {"project": PROJECT, "region": REGION})))
-    yield stub, cwd
-    channel.close()
-    proc.kill()
-    proc.wait(10)
+    with serve(cwd) as stub:
+        stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+            {"project": PROJECT, "region": REGION})))
+        yield stub, cwd
 
 
 def _check(stub, urn: str, olds: dict, spec_file: Path, secret: str):
