@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from job_specs import ml, vertex
 
 from compiler import plan
@@ -89,10 +90,15 @@ spec:
 """
 
 
-def test_every_warning_of_a_spec_reaches_preview_and_up_on_its_resource(project, emulator):
+@pytest.mark.parametrize("runtime", ["python", "yaml"])
+def test_every_warning_of_a_spec_reaches_preview_and_up_on_its_resource(project, emulator,
+                                                                        request, runtime):
     """A spec's own warnings (its job's Check logs them) and what only the folder's discovery
-    says of it (a link to a file outside the folder, logged by the Specs component)."""
-    p = project()
+    says of it (a link to a file outside the folder, logged by the Specs component), from
+    trainspec's Python program and from a Pulumi YAML program (the component's Construct)."""
+    if runtime == "yaml":
+        request.getfixturevalue("yaml_host")
+    p = project(runtime=runtime)
     p.write("specs/warned.yaml", WARNED)
     p.write("shared/linked.yaml", vertex(name="linked"))
     (p.root / "specs" / "linked.yaml").symlink_to(p.root / "shared" / "linked.yaml")
