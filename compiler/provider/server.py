@@ -115,8 +115,8 @@ class Servicer(ProviderServicer):
                        else provider_pb2.DiffResponse.DIFF_NONE)
             # The plan's own line, as `trainspec diff` prints it: what a replace costs given
             # the job's last known state, and that a Vertex label change is not a re-run.
-            planned = provider.plan(seen, news)
-            if planned.action == plan.REPLACE or planned.recorded:
+            planned = provider.plan(seen, news) if result.changes else None
+            if planned is not None and (planned.action == plan.REPLACE or planned.recorded):
                 await self._log(engine_pb2.INFO, planned.description, request.urn)
         return provider_pb2.DiffResponse(
             changes=changes, replaces=result.replaces or [], diffs=diffs,
