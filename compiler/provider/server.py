@@ -21,6 +21,7 @@ from pulumi.errors import RunError
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2
 
+from .. import plan
 from ..diagnostics import TrainspecError
 from ..pulumi_resources.bodies import has_unknown
 from ..pulumi_resources.provider import INPUT_KEYS, JobError
@@ -118,6 +119,11 @@ class Servicer(ProviderServicer):
         else:
             changes = (provider_pb2.DiffResponse.DIFF_SOME if result.changes
                        else provider_pb2.DiffResponse.DIFF_NONE)
+            # The plan's own line, as `trainspec diff` prints it: what a replace costs given
+            # the job's last known state, and that a Vertex label change is not a re-run.
+            planned = provider.plan(seen, news) if result.changes else None
+            if planned is not None and (planned.action == plan.REPLACE or planned.recorded):
+                await self._log(engine_pb2.INFO, planned.description, request.urn)
         return provider_pb2.DiffResponse(
             changes=changes, replaces=result.replaces or [], diffs=diffs,
             deleteBeforeReplace=bool(result.delete_before_replace))
