@@ -208,7 +208,8 @@ def _commit(folder: Path, message: str) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_requirement_is_the_index_version_or_the_git_remote_at_the_tag_never_a_path(tmp_path):
+def test_requirement_is_the_index_version_or_the_git_remote_at_the_tag_never_a_path(
+        tmp_path, monkeypatch):
     pinned = f"trainspec[pulumi]=={VERSION}"
     installed = tmp_path / "site-packages"
     installed.mkdir()
@@ -239,9 +240,10 @@ def test_requirement_is_the_index_version_or_the_git_remote_at_the_tag_never_a_p
     assert line == f"trainspec[pulumi] @ git+https://github.com/acme/trainspec@v{VERSION}"
     assert install.requirement("index", checkout) == (pinned, [])
     # init: --from git without a reachable remote is refused before anything is written.
+    monkeypatch.setattr(install, "_git_origin", lambda root: None)
     code, out, err = run("init", str(tmp_path / "new"), "--from", "git")
-    assert code == 1 and out == "" and "nothing written" in err
-    assert not (tmp_path / "new").exists() or install.requirement("git")[0]
+    assert code == 1 and out == "" and "pass --from index" in err and "nothing written" in err
+    assert not (tmp_path / "new").exists()
 
 
 def test_a_pip_install_from_git_keeps_its_url_and_revision(monkeypatch):
