@@ -159,7 +159,7 @@ def next_steps(target: Path, steps: list[Step], install: str) -> str:
     if scripts:
         lines += ["# your gcloud jobs (" + ", ".join(scripts[:5]) + (", ..." if len(scripts) > 5
                                                                     else "") + "), one spec each:",
-                  "python -m compiler import -- gcloud ai custom-jobs create ... > specs/NAME.yaml",
+                  "python -m compiler import --out specs/NAME.yaml -- gcloud ai custom-jobs create ...",
                   "python -m compiler validate specs && python -m compiler compile specs --out "
                   "compiled"]
     lines += ["pulumi login --local   # or Pulumi Cloud, or a bucket: where stack state lives",
