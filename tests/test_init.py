@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler import adopt, cli, emit, install, scaffold
+from compiler import cli, emit, install, scaffold
 from compiler.schema import validate as schemas
 from compiler.version import VERSION
 
@@ -85,10 +84,10 @@ def test_init_writes_this_trainspecs_lock_and_installs_from_it(tmp_path):
     assert pins(lock) == pins((ROOT / "requirements.lock").read_text())
     assert (scaffold.TEMPLATES / "requirements.lock").read_text() == (
         ROOT / "requirements.lock").read_text()
-    for install in ("pip install --require-hashes -r requirements.lock",
-                    "pip install --no-deps --no-build-isolation -r requirements.txt"):
-        assert install in scaffold.INSTALL
-        assert (target / ".github" / "workflows" / "trainspec.yml").read_text().count(install) == 2
+    for line in ("pip install --require-hashes -r requirements.lock",
+                 "pip install --no-deps --no-build-isolation -r requirements.txt"):
+        assert line in scaffold.INSTALL
+        assert (target / ".github" / "workflows" / "trainspec.yml").read_text().count(line) == 2
     assert "pip install -r requirements.txt" not in (
         target / ".github" / "workflows" / "trainspec.yml").read_text()
 

@@ -45,11 +45,14 @@ COMPANY = {
     "scripts/train-resnet.sh": """\
         #!/bin/sh
         set -e
-        gcloud ai custom-jobs create --project=acme-ml --region=us-central1 --display-name=resnet --config=jobs/resnet.yaml
+        gcloud ai custom-jobs create --project=acme-ml --region=us-central1 \\
+          --display-name=resnet --config=jobs/resnet.yaml
         """,
     "scripts/train-linefit.sh": """\
         #!/bin/sh
-        gcloud ai custom-jobs create --project=acme-ml --region=us-central1 --display-name=linefit --worker-pool-spec=machine-type=n1-standard-4,executor-image-uri=us-docker.pkg.dev/vertex-ai/training/ray-cpu.2-47.py311:latest,local-package-path=trainer,python-module=trainer.task --args=--epochs=3
+        gcloud ai custom-jobs create --project=acme-ml --region=us-central1 \\
+          --display-name=linefit --args=--epochs=3 \\
+          --worker-pool-spec=machine-type=n1-standard-4,local-package-path=trainer,python-module=trainer.task,executor-image-uri=us-docker.pkg.dev/vertex-ai/training/ray-cpu.2-47.py311:latest
         """,
     ".gitignore": "__pycache__/\n*.egg-info/\n",
     ".pre-commit-config.yaml": """\
@@ -104,8 +107,8 @@ def test_a_company_repository_adopts_trainspec_up_to_pulumi_up_and_local_run(
         assert (repo / rel).read_text() == theirs[rel]
 
     for script in ("train-resnet", "train-linefit"):
-        line = next(x for x in (repo / "scripts" / f"{script}.sh").read_text().splitlines()
-                    if x.startswith("gcloud "))
+        text = (repo / "scripts" / f"{script}.sh").read_text().replace("\\\n", " ")
+        line = next(x for x in text.splitlines() if x.startswith("gcloud "))
         name = script.removeprefix("train-")
         out = repo / "specs" / f"{name}.yaml"
         _trainspec(repo, "import", "--out", f"specs/{name}.yaml", "--", *shlex.split(line))
