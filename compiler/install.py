@@ -31,7 +31,9 @@ class NoInstallableSource(Exception):
 
 
 def index_line() -> tuple[str, list[str]]:
-    return f"{EXTRA}=={VERSION}", []
+    return f"{EXTRA}=={VERSION}", [
+        f"# trainspec {VERSION} from your package index. Not there? Install it from its git",
+        f"# repository at the release tag: {EXTRA} @ git+URL@{TAG} (init --from git)."]
 
 
 def requirement(source: str = "auto", root: Path = PACKAGE_ROOT) -> tuple[str, list[str]]:

@@ -210,20 +210,22 @@ def _commit(folder: Path, message: str) -> None:
 def test_requirement_is_the_index_version_or_the_git_remote_at_the_tag_never_a_path(
         tmp_path, monkeypatch):
     pinned = f"trainspec[pulumi]=={VERSION}"
+    index = (pinned, install.index_line()[1])
+    assert "(init --from git)" in index[1][-1]
     installed = tmp_path / "site-packages"
     installed.mkdir()
-    assert install.requirement("auto", installed) == (pinned, [])  # an index install
+    assert install.requirement("auto", installed) == index  # an index install
     checkout = tmp_path / "checkout"
     checkout.mkdir()
     (checkout / "pyproject.toml").write_text('[project]\nname = "trainspec"\n')
-    assert install.requirement("auto", checkout) == (pinned, [])  # not git
+    assert install.requirement("auto", checkout) == index  # not git
     _git(checkout, "init", "-q")
     _git(checkout, "add", "pyproject.toml")
     _commit(checkout, "x")
     commit = _git(checkout, "rev-parse", "HEAD")
     # A remote on this machine only (a path) is no URL a CI runner can install from.
     _git(checkout, "remote", "add", "origin", str(tmp_path / "elsewhere"))
-    assert install.requirement("auto", checkout) == (pinned, [])
+    assert install.requirement("auto", checkout) == index
     with pytest.raises(install.NoInstallableSource, match="pass --from index"):
         install.requirement("git", checkout)
     _git(checkout, "remote", "set-url", "origin", "git@github.com:acme/trainspec.git")
@@ -237,7 +239,7 @@ def test_requirement_is_the_index_version_or_the_git_remote_at_the_tag_never_a_p
     _git(checkout, "remote", "set-url", "origin", "https://github.com/acme/trainspec")
     line, _ = install.requirement("auto", checkout)
     assert line == f"trainspec[pulumi] @ git+https://github.com/acme/trainspec@v{VERSION}"
-    assert install.requirement("index", checkout) == (pinned, [])
+    assert install.requirement("index", checkout) == index
     # init: --from git without a reachable remote is refused before anything is written.
     monkeypatch.setattr(install, "_git_origin", lambda root: None)
     code, out, err = run("init", str(tmp_path / "new"), "--from", "git")
