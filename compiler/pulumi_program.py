@@ -90,7 +90,8 @@ def main() -> dict[str, pulumi.CustomResource]:
     depends: dict[str, list[pulumi.Resource]] = {}
     # Against another endpoint (the emulator) pulumi-gcp would upload to Google's Cloud Storage,
     # or fail without its plugin: the job resource uploads to that endpoint itself.
-    google = not (provider_config.endpoint or os.environ.get("TRAINSPEC_API_ENDPOINT"))
+    google = not (pulumi.Config("trainspec").get("endpoint")  # the provider's, as it reads it
+                  or os.environ.get("TRAINSPEC_API_ENDPOINT"))
     for r in results:
         for item in r.uploads if google else ():
             if item.uri not in objects:
