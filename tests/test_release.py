@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler import install
 from compiler.version import VERSION
 
 if sys.version_info >= (3, 11):
@@ -104,6 +105,8 @@ def test_build_twine_check_and_a_fresh_venv_runs_the_wheel(tmp_path):
     index_line = [line for line in lines if f"=={VERSION}" in line]
     git_line = [line for line in lines if "git+https://" in line and f"@v{VERSION}" in line]
     assert wheel_line and index_line and git_line, lines
+    # What init writes into requirements.txt (index form) is the README's index line.
+    assert index_line[0].split(None, 2)[2].strip('"') == install.index_line()[0]
     # The index line first (dist/ stands in for the index), then the wheel's: already there.
     for line in (index_line[0], wheel_line[0]):
         argv = [a.strip('"') for a in line.split()]
