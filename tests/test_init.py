@@ -110,6 +110,10 @@ def test_the_repository_files_are_the_templates(tmp_path):
             assert f" {python} -m compiler {command}" in text
     hooks = yaml.safe_load((templates / "pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
     assert [h["entry"].split()[0] for h in hooks] == ["venv/bin/python"] * 2
+    # Every pull request: a python.source trainer may be any folder (a path filter of specs/
+    # skipped a change that only touched the trainer, and compile --check failed later).
+    workflow = yaml.safe_load((templates / "github-workflow.yml").read_text())
+    assert workflow[True] == {"pull_request": None}  # YAML 1.1 reads the key `on` as true
 
 
 def test_init_into_an_existing_repository_adds_and_never_overwrites(tmp_path):
