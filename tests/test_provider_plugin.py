@@ -81,6 +81,16 @@ def test_get_schema_and_configure_without_preview_support(plugin):
     assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED
 
 
+def test_the_plugin_reports_the_release_version_to_the_engine(plugin):
+    """GetPluginInfo: the engine logs it and records it, so an upgrade can be told apart."""
+    import re
+
+    from google.protobuf import empty_pb2
+    stub, _ = plugin
+    newest = re.search(r"^## \[(\d+\.\d+\.\d+)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert stub.GetPluginInfo(empty_pb2.Empty(), timeout=20).version == newest[1]
+
+
 def test_check_config_keeps_the_provider_keys_and_refuses_a_wrong_type(plugin):
     stub, _ = plugin
     answer = stub.CheckConfig(provider_pb2.CheckRequest(news=wire.encode(
