@@ -64,8 +64,23 @@ class Found:
 
     @property
     def current(self) -> bool:
+        """The job runs the spec as written now: its generation, or one that differs only in
+        labels (a Vertex job's labels cannot change: `pulumi up` keeps new ones for its next
+        run, compiler.plan), told by the labels the job carries."""
         job = self.job
-        return job is not None and (job.get("labels") or {}).get(SPEC_HASH_LABEL) == self.generation
+        if job is None:
+            return False
+        labels = job.get("labels") or {}
+        if labels.get(SPEC_HASH_LABEL) == self.generation:
+            return True
+        body, spec = self.result.body, self.result.job
+        if body is None or spec is None:
+            return False
+        own = {k: v for k, v in labels.items() if k not in (IDENTITY_LABEL, SPEC_HASH_LABEL)}
+        as_sent = {k: v for k, v in body.items() if k != "labels"}
+        if own:
+            as_sent["labels"] = own
+        return labels.get(SPEC_HASH_LABEL) == spec_hash(self.owner, as_sent, spec.run)
 
 
 def compile_for(path: str, stack: Stack, project: str | None = None,

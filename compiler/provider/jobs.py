@@ -154,6 +154,7 @@ class Checked:
     inputs: dict
     failures: list[tuple[str, str]]  # (property, reason)
     warnings: list[Diagnostic]
+    result: pipeline.Result | None = None  # the compiled spec, when it checked
 
 
 def compile_source(news: dict, name: str, options: Options) -> tuple[pipeline.Result, str, str]:
@@ -217,7 +218,7 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
     inputs.pop(uploads.KEY, None)
     if result.uploads:
         inputs[uploads.KEY] = [u.uri for u in result.uploads]
-    return Checked(inputs, [], warnings)
+    return Checked(inputs, [], warnings, result)
 
 
 def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict, dict]:
