@@ -16,16 +16,13 @@ a cancel the API refused, 2 jobs still stopping at `--timeout`, 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TextIO
 
 from ..cloud import jobs as api
 from ..cloud import stopping
-from ..cloud.rest import ApiError, Client
+from ..cloud.rest import ApiError
 from . import track, watch
-
-CONCURRENCY = 64  # API calls in flight at once (cancels, then the reads of the wait)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -40,17 +37,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--interval", type=watch.duration_arg, default=2.0, metavar="DURATION",
                    help="time between reads while waiting (default 2s)")
     watch._common(p)
-
-
-class _Clients(threading.local):
-    """One REST client per worker thread (a session is not shared between threads)."""
-
-    client: Client | None = None
-
-    def get(self) -> Client:
-        if self.client is None:
-            self.client = Client()
-        return self.client
 
 
 @watch._guard
@@ -72,9 +58,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return watch.EXIT_OK
     out.flush()
 
-    clients = _Clients()
+    clients = watch.Clients()
     start = watch.monotonic()
-    with ThreadPoolExecutor(max_workers=min(CONCURRENCY, len(running))) as pool:
+    with ThreadPoolExecutor(max_workers=min(watch.CONCURRENCY, len(running))) as pool:
         def cancel(item: tuple[track.Found, dict]) -> str | None:
             f, job = item
             if job.get("state", "").endswith("CANCELLING"):
@@ -105,7 +91,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return watch.EXIT_FAILED if refused else watch.EXIT_OK
 
 
-def _wait(pending: list[tuple[track.Found, dict]], pool: ThreadPoolExecutor, clients: _Clients,
+def _wait(pending: list[tuple[track.Found, dict]], pool: ThreadPoolExecutor, clients: watch.Clients,
           interval: float, deadline: float, start: float,
           out: TextIO) -> list[tuple[track.Found, dict]]:
     """Read every job not yet stopped, all at once, each `interval`, until all have stopped or
