@@ -179,6 +179,18 @@ def cmd_emulator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return emulator.main(args.rest)
 
 
+def _cancel_arguments(p: argparse.ArgumentParser) -> None:
+    from .jobs import cancel
+
+    cancel.add_arguments(p)
+
+
+def cmd_cancel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .jobs import cancel
+
+    return cancel.run(args, out, err)
+
+
 def _platform_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--platform", choices=("vertex", "ai-platform"),
                    help="compile for this API instead of spec.platform")
@@ -259,6 +271,14 @@ def parser() -> argparse.ArgumentParser:
              help="print a trainspec spec equivalent to a gcloud config, REST body or SDK dict, "
              "or to a job that exists (--job)")
     watch.add_commands(sub)
+    _command(sub, "cancel", _cancel_arguments, cmd_cancel,
+             help="the kill switch without Pulumi: cancel every running job of the specs under "
+             "PATH in their stack, at once, and wait until they have stopped",
+             description="Cancel every running job of the specs under PATH in their stack "
+             "(only jobs carrying that stack's owner label, as `status` finds them), all at "
+             "once, then wait until each has stopped.",
+             epilog="exit status: 0 every job stopped (or none was running), 1 bad input or a "
+             "cancel refused, 2 still stopping at --timeout, 130 interrupted")
     _command(sub, "local-run", localrun.add_arguments, localrun.run, platform=True,
              help="run the trainer of a python.source spec here, as a replica of its job would "
              "(a container spec: print its docker run)",

@@ -631,3 +631,31 @@ def test_a_create_whose_job_appears_late_is_adopted_never_posted_twice(
         assert list(server.emulator.state[kept]) == jobs
     finally:
         server.shutdown()
+
+
+@pytest.mark.parametrize("provider, write, collection, kept", [
+    (pr.VertexCustomJobProvider, vertex_spec, "customJobs", "vertex"),
+    (pr.VertexHyperparameterTuningJobProvider, tuning_spec, "hyperparameterTuningJobs", "tuning"),
+])
+def test_a_create_refused_with_429_looks_for_its_job_again_before_each_post(
+        tmp_path, monkeypatch, provider, write, collection, kept):
+    """While a create waits out a 429, another process makes its job (a killed `up` that was
+    retrying the same create): the retry adopts that job instead of POSTing a second one."""
+    server, _ = emu.serve(progress_seconds=STEP)
+    handle = server.emulator.handle
+    refused = []
+
+    def busy(method, target, body=b""):
+        if method == "POST" and target.endswith(f"/{collection}") and not refused:
+            refused.append(handle(method, target, body)[1]["name"])  # the other process's POST
+            return 429, {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+                                   "message": "Quota exceeded."}}
+        return handle(method, target, body)
+
+    server.emulator.handle = busy
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", server.url)
+    try:
+        created = provider().create(inputs_for(write(tmp_path, "busy")))
+        assert list(server.emulator.state[kept]) == refused == [created.id]
+    finally:
+        server.shutdown()

@@ -91,8 +91,11 @@ class Transport:
 
     def _call(self, method: str, url: str, *, json: Any = None, params: dict | None = None,
               idempotent: bool = True, until: float | None = None,
-              data: tuple[bytes, str] | None = None) -> dict:
-        """`data`: a raw body instead of JSON, as (bytes, its Content-Type)."""
+              data: tuple[bytes, str] | None = None,
+              before_retry: Callable[[], dict | None] | None = None) -> dict:
+        """`data`: a raw body instead of JSON, as (bytes, its Content-Type). `before_retry` runs
+        before each attempt after the first; what it returns instead of None is the answer,
+        and nothing more is sent (a create that finds its job already made)."""
         import requests  # noqa: PLC0415 - keep `import compiler` fast
         from google.auth.exceptions import GoogleAuthError  # noqa: PLC0415
 
@@ -110,6 +113,10 @@ class Transport:
             left = until - self._monotonic()
             if left <= 0:
                 raise self._expired(method, url, failure)
+            if before_retry is not None and attempt > 1:
+                found = before_retry()
+                if found is not None:
+                    return found
             retry_after = None
             try:
                 headers = dict(HEADERS, **({"Content-Type": data[1]} if data else {}))

@@ -45,14 +45,26 @@ class CustomJobProvider(JobProvider):
         """Adopt this generation's live job, else POST; after an unknown outcome, look first."""
         labels = body["labels"]
         seen = self._mine(client, project, region, labels)
-        # A job of this generation from an interrupted `up` (killed after the POST): adopt it.
-        # A failed or cancelled one is history, not a job to resume.
-        alive = [j for j in seen if j.get("state") not in self.not_adoptable]
-        if alive:
-            return alive[0]
         known = {j.get("name") for j in seen}
+
+        def live() -> dict | None:
+            # A job of this generation from an interrupted `up` (killed after its POST, or
+            # still retrying one when it died): adopt it. A failed or cancelled one is history,
+            # not a job to resume.
+            return next((j for j in seen if j.get("state") not in self.not_adoptable), None)
+
+        def look_again() -> dict | None:
+            # Before every retried POST (a 429): the job may have been made meanwhile.
+            seen[:] = self._mine(client, project, region, labels)
+            known.update(j.get("name") for j in seen)
+            return live()
+
+        found = live()
+        if found is not None:
+            return found
         try:
-            return client.vertex_create(project, region, body, self.collection)
+            return client.vertex_create(project, region, body, self.collection,
+                                        before_retry=look_again)
         except ApiError as exc:
             if not exc.ambiguous:
                 raise

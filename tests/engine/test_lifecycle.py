@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 
+import pytest
 from faultproxy import FaultProxy
 from job_specs import FAIL, HOLD, ml, tuning, vertex
 
@@ -161,16 +162,18 @@ def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, 
     finally:
         emulator.api.handle = handle
         release.set()
-        p.kill_strays()
     assert 1 <= len(emulator.vertex_jobs()) + len(emulator.ml_jobs()) <= 4
 
-    # The killed `up` left its lock behind: `pulumi cancel` is the documented way out.
-    for lock in (p.root / ".state").rglob("locks/**/*.json"):
-        lock.unlink()
-    again = p.up()
-    assert len(emulator.vertex_jobs()) == 3 and len(emulator.ml_jobs()) == 1, again.stdout
-    out = p.outputs()
-    assert sorted(out[n]["name"] for n in "abc") == sorted(emulator.vertex_jobs())
+    # The killed `up` left its lock behind: `pulumi cancel` is the documented way out. What it
+    # left running is left running (test_killed_up.py: the provider stops by itself).
+    p.run("cancel", "--yes")
+    try:
+        again = p.up()
+        assert len(emulator.vertex_jobs()) == 3 and len(emulator.ml_jobs()) == 1, again.stdout
+        out = p.outputs()
+        assert sorted(out[n]["name"] for n in "abc") == sorted(emulator.vertex_jobs())
+    finally:
+        p.kill_strays()
 
 
 def test_an_invalid_spec_fails_preview_with_its_location_and_submits_nothing(project, emulator):
@@ -315,3 +318,24 @@ def test_a_spec_turned_into_a_tuning_job_cancels_the_old_job_first(project, emul
     assert cancel < create
     (resource,) = p.resources()
     assert resource["type"].endswith(":VertexHyperparameterTuningJob") and resource["id"] == new
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 22: a renamed metadata.name is a new Pulumi resource; the engine creates it while the "
+    "program runs and deletes the old one only after, so the two jobs overlap. Until fixed, "
+    "`python -m compiler cancel SPEC` before the rename stops the old job first (docs/pulumi.md)"))
+def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
+        project, emulator):
+    p = project()
+    p.write(BERT, vertex(name="bert", labels=HOLD))
+    p.up()
+    (old,) = emulator.vertex_jobs()
+    p.write(BERT, vertex(name="bert-v2", labels=HOLD))
+    p.up()
+    jobs = emulator.vertex_jobs()
+    (new,) = [n for n in jobs if n != old]
+    assert jobs[old]["state"] == "JOB_STATE_CANCELLED"
+    calls = emulator.requests("POST")
+    cancel = next(i for i, c in enumerate(calls) if f"{old}:cancel" in c)
+    creates = [i for i, c in enumerate(calls) if c.endswith('/customJobs HTTP/1.1" 200 -')]
+    assert cancel < creates[1]  # delete before create: never two generations at once

@@ -10,7 +10,8 @@ not the API's JSON NOT_FOUND (which means a missing resource).
 Jobs advance with the clock, computed lazily on every read (no background thread):
 Vertex QUEUED → PENDING → RUNNING → SUCCEEDED and ml QUEUED → PREPARING → RUNNING → SUCCEEDED,
 one step per `progress_seconds` (0 = succeed at once); a HyperparameterTuningJob runs its trials
-in waves after PENDING (tuning.py). Labels steer a job, for tests:
+in waves after PENDING (tuning.py). A cancelled job is CANCELLING for `cancel_seconds` (default
+one step), then CANCELLED. Labels steer a job, for tests:
 ``emulator-hold: running`` keeps it RUNNING until cancelled; ``emulator-result: failed`` ends it
 FAILED instead of SUCCEEDED.
 

@@ -67,12 +67,15 @@ class Emulator(VertexApi, MlApi, BillingApi, StorageApi, QuotaApi, Journal):
     emulator), see quotas.py."""
 
     def __init__(self, state_file: str | None = None, progress_seconds: float = 2.0,
+                 cancel_seconds: float | None = None,
                  fault_rate_429: float = 0.0, fault_rate_503: float = 0.0,
                  seed: int | None = None, clock: Callable[[], float] = time.time,
                  log: Callable[[str], None] | None = None, buckets: Iterable[str] = (),
                  quotas: dict[tuple[str, str], tuple[int, int]] | None = None):
         self.state_file = state_file
         self.progress_seconds = progress_seconds
+        # How long a cancelled job stays CANCELLING (a real cancel takes seconds to minutes).
+        self.cancel_seconds = progress_seconds if cancel_seconds is None else cancel_seconds
         self.fault_rate_429, self.fault_rate_503 = fault_rate_429, fault_rate_503
         self.clock = clock  # epoch seconds: timestamps are rendered from it
         self.log = log
@@ -182,11 +185,11 @@ class Emulator(VertexApi, MlApi, BillingApi, StorageApi, QuotaApi, Journal):
             if labels.get(RESULT_LABEL) == RESULT_FAILED:
                 state = prefix + "FAILED"
         if cancelled is not None:
-            if self.clock() < cancelled + p:
+            if self.clock() < cancelled + self.cancel_seconds:
                 state, times["update"] = prefix + "CANCELLING", cancelled
             else:
                 state = prefix + "CANCELLED"
-                times["update"] = times["end"] = cancelled + p
+                times["update"] = times["end"] = cancelled + self.cancel_seconds
         return state, times
 
     def _cancel(self, api: str, name: str, state: str) -> None:

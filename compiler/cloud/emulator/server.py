@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state", metavar="FILE", help="persist jobs in this JSON file")
     parser.add_argument("--step-seconds", type=float, default=2.0,
                         help="seconds per state step; 0 = jobs succeed at once")
+    parser.add_argument("--cancel-seconds", type=float, metavar="SECONDS",
+                        help="how long a cancelled job stays CANCELLING (default: one step)")
     parser.add_argument("--fail-429", type=float, default=0.0, metavar="RATE",
                         help="refuse this fraction of requests with 429 RESOURCE_EXHAUSTED")
     parser.add_argument("--fail-503", type=float, default=0.0, metavar="RATE",
@@ -154,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     server = make_server(
         args.host, args.port, state_file=args.state, progress_seconds=args.step_seconds,
+        cancel_seconds=args.cancel_seconds,
         fault_rate_429=args.fail_429, fault_rate_503=args.fail_503, seed=args.seed,
         buckets=[b.removeprefix("gs://").rstrip("/") for b in args.bucket], quotas=quotas,
         log=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
