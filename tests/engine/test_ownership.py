@@ -7,8 +7,9 @@ which config key wins. Nothing is killed or tidied between steps: the machine is
 
 from __future__ import annotations
 
-import json
+import time
 
+import pytest
 from job_specs import HOLD, ml, vertex
 
 from compiler import pipeline
@@ -50,8 +51,8 @@ def test_a_state_copied_from_another_stack_never_acts_on_that_stacks_jobs(projec
     p.run("stack", "import", "--file", "copy.json")
 
     p.write(BERT, vertex(labels=HOLD, steps=20))  # an edit in dev: a replace of bert
-    for command in (("preview",), ("up", "--yes", "--skip-preview"),
-                    ("destroy", "--yes", "--skip-preview")):
+    for command in (("destroy", "--yes", "--skip-preview"), ("preview",),
+                    ("up", "--yes", "--skip-preview")):
         refused = p.run(*command, check=False)
         assert refused.returncode != 0, text(refused)
         assert "Traceback" not in text(refused)
@@ -172,3 +173,21 @@ def test_pulumi_import_into_a_python_program_stack_then_its_spec_changes_nothing
     p.up()
     assert list(emulator.vertex_jobs()) == [job["name"]]
     assert p.outputs()["adopted"]["name"] == job["name"]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the engine decides a refresh's result with the provider's Diff (old inputs = what Read "
+    "returned, old outputs = what Read read, new inputs = the stored inputs), and Diff compares "
+    "inputs only: a job's state is an output. Left to branch `plan` (provider Diff, outputs "
+    "after refresh)"))
+def test_refresh_reports_the_jobs_whose_state_changed(project, emulator):
+    p = project()
+    p.write(BERT, vertex())
+    p.up()
+    assert p.resources()[0]["outputs"]["state"] != "JOB_STATE_SUCCEEDED"
+    time.sleep(2.5)  # the emulator moves a job one step every 0.5 s: it has succeeded
+
+    refreshed = p.run("refresh", "--yes", "--skip-preview", "--suppress-outputs")
+    assert p.resources()[0]["outputs"]["state"] == "JOB_STATE_SUCCEEDED"
+    summary = refreshed.stdout.split("Resources:")[-1]
+    assert "~ 1 updated" in summary, refreshed.stdout
