@@ -98,7 +98,6 @@ class Config:
         return found
 
 
-
 # The service account one call impersonates: the job's `impersonateServiceAccount` input (the
 # Specs component sets it from `gcp:impersonateServiceAccount`, which the engine never shows a
 # provider), else the provider's. Set per gRPC call; worker threads inherit it.
@@ -123,7 +122,8 @@ class _Configured:
 
     def diff(self, id_: str, olds: dict, news: dict):
         result = super().diff(id_, olds, news)  # type: ignore[misc]
-        terminal = VERTEX_TERMINAL if self.platform == "vertex" else ML_TERMINAL  # type: ignore[attr-defined]
+        platform = self.platform  # type: ignore[attr-defined]
+        terminal = VERTEX_TERMINAL if platform == "vertex" else ML_TERMINAL
         retained = [o for o, v in (("now", news), ("recorded", olds))
                     if v.get("retainOnDelete") is True]
         if result.replaces and retained and olds.get("state") not in terminal:
