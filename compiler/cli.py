@@ -144,12 +144,33 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if getattr(args, "last_run", False):
+        from .jobs import watch  # noqa: PLC0415 - only --last-run asks the API
+
+        return watch.cmd_explain_last_run(args, out, err)
     result = pipeline.compile_path(args.path, _options(args), args.stdin)
     _report([result], [], "text", out, err)
     if result.job is None or not result.ok:
         return EXIT_FAILED
     out.write(explain.render(result))
     return EXIT_OK
+
+
+def cmd_quota(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import quota  # noqa: PLC0415 - only this command reads quotas
+
+    found = tree.compile_paths(args.paths, _options(args))
+    if found.empty:
+        err.write("error: " + tree.nothing_found(args.paths) + "\n")
+        return EXIT_FAILED
+    _report(found.results, found.missing, "text", out, err)
+    if found.failed:
+        return EXIT_FAILED
+    return quota.run(found.results, out, err)
+
+
+def _quota_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (a stack)")
 
 
 def cmd_emulator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -210,6 +231,12 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
 
 def _explain_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", metavar="FILE", help="a spec, or - for standard input")
+    p.add_argument("--last-run", action="store_true",
+                   help="also the spec's last job in the stack (as `status` finds it): how long "
+                   "it ran × the rate (asks the API)")
+    p.add_argument("--stack", metavar="NAME", help="with --last-run: whose jobs (as `status`)")
+    p.add_argument("--org", metavar="ORG", help="with --last-run: Pulumi organization (as "
+                   "`status`)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -242,6 +269,10 @@ def parser() -> argparse.ArgumentParser:
 
     _command(sub, "prices", prices.add_arguments, prices.run,
              help="the price catalog explain, diff and the cost policies read: refresh it")
+
+    _command(sub, "quota", _quota_arguments, cmd_quota, platform=True,
+             help="whether the projects' Vertex AI quotas (GPUs, TPU cores, vCPUs per region) "
+             "can hold every job of the specs at once: limits and usage read from the APIs")
 
     p = sub.add_parser("rules", help="list the rule codes diagnostics end with (docs/rules.md)")
     ruledoc.add_arguments(p)

@@ -6,6 +6,7 @@ wrong type by name, and secrets keep their wrapper (tests/engine drives it under
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -25,20 +26,29 @@ ROOT = Path(__file__).resolve().parent.parent
 URN = "urn:pulumi:dev::acme::trainspec:index:Specs$trainspec:index:{t}::{n}"
 
 
-@pytest.fixture
-def plugin(tmp_path):
+@contextlib.contextmanager
+def serve(cwd: Path):
+    """The plugin as the engine starts it (its port on the first line), in project folder
+    `cwd`: a stub to call it."""
     exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
     assert exe, "pip install -e . installs the console script pulumi-resource-trainspec"
-    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=tmp_path, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     port = proc.stdout.readline().decode().strip()
     assert port.isdigit(), proc.stderr.read().decode()[-2000:]
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    stub = provider_pb2_grpc.ResourceProviderStub(channel)
-    yield stub, tmp_path
-    channel.close()
-    proc.kill()
-    proc.wait(10)
+    try:
+        yield provider_pb2_grpc.ResourceProviderStub(channel)
+    finally:
+        channel.close()
+        proc.kill()
+        proc.wait(10)
+
+
+@pytest.fixture
+def plugin(tmp_path):
+    with serve(tmp_path) as stub:
+        yield stub, tmp_path
 
 
 def test_the_schema_names_every_input_and_output_the_provider_keeps():

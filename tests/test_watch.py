@@ -522,6 +522,21 @@ def test_help_lists_the_commands():
         assert command in text
 
 
+def test_a_vertex_job_whose_spec_changed_only_in_labels_is_current(world):
+    """`pulumi up` records a Vertex job's new labels for its next run (no re-run): status does
+    not call the job an older version of the spec, and any other change still does."""
+    spec = world.spec("bert")
+    world.submit(spec)
+    path = world.root / spec
+    path.write_text(path.read_text().replace("labels: {team: nlp", "labels: {team: nlp, "
+                                                                    "cost-center: cc-1"))
+    assert status_json(spec)["bert"]["current"] is True
+    assert "note" not in run("status", spec, "--stack", "dev")[1]
+    path.write_text(path.read_text().replace("cost-center: cc-1", "cost-center: cc-1, a: b")
+                    .replace("bert:1", "bert:2"))
+    assert status_json(spec)["bert"]["current"] is False
+
+
 def test_an_ml_job_is_also_read_by_its_job_id_when_the_list_cannot_show_it(world):
     spec = world.spec("census", ml("census"))
     world.submit(spec)

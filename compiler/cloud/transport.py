@@ -7,8 +7,11 @@ either in impersonated credentials. Plain http gets no credentials at all: no Au
 header, not even an explicit token, and ADC is never loaded.
 
 Retries: reads, cancels and patches are retried on connection failures, timeouts and HTTP 429,
-500, 502, 503 and 504. A create is not idempotent, so it is retried only when the request
-certainly did not reach the server (connect-phase failure, 429). Any other failure after it may
+500, 502, 503 and 504. A 429 that names an allocation quota (`ApiError.quota_exceeded`: the
+project's GPUs, CPUs or TPU cores in use, not a request rate) is final at once: retrying
+cannot help until a job ends or the limit is raised. A create is not idempotent, so it is
+retried only when the request certainly did not reach the server (connect-phase failure, a
+rate-limit 429). Any other failure after it may
 have been sent (connection closed before the response, read timeout, a body that is not JSON,
 500/502/503/504) raises
 `ApiError` with ``ambiguous=True``: the job may exist, and the caller looks it up by its labels.
@@ -137,7 +140,7 @@ class Transport:
                     return payload if payload is not None else {}
                 failure = response_error(method, url, response, idempotent, self._scrub)
                 retry = RETRY_STATUSES if idempotent else RETRY_STATUSES_CREATE
-                if response.status_code not in retry or last:
+                if response.status_code not in retry or last or failure.quota_exceeded:
                     raise failure
                 retry_after = response.headers.get("Retry-After")
             delay = self._delay(attempt, retry_after)

@@ -65,9 +65,25 @@ class Found:
 
     @property
     def current(self) -> bool:
+        """The job runs the spec as written now: its generation, or one that differs only in
+        labels (a Vertex job's labels cannot change: `pulumi up` keeps new ones for its next
+        run, compiler.plan), told by the labels the job carries."""
         job = self.job
-        return job is not None and (job.get("labels") or {}).get(SPEC_HASH_LABEL) in (
-            self.generations or {self.generation})
+        if job is None:
+            return False
+        labels = job.get("labels") or {}
+        if labels.get(SPEC_HASH_LABEL) in (self.generations or {self.generation}):
+            return True
+        body, spec = self.result.body, self.result.job
+        if body is None or spec is None:
+            return False
+        own = {k: v for k, v in labels.items() if k not in (IDENTITY_LABEL, SPEC_HASH_LABEL)}
+        as_sent = {k: v for k, v in body.items() if k != "labels"}
+        if own:
+            as_sent["labels"] = own
+        # The job's own owner: this stack's, or a former name's (`locate` keeps only those).
+        owner = labels.get(IDENTITY_LABEL) or self.owner
+        return labels.get(SPEC_HASH_LABEL) == spec_hash(owner, as_sent, spec.run)
 
 
 def compile_for(path: str, stack: Stack, project: str | None = None,

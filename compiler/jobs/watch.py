@@ -165,6 +165,29 @@ def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+# --- explain --last-run ------------------------------------------------------------------------
+
+@_guard
+def cmd_explain_last_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """`explain FILE --last-run`: explain, then the spec's last job (the newest of its stack,
+    as `status` finds it): how long it ran × the rate."""
+    from .. import cost, explain  # noqa: PLC0415
+
+    if args.path == "-":
+        err.write("error: --last-run finds the job of a spec file, not of standard input\n")
+        return EXIT_FAILED
+    (found,), _ = _find([args.path], args, err)
+    out.write(explain.render(found.result))
+    job, estimate = found.job, cost.of_result(found.result)
+    if job is None or estimate is None:
+        out.write(f"  {'last run':<24} none: no job of this spec in stack "
+                  f"{found.stack.qualified}\n")
+        return EXIT_OK
+    out.write(cost.last_run(estimate, job["name"], api.short_state(job.get("state", "")),
+                            track.duration(job, utcnow())) + "\n")
+    return EXIT_OK
+
+
 # --- logs --------------------------------------------------------------------------------------
 
 @_guard

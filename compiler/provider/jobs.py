@@ -192,6 +192,7 @@ class Checked:
     inputs: dict
     failures: list[tuple[str, str]]  # (property, reason)
     warnings: list[Diagnostic]
+    result: pipeline.Result | None = None  # the compiled spec, when it checked
     notes: list[str] = field(default_factory=list)  # shown as warnings in the plan
 
 
@@ -286,7 +287,7 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
     inputs.pop(uploads.KEY, None)
     if result.uploads:
         inputs[uploads.KEY] = [u.uri for u in result.uploads]
-    return Checked(inputs, [], warnings, notes)
+    return Checked(inputs, [], warnings, result, notes)
 
 
 def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict, dict]:

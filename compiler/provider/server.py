@@ -21,10 +21,11 @@ from pulumi.errors import RunError
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2
 
+from .. import plan
 from ..diagnostics import TrainspecError
 from ..pulumi_resources.bodies import has_unknown
 from ..pulumi_resources.provider import INPUT_KEYS, JobError
-from . import jobs, wire
+from . import capacity, jobs, wire
 
 
 class Servicer(ProviderServicer):
@@ -34,6 +35,7 @@ class Servicer(ProviderServicer):
         super().__init__(provider, args, engine_address)
         self.config = jobs.Config()
         self.providers = {t: cls() for t, cls in jobs.CLASSES.items()}
+        self.ledger = capacity.Ledger()
         self._engine: engine_pb2_grpc.EngineStub | None = None
 
     # -- configuration --
@@ -91,6 +93,11 @@ class Servicer(ProviderServicer):
             # The request body checked against the API's own schema, and the change rules.
             result = await asyncio.to_thread(self.providers[type_token].check, olds, inputs)
             failures += [(f.property, f.reason) for f in result.failures]
+        if not failures and "request" in inputs and not has_unknown(inputs):
+            failures += await self._quota(request.urn, olds, inputs)
+            note = capacity.cost_note(olds, inputs, checked.result)
+            if note and not failures:
+                await self._log(engine_pb2.INFO, note, request.urn)
         return provider_pb2.CheckResponse(
             inputs=wire.encode(inputs, secret | {"secretEnv"} & set(inputs)),
             failures=[provider_pb2.CheckFailure(property=p, reason=r) for p, r in failures])
@@ -115,6 +122,11 @@ class Servicer(ProviderServicer):
         else:
             changes = (provider_pb2.DiffResponse.DIFF_SOME if result.changes
                        else provider_pb2.DiffResponse.DIFF_NONE)
+            # The plan's own line, as `trainspec diff` prints it: what a replace costs given
+            # the job's last known state, and that a Vertex label change is not a re-run.
+            planned = provider.plan(seen, news) if result.changes else None
+            if planned is not None and (planned.action == plan.REPLACE or planned.recorded):
+                await self._log(engine_pb2.INFO, planned.description, request.urn)
         return provider_pb2.DiffResponse(
             changes=changes, replaces=result.replaces or [], diffs=diffs,
             deleteBeforeReplace=bool(result.delete_before_replace))
@@ -174,6 +186,20 @@ class Servicer(ProviderServicer):
         return empty_pb2.Empty()
 
     # -- helpers --
+
+    async def _quota(self, urn: str, olds: dict, inputs: dict) -> list[tuple[str, str]]:
+        """The project's quota against what the stack's new jobs hold (capacity.py): errors
+        as failures, the rest logged."""
+        account = inputs.get("impersonateServiceAccount")
+        failures, warnings, notes = await asyncio.to_thread(
+            self.ledger.check, urn, olds, inputs, self.config.endpoint,
+            account if isinstance(account, str) and account else
+            self.config.impersonate_service_account)
+        for text in warnings:
+            await self._log(engine_pb2.WARNING, text, urn)
+        for text in notes:
+            await self._log(engine_pb2.INFO, text, urn)
+        return failures
 
     def _type(self, urn: str, given: str, context) -> str:
         type_token = given or urn.split("::")[2].rsplit("$", 1)[-1]

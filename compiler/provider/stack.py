@@ -63,9 +63,10 @@ def _secret_name(key: str) -> str:
 
 
 def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
-    """Every spec under `folder`, compiled, and every error found (including missing secrets)."""
+    """Every spec under `folder`, compiled, and every error found (including missing secrets),
+    with the warnings of the folder itself (a folder link not entered)."""
     found = tree.compile_paths([folder], options)
-    problems = found.errors
+    problems = found.errors + [d for d in found.missing if not d.is_error]
     if found.empty:
         problems.append(Diagnostic("$", f"no {tree.WHAT} found (trainspec:specs)", file=folder,
                                    code="no-specs"))

@@ -78,7 +78,8 @@ class CustomJobProvider(JobProvider):
         return sorted(ours, key=lambda j: (j.get("createTime", ""), j["name"]))
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
-        # Only bookkeeping changed (diff replaces on any request change): no API call.
+        # No API call: bookkeeping changed, or labels alone (a CustomJob's labels cannot change:
+        # the new request, labels and all, is kept in state for the next run; plan.decide).
         return dynamic.UpdateResult(self._kept_outs(olds, news))
 
     def delete(self, id_: str, props: dict) -> None:

@@ -27,6 +27,10 @@ Cloud Storage's objects.get and simple upload (``/storage/v1/b/B/o/O``,
 ``/upload/storage/v1/b/B/o``) serve the provider's python.source upload, for the buckets given
 with ``--bucket`` (see `compiler.cloud.emulator.storage`).
 
+A project's allocation quotas (``--quota METRIC@REGION=LIMIT[:USED]``) are served as Service
+Usage ``consumerQuotaMetrics`` and Cloud Monitoring usage, and a Vertex create over one gets the
+real 429 RESOURCE_EXHAUSTED (see `compiler.cloud.emulator.quotas`).
+
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
 ``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``. ``--state FILE`` persists jobs (a snapshot plus
 an append-only journal, see journal.py). Bodies over `MAX_BODY_BYTES` (common.py) get 413
@@ -34,8 +38,9 @@ unread; a connection silent for `REQUEST_TIMEOUT` seconds is closed.
 
 The package, by concern: core.py (the `Emulator`: routes, job progress, cancel, faults, Cloud
 Logging), vertex.py and ml.py (each API's methods), storage.py (Cloud Storage), rules.py (what
-each API refuses), listing.py (filters, pages), journal.py (``--state``), common.py (shared
-names, the refusal, body parsing) and server.py (HTTP, the command).
+each API refuses), listing.py (filters, pages), journal.py (``--state``), quotas.py
+(allocation quotas), common.py (shared names, the refusal, body parsing) and server.py (HTTP,
+the command).
 """
 
 from .core import Emulator
