@@ -310,6 +310,19 @@ def test_a_job_of_another_stack_is_never_cancelled(world, tmp_path):
     assert _stored(server, their_id) is None
 
 
+def test_an_ai_platform_job_of_another_stack_is_refused_by_its_name(world, tmp_path):
+    """ml v1 jobs carry no `name` field: the refusal names the job by its id, never `None`."""
+    _, engine, _ = world
+    spec = ml_spec(tmp_path, "shared_ml")
+    ours, theirs = inputs_for(spec), inputs_for(spec, stack="prod")
+    u = urn("AiPlatformJob", "shared_ml")
+    their_id, their_outs = engine.create(u, theirs)
+    with pytest.raises(grpc.RpcError) as info:
+        engine.delete(u, their_id, {**their_outs, "identity": ours["identity"]})
+    assert f": {their_id} belongs to another Pulumi stack or project" in info.value.details()
+    assert "trainspec:renamedFrom" in info.value.details()
+
+
 def test_a_400_is_mapped_to_the_spec_file_and_line(world, tmp_path):
     _, engine, _ = world
     spec = vertex_spec(tmp_path, "refused", hold=False)

@@ -58,7 +58,7 @@ def test_the_schema_names_every_input_and_output_the_provider_keeps():
         resource = schema["resources"][name]
         assert set(resource["inputProperties"]) == {
             "specFile", "spec", "project", "region", "stagingBucket", "keepJobRecords",
-            "secretEnv", "organization", "impersonateServiceAccount"}
+            "secretEnv", "organization", "impersonateServiceAccount", "retainOnDelete"}
         outputs = OUTPUT_KEYS + (TUNING_OUTPUT_KEYS if cls is sdk.VertexHyperparameterTuningJob
                                  else ())
         assert set(resource["properties"]) == (

@@ -85,8 +85,8 @@ class Servicer(ProviderServicer):
         type_token = self._type(request.urn, request.type, context)
         checked = await asyncio.to_thread(jobs.check, type_token, request.urn, olds, news,
                                           self.config)
-        for warning in checked.warnings:
-            await self._log(engine_pb2.WARNING, warning.format(), request.urn)
+        for warning in [w.format() for w in checked.warnings] + checked.notes:
+            await self._log(engine_pb2.WARNING, warning, request.urn)
         failures = list(checked.failures)
         inputs = checked.inputs
         if not failures and "request" in inputs and not has_unknown(inputs):
@@ -109,6 +109,9 @@ class Servicer(ProviderServicer):
         # Where the spec was written is not what runs: a moved file or an edited comment is
         # no update (the new values are the inputs in state from here on).
         seen = {**olds, **{k: news[k] for k in jobs.PRESENTATION_KEYS if k in news}}
+        old_inputs, _ = wire.decode(request.old_inputs)
+        if old_inputs.get("retainOnDelete") is True:  # what the engine replaces with
+            seen["retainOnDelete"] = True
         result = await self._call(context, provider.diff, request.id, seen, news)
         diffs = [k for k in INPUT_KEYS if k not in jobs.PRESENTATION_KEYS
                  and seen.get(k) != news.get(k)]
@@ -168,7 +171,8 @@ class Servicer(ProviderServicer):
         provider = self.providers[self._type(request.urn, request.type, context)]
         if request.preview:
             return provider_pb2.UpdateResponse(properties=request.news)
-        result = await self._call(context, provider.update, request.id, olds, news, using=news)
+        result = await self._call(context, provider.update, request.id, olds, news, using=news,
+                                  urn=request.urn)
         return provider_pb2.UpdateResponse(properties=self._outs(result.outs, secret))
 
     async def Delete(self, request, context):
@@ -178,7 +182,7 @@ class Servicer(ProviderServicer):
         # changed kind, is deleted by the provider of the job it is.
         type_token = jobs.for_id(request.id) or self._type(request.urn, request.type, context)
         await self._call(context, self.providers[type_token].delete, request.id, props,
-                         using=old_inputs)
+                         using=old_inputs, owners={**props, **old_inputs}, urn=request.urn)
         return empty_pb2.Empty()
 
     # -- helpers --
@@ -203,11 +207,14 @@ class Servicer(ProviderServicer):
             raise TrainspecError(f"trainspec has no resource type {type_token!r}")
         return type_token
 
-    @staticmethod
-    async def _call(context, method: Callable, *args: Any, using: dict | None = None):
-        """`method(*args)` on a worker thread, as the identity the inputs `using` name."""
+    async def _call(self, context, method: Callable, *args: Any, using: dict | None = None,
+                    urn: str = "", owners: dict | None = None):
+        """`method(*args)` on a worker thread, as the identity the inputs `using` name; with a
+        `urn`, acting only on jobs the stack running now owns (its state: `owners`, else
+        `using`)."""
         account = (using or {}).get("impersonateServiceAccount")
         jobs.IMPERSONATE.set(account if isinstance(account, str) and account else None)
+        jobs.OWNERS.set(jobs.trusted(urn, owners or using or {}, self.config) if urn else None)
         try:
             return await asyncio.to_thread(method, *args)
         except JobError as exc:  # one line, as the engine prints it

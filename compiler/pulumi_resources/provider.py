@@ -17,13 +17,24 @@ from ..targets import PLATFORMS, TRAINING
 from .bodies import describe, has_unknown, locate, restore_ints, secret_keys, splice_secrets
 
 INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
-              "sourceMap", "keepJobRecords", "secretEnv", "run")
+              "sourceMap", "keepJobRecords", "secretEnv", "run", "formerOwners")
 # `owner` is the identity label the job was created with; `error` the failure message.
 OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
                "consoleUrl", "logsUrl")
 TUNING_OUTPUT_KEYS = ("trialCount", "succeededTrials", "bestTrial")
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
-LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
+LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider",
+              "formerOwners")
+
+
+# What to do when a job's owner label is not this stack's (the lifecycle table in docs/pulumi.md).
+OWNER_HELP = (
+    "If this stack or its project was renamed from the stack that started the job (`pulumi "
+    "stack rename`), say so: `pulumi config set trainspec:renamedFrom ORG/PROJECT/STACK` (the "
+    "former name; STACK or PROJECT/STACK also do), and `pulumi preview` shows the jobs it takes "
+    "over. If this stack's state was copied from another stack, the job is that stack's, which "
+    "still tracks and stops it: put this stack's own state back (`pulumi stack import` of an "
+    "export of its own), or forget the copied entries with `pulumi state delete URN`")
 
 
 class JobError(TrainspecError):
@@ -204,19 +215,24 @@ class JobProvider(dynamic.ResourceProvider):
             raise JobError(describe(exc, f"reading {id_}")) from None
         return dynamic.ReadResult(id_, self._outs(props, job, id_))
 
-    def _owned(self, job: dict, props: dict) -> dict:
+    def _trusted(self, props: dict) -> set[str]:
+        """The owner labels this resource may act on. Here (trainspec 0.1's dynamic providers,
+        which are not told the stack running now) the identity in state; the provider plugin
+        compares with the stack running now instead (compiler.provider.jobs)."""
+        return {props.get("identity") or props.get("owner")}
+
+    def _owned(self, job: dict, props: dict, job_id: str) -> dict:
         """`job`, if this resource owns it; else refuse (another stack's or project's job).
 
-        Compared with the resource's identity now (not the `owner` output, which travels with a
-        state copied into another stack). A job without the label predates owner labels.
+        A job without the label predates owner labels.
         """
         label = (job.get("labels") or {}).get(IDENTITY_LABEL)
-        mine = props.get("identity") or props.get("owner")
-        if label is not None and label != mine:
+        trusted = self._trusted(props)
+        if label is not None and label not in trusted:
             raise JobError(
-                f"{job.get('name')} belongs to another Pulumi stack or project (its "
-                f"{IDENTITY_LABEL} label is {label!r}, this resource's is {mine!r}); it was not "
-                "touched. Remove it from this stack with `pulumi state delete URN`")
+                f"{job_id} belongs to another Pulumi stack or project (its {IDENTITY_LABEL} "
+                f"label is {label!r}, not this resource's {' or '.join(map(repr, sorted(trusted)))}"
+                f"); it was not touched. {OWNER_HELP}")
         return job
 
 

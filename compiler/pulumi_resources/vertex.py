@@ -97,7 +97,7 @@ class CustomJobProvider(JobProvider):
     def delete(self, id_: str, props: dict) -> None:
         client = self._client()
         try:
-            job = self._owned(client.vertex_get(id_), props)
+            job = self._owned(client.vertex_get(id_), props, id_)
             if job.get("state") not in self.terminal:
                 ignore_precondition(lambda: client.vertex_cancel(id_))
                 wait(lambda: client.vertex_get(id_).get("state"), self.terminal, id_)

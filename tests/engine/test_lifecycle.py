@@ -208,13 +208,13 @@ def test_two_projects_with_a_dev_stack_each_get_and_keep_their_own_job(project, 
 
 def test_protect_refuses_destroy_and_retain_on_delete_leaves_the_job_running(project, emulator):
     # A project not named trainspec: `pulumi config set KEY` writes ml-jobs:KEY, and the program
-    # reads it there (settings and secrets alike).
+    # reads settings there too; secrets only ever from trainspec:.
     p = project(name="ml-jobs")
     p.write(BERT, vertex(labels=HOLD) + "  env: {WANDB_API_KEY: {secret: wandbApiKey}}\n")
     p.write(CENSUS, ml(labels=HOLD))
     p.run("config", "set", "--path", "protect[0]", "bert")
     p.run("config", "set", "--path", "retainOnDelete[0]", "census")
-    p.run("config", "set", "--secret", "wandbApiKey", "s3cr3t-from-ml-jobs")
+    p.run("config", "set", "--secret", "trainspec:wandbApiKey", "s3cr3t-from-ml-jobs")
     p.up()
     (bert,) = emulator.vertex_jobs().values()
     env = bert["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"]
