@@ -18,6 +18,8 @@ config; its `jobs` output holds each job's name, state, error and links.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pulumi
 
 from .. import pipeline
@@ -41,9 +43,10 @@ def stack_options(config: Config, package_dir: str | None = None) -> Options:
                    staging_bucket=settings.get("stagingBucket"), package_dir=package_dir)
 
 
-def compile_folder(path: str, options: Options) -> list[pipeline.Result]:
+def compile_folder(path: str, options: Options, compile_file: Callable[[str], pipeline.Result]
+                   | None = None) -> list[pipeline.Result]:
     """Every spec under `path`, compiled; a RunError with every problem if one has any."""
-    results, problems = program.compile_specs(path, options)
+    results, problems = program.compile_specs(path, options, compile_file)
     problems += program.job_options(program.Settings(), {r.job.name for r in results if r.ok})[1]
     if problems:
         raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
@@ -58,7 +61,8 @@ class Specs(pulumi.ComponentResource):
 
     def __init__(self, name: str, results: list[pipeline.Result], config: Config,
                  opts: pulumi.ResourceOptions | None = None,
-                 depends_on: dict[str, list[pulumi.Resource]] | None = None) -> None:
+                 depends_on: dict[str, list[pulumi.Resource]] | None = None,
+                 options: Options | None = None, register_jobs: bool = True) -> None:
         super().__init__(TYPE, name, None, opts)
         settings = program.Settings()
         by_job = program.job_options(settings, {r.job.name for r in results})[0]
@@ -80,9 +84,14 @@ class Specs(pulumi.ComponentResource):
                 pulumi.Alias(type_=t) for t in JOBS if t != wanted]
             opts = pulumi.ResourceOptions.merge(by_job.get(job.name), pulumi.ResourceOptions(
                 parent=self, aliases=aliases, depends_on=(depends_on or {}).get(job.name)))
+            # The defaults the folder was compiled with, when known: each job's Check then
+            # compiles with the same options, and in the provider's process finds the result
+            # of this compile (compiled.py) instead of compiling again.
+            given = (options.project, options.region, options.staging_bucket) if options \
+                else (job.project, job.region, job.staging_bucket)
             resource = JOBS[wanted](
-                job.name, spec_file=r.file, project=job.project, region=job.region,
-                staging_bucket=job.staging_bucket,
+                job.name, spec_file=r.file, project=given[0], region=given[1],
+                staging_bucket=given[2],
                 keep_job_records=True if keep is None else keep,
                 secret_env=program.secret_env(job.secrets),
                 organization=pulumi.get_organization(),
@@ -91,4 +100,5 @@ class Specs(pulumi.ComponentResource):
             trials = ("trialCount", "bestTrial") if "trialCount" in JOBS[wanted].OUTPUTS else ()
             exported[job.name] = {k: getattr(resource, k) for k in (*EXPORTED, *trials)}
         self.jobs = pulumi.Output.from_input(exported)
-        self.register_outputs({"jobs": self.jobs})
+        # `register_jobs=False`: the caller exports the map itself, and the state holds it once.
+        self.register_outputs({"jobs": self.jobs} if register_jobs else {})

@@ -37,13 +37,16 @@ from ..pulumi_resources import ml, vertex
 from ..pulumi_resources.bodies import has_unknown, source_map
 from ..pulumi_resources.provider import JobError, JobProvider
 from ..targets import PLATFORMS
-from . import uploads
+from . import compiled, uploads
 
 PACKAGE = "trainspec"
 # A Pulumi organization the engine does not tell a resource provider; the file backend's name.
 DEFAULT_ORGANIZATION = "organization"
 # Inputs that say where the spec was written, not what runs: a change alone is no update.
 PRESENTATION_KEYS = ("specFile", "sourceMap")
+# Inputs not echoed as outputs (the state would hold them twice); a state written before keeps
+# them among its outputs, which Diff reads as it always did.
+STATE_INPUT_ONLY = ("sourceMap",)
 
 
 def token(name: str) -> str:
@@ -160,7 +163,7 @@ def compile_source(news: dict, name: str, options: Options) -> tuple[pipeline.Re
     """(result, the property the spec came from, its file name in diagnostics)."""
     spec_file = news.get("specFile")
     if isinstance(spec_file, str) and spec_file:
-        return pipeline.compile_file(spec_file, options), "specFile", spec_file
+        return compiled.compile_file(spec_file, options), "specFile", spec_file
     label = f"{name}.spec"  # an inline spec is shown as YAML, its positions in that text
     text = yaml.safe_dump(news.get("spec"), sort_keys=False, allow_unicode=True)
     return pipeline.compile_text(text, label, options), "spec", label

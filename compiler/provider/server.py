@@ -191,6 +191,9 @@ class Servicer(ProviderServicer):
 
     @staticmethod
     def _outs(outs: dict, secret: set[str]):
+        # The source map stays an input only: Diff compares it from the new inputs, and Create
+        # and Update read it from theirs; as an output it would be a second copy in the state.
+        outs = {k: v for k, v in outs.items() if k not in jobs.STATE_INPUT_ONLY}
         return wire.encode(jobs.without_nulls(outs), (secret | {"secretEnv"}) & set(outs))
 
     async def _log(self, severity: int, message: str, urn: str) -> None:
