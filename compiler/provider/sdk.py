@@ -1,12 +1,17 @@
-"""Python classes for the provider's resources, for a Pulumi program (and for the provider's own
-component, which registers jobs with them): `Specs` (a folder of specs; constructed by the
+"""The typed Python SDK of the provider's resources, for a Pulumi program (and for the provider's
+own component, which registers jobs with them): `Specs` (a folder of specs; constructed by the
 provider, so a program in any language gets the same jobs) and the three job resources.
 
-    from compiler.provider.sdk import Specs
+    from compiler.provider.sdk import Specs, VertexCustomJob
     specs = Specs("specs", path="specs")
     pulumi.export("jobs", specs.jobs)
+    bert = VertexCustomJob("bert", spec_file="specs/bert.yaml")
+    pulumi.export("bert", bert.consoleUrl)
 
-The property names are the schema's (compiler/provider/schema.json; a test holds them equal).
+Written by hand, held equal to the schema (compiler/provider/schema.json) by
+tests/test_provider_sdk.py: each input is the schema's input property in snake_case with its
+type, each output the schema's property with its type. The package is typed (`py.typed`), so a
+type checker checks a program's calls against these signatures.
 """
 
 from __future__ import annotations
@@ -26,9 +31,31 @@ class _Job(pulumi.CustomResource):
 
     TYPE = ""
     OUTPUTS = OUTPUT_KEYS
+    # Inputs, as Check completed them.
+    specFile: pulumi.Output[str]
+    spec: pulumi.Output[dict]
+    project: pulumi.Output[str]
+    region: pulumi.Output[str]
+    stagingBucket: pulumi.Output[str]
+    keepJobRecords: pulumi.Output[bool]
+    secretEnv: pulumi.Output[dict[str, str]]
+    organization: pulumi.Output[str]
+    impersonateServiceAccount: pulumi.Output[str]
+    # What Check computed from the spec.
+    request: pulumi.Output[dict]
+    platform: pulumi.Output[str]
+    identity: pulumi.Output[str]
+    specHash: pulumi.Output[str]
+    sourceMap: pulumi.Output[dict]
+    run: pulumi.Output[str]
+    # The job, as last read.
     name: pulumi.Output[str]
+    owner: pulumi.Output[str]
     state: pulumi.Output[str]
     error: pulumi.Output[str]
+    createTime: pulumi.Output[str]
+    startTime: pulumi.Output[str]
+    endTime: pulumi.Output[str]
     consoleUrl: pulumi.Output[str]
     logsUrl: pulumi.Output[str]
 
@@ -37,7 +64,7 @@ class _Job(pulumi.CustomResource):
                  region: pulumi.Input[str] | None = None,
                  staging_bucket: pulumi.Input[str] | None = None,
                  keep_job_records: pulumi.Input[bool] | None = None,
-                 secret_env: pulumi.Input[dict] | None = None,
+                 secret_env: pulumi.Input[dict[str, str]] | None = None,
                  organization: pulumi.Input[str] | None = None,
                  impersonate_service_account: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None) -> None:

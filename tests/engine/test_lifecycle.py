@@ -65,7 +65,7 @@ def test_an_edited_spec_cancels_the_old_job_before_creating_the_new_one(project,
     cancel = next(i for i, c in enumerate(calls) if ":cancel" in c)
     second_create = [i for i, c in enumerate(calls) if c.endswith('/customJobs HTTP/1.1" 200 -')][1]
     assert cancel < second_create  # delete before replace: never two generations at once
-    assert p.outputs()["bert"]["name"] == new
+    assert p.outputs()["jobs"]["bert"]["name"] == new
 
 
 def test_a_label_change_replaces_a_vertex_job_and_patches_an_ai_platform_job(project, emulator):
@@ -92,7 +92,7 @@ def test_refresh_records_success_and_failure_with_the_failure_message(project, e
     p.write(BERT, vertex())
     p.write(CENSUS, ml(labels=FAIL))
     p.up()
-    assert p.outputs()["bert"]["state"] != "JOB_STATE_SUCCEEDED"
+    assert p.outputs()["jobs"]["bert"]["state"] != "JOB_STATE_SUCCEEDED"
     time.sleep(2.5)  # the emulator moves a job one step every 0.5 s
 
     p.run("refresh", "--yes", "--skip-preview")
@@ -124,7 +124,7 @@ def test_removing_a_spec_cancels_its_job_and_keep_job_records_false_deletes_it(p
     p.write("specs/other.yaml", vertex(name="other", labels=HOLD))
     p.run("config", "set", "keepJobRecords", "false")
     p.up()
-    other = p.outputs()["other"]["name"]
+    other = p.outputs()["jobs"]["other"]["name"]
 
     os.remove(p.root / "specs/other.yaml")
     p.up()
@@ -191,7 +191,7 @@ def test_two_projects_with_a_dev_stack_each_get_and_keep_their_own_job(project, 
     for p in (ours, theirs):
         p.write(BERT, vertex(labels=HOLD))
         p.up()
-    mine, other = ours.outputs()["bert"]["name"], theirs.outputs()["bert"]["name"]
+    mine, other = ours.outputs()["jobs"]["bert"]["name"], theirs.outputs()["jobs"]["bert"]["name"]
     assert mine != other and len(emulator.vertex_jobs()) == 2  # same spec and stack: two jobs
 
     ours.run("destroy", "--yes", "--skip-preview")
@@ -247,7 +247,7 @@ def test_a_404_from_a_wrong_endpoint_is_an_error_never_a_deleted_job(project, em
     p = project()
     p.write(BERT, vertex(labels=HOLD))
     p.up()
-    name = p.outputs()["bert"]["name"]
+    name = p.outputs()["jobs"]["bert"]["name"]
 
     p.env["TRAINSPEC_API_ENDPOINT"] = emulator.url + "/not-the-api"
     for command in (("refresh", "--yes", "--skip-preview"), ("destroy", "--yes", "--skip-preview")):
@@ -268,7 +268,7 @@ def test_a_tuning_job_is_created_once_refreshed_with_its_best_trial_and_cancelle
     assert emulator.requests("POST", "/customJobs HTTP") == []
     (name,) = emulator.tuning_jobs()
     assert name.startswith("projects/acme-test/locations/us-central1/hyperparameterTuningJobs/")
-    assert p.outputs()["ads-hpt"]["name"] == name
+    assert p.outputs()["jobs"]["ads-hpt"]["name"] == name
     (resource,) = p.resources()
     assert resource["type"] == "trainspec:index:VertexHyperparameterTuningJob"
 
@@ -284,7 +284,7 @@ def test_a_tuning_job_is_created_once_refreshed_with_its_best_trial_and_cancelle
     top = max(done, key=lambda t: t["finalMeasurement"]["metrics"][0]["value"])
     assert best["id"] == top["id"] and set(best["parameters"]) == {"lr", "optimizer"}
     p.up()  # the stack's exports follow the refreshed outputs
-    assert p.outputs()["ads-hpt"]["bestTrial"]["id"] == top["id"]
+    assert p.outputs()["jobs"]["ads-hpt"]["bestTrial"]["id"] == top["id"]
 
     p.run("destroy", "--yes", "--skip-preview")
     assert emulator.tuning_jobs()[name]["state"] == "JOB_STATE_CANCELLED"
