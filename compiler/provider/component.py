@@ -72,7 +72,7 @@ class Specs(pulumi.ComponentResource):
         # As trainspec 0.1 read it; the provider's own setting, when given, is the default.
         impersonate = pulumi.Config("gcp").get("impersonateServiceAccount")
         self.resources: dict[str, pulumi.CustomResource] = {}
-        exported = {}
+        exported: dict[str, tuple[str, ...]] = {}
         for r in results:
             job = r.job
             wanted = resource_type(job.platform, job.kind)
@@ -89,16 +89,30 @@ class Specs(pulumi.ComponentResource):
             # of this compile (compiled.py) instead of compiling again.
             given = (options.project, options.region, options.staging_bucket) if options \
                 else (job.project, job.region, job.staging_bucket)
-            resource = JOBS[wanted](
-                job.name, spec_file=r.file, project=given[0], region=given[1],
-                staging_bucket=given[2],
-                keep_job_records=True if keep is None else keep,
-                secret_env=program.secret_env(job.secrets),
-                organization=pulumi.get_organization(),
-                impersonate_service_account=impersonate, opts=opts)
-            self.resources[job.name] = resource
             trials = ("trialCount", "bestTrial") if "trialCount" in JOBS[wanted].OUTPUTS else ()
-            exported[job.name] = {k: getattr(resource, k) for k in (*EXPORTED, *trials)}
-        self.jobs = pulumi.Output.from_input(exported)
+            resource = JOBS[wanted].declare(job.name, {
+                "specFile": r.file, "project": given[0], "region": given[1],
+                "stagingBucket": given[2], "keepJobRecords": True if keep is None else keep,
+                "secretEnv": program.secret_env(job.secrets),
+                "organization": pulumi.get_organization(),
+                "impersonateServiceAccount": impersonate}, (*EXPORTED, *trials), opts)
+            self.resources[job.name] = resource
+            exported[job.name] = (*EXPORTED, *trials)
+        self.jobs = _map(self.resources, exported)
         # `register_jobs=False`: the caller exports the map itself, and the state holds it once.
         self.register_outputs({"jobs": self.jobs} if register_jobs else {})
+
+
+def _map(resources: dict[str, pulumi.CustomResource],
+         keys: dict[str, tuple[str, ...]]) -> pulumi.Output[dict]:
+    """{job name: {key: output}} as one Output over a flat list (`Output.from_input` of the
+    nested map makes an Output per job and per key on top of the resources' own)."""
+    pairs = [(name, key) for name, wanted in keys.items() for key in wanted]
+
+    def nest(values: list) -> dict:
+        out: dict[str, dict] = {name: {} for name in keys}
+        for (name, key), value in zip(pairs, values):
+            out[name][key] = value
+        return out
+
+    return pulumi.Output.all(*(getattr(resources[n], k) for n, k in pairs)).apply(nest)

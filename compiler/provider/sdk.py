@@ -68,15 +68,31 @@ class _Job(pulumi.CustomResource):
                  organization: pulumi.Input[str] | None = None,
                  impersonate_service_account: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None) -> None:
-        props: dict[str, Any] = {
+        inputs: dict[str, Any] = {
             "specFile": spec_file, "spec": spec, "project": project, "region": region,
             "stagingBucket": staging_bucket, "keepJobRecords": keep_job_records, "secretEnv": secret_env,
             "organization": organization,
-            "impersonateServiceAccount": impersonate_service_account,
-            **{k: None for k in (*COMPUTED, *self.OUTPUTS)}}
+            "impersonateServiceAccount": impersonate_service_account}
+        self._register(resource_name, inputs, (*COMPUTED, *self.OUTPUTS), opts)
+
+    def _register(self, resource_name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
+                  opts: pulumi.ResourceOptions | None) -> None:
+        props = {**inputs, **{k: None for k in outputs if k not in inputs}}
         opts = pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))
         super().__init__(self.TYPE, resource_name, props, opts)
+
+    @classmethod
+    def declare(cls, resource_name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
+                opts: pulumi.ResourceOptions | None = None) -> _Job:
+        """The job with `inputs` (schema names; None values left out) and only `outputs` as
+        attributes: what the `Specs` component registers. Every property is a pending task in
+        the program until the engine answers, and the Python SDK waits on all of them in a loop
+        that grows with their number squared (`pulumi.runtime.stack.wait_for_rpcs`)."""
+        job = cls.__new__(cls)
+        job._register(resource_name, {k: v for k, v in inputs.items() if v is not None},
+                      outputs, opts)
+        return job
 
 
 class VertexCustomJob(_Job):
