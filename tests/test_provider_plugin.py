@@ -51,7 +51,8 @@ def test_the_schema_names_every_input_and_output_the_provider_keeps():
         outputs = OUTPUT_KEYS + (TUNING_OUTPUT_KEYS if cls is sdk.VertexHyperparameterTuningJob
                                  else ())
         assert set(resource["properties"]) == (
-            set(resource["inputProperties"]) | set(INPUT_KEYS) | set(outputs)), name
+            set(resource["inputProperties"]) | set(INPUT_KEYS) | set(outputs)) - set(
+            jobs.NOT_IN_STATE), name
         assert set(cls.OUTPUTS) == set(outputs)
         assert resource["inputProperties"]["secretEnv"]["secret"] is True
     assert set(schema["config"]["variables"]) == set(jobs.Config.KEYS)
@@ -112,6 +113,7 @@ def test_check_compiles_the_spec_and_reports_each_problem_located(plugin):
     assert failures == [] and secret == {"secretEnv"}
     assert inputs["platform"] == "vertex" and inputs["project"] == "acme-test"
     assert inputs["request"]["displayName"] == "bert" and inputs["keepJobRecords"] is True
+    assert "sourceMap" not in inputs  # the provider keeps it for Create, not the state
     # The same spec inline compiles to the same request and owner.
     spec = __import__("yaml").safe_load(vertex())
     inline, _, failures = check("VertexCustomJob", {"spec": spec})
@@ -165,3 +167,20 @@ def test_the_plugin_stops_when_the_engine_that_started_it_is_gone(tmp_path):
         time.sleep(0.2)
     os.kill(pid, 9)
     pytest.fail("the plugin kept running after its engine was gone")
+
+
+def test_a_source_map_in_a_state_written_before_is_no_change(plugin):
+    stub, folder = plugin
+    stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+        {"project": "acme-test", "region": "us-central1"})), timeout=20)
+    (folder / "bert.yaml").write_text(vertex())
+    urn = URN.format(t="VertexCustomJob", n="bert")
+    answer = stub.Check(provider_pb2.CheckRequest(urn=urn, olds=wire.encode({}), news=wire.encode(
+        {"specFile": "bert.yaml"})), timeout=60)
+    news, _ = wire.decode(answer.inputs)
+    job = "projects/acme-test/locations/us-central1/customJobs/1"
+    olds = {**news, "sourceMap": {"*": {"at": "bert.yaml:6:1", "path": "$.spec"}}, "name": job,
+            "owner": news["identity"], "state": "JOB_STATE_RUNNING"}
+    diff = stub.Diff(provider_pb2.DiffRequest(id=job, urn=urn, olds=wire.encode(olds),
+                                              news=wire.encode(news)), timeout=60)
+    assert (diff.changes, list(diff.diffs)) == (provider_pb2.DiffResponse.DIFF_NONE, [])

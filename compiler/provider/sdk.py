@@ -23,7 +23,7 @@ import pulumi
 from ..pulumi_resources.provider import OUTPUT_KEYS, TUNING_OUTPUT_KEYS
 from .jobs import token
 
-COMPUTED = ("request", "platform", "identity", "specHash", "sourceMap", "run")
+COMPUTED = ("request", "platform", "identity", "specHash", "run")
 
 
 class _Job(pulumi.CustomResource):
@@ -46,7 +46,6 @@ class _Job(pulumi.CustomResource):
     platform: pulumi.Output[str]
     identity: pulumi.Output[str]
     specHash: pulumi.Output[str]
-    sourceMap: pulumi.Output[dict]
     run: pulumi.Output[str]
     # The job, as last read.
     name: pulumi.Output[str]
