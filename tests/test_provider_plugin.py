@@ -184,3 +184,30 @@ def test_a_source_map_in_a_state_written_before_is_no_change(plugin):
     diff = stub.Diff(provider_pb2.DiffRequest(id=job, urn=urn, olds=wire.encode(olds),
                                               news=wire.encode(news)), timeout=60)
     assert (diff.changes, list(diff.diffs)) == (provider_pb2.DiffResponse.DIFF_NONE, [])
+
+
+def test_an_api_error_at_create_is_located_with_the_source_map_of_the_check(plugin):
+    from compiler.cloud import emulator
+
+    stub, folder = plugin
+    server, _ = emulator.serve()
+    try:
+        stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+            {"project": "acme-test", "region": "us-central1", "endpoint": server.url})),
+            timeout=20)
+        (folder / "bert.yaml").write_text(vertex())
+        urn = URN.format(t="VertexCustomJob", n="bert")
+        answer = stub.Check(provider_pb2.CheckRequest(urn=urn, olds=wire.encode({}),
+                                                      news=wire.encode({"specFile": "bert.yaml"})),
+                            timeout=60)
+        news, _ = wire.decode(answer.inputs)
+        # A body the schema allows but the API refuses (no machineType in a non-empty pool).
+        del news["request"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"]
+        with pytest.raises(grpc.RpcError) as raised:
+            stub.Create(provider_pb2.CreateRequest(urn=urn, properties=wire.encode(news)),
+                        timeout=60)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "HTTP 400" in raised.value.details()
+    assert "bert.yaml:11:" in raised.value.details(), raised.value.details()
