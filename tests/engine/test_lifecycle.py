@@ -6,7 +6,6 @@ Every rule of docs/pulumi.md "Lifecycle" that the engine decides together with t
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 
@@ -34,7 +33,7 @@ def test_preview_calls_no_api_up_creates_each_job_once_and_a_second_up_is_a_no_o
     assert len(emulator.requests("POST", "/customJobs HTTP")) == 1
     assert len(emulator.requests("POST", "/jobs HTTP")) == 1
     assert len(emulator.vertex_jobs()) == len(emulator.ml_jobs()) == 1
-    out = p.outputs()
+    out = p.outputs()["jobs"]
     assert out["bert"]["name"].startswith("projects/acme-test/locations/us-central1/customJobs/")
     assert out["census"]["name"] == "projects/acme-test/jobs/census"
     assert "resource.type%3D%22ml_job%22" in out["bert"]["logsUrl"]
@@ -99,7 +98,7 @@ def test_refresh_records_success_and_failure_with_the_failure_message(project, e
     recorded = {r["urn"].rsplit("::", 1)[1]: r["outputs"] for r in p.resources()}
     # The stack's own outputs are the program's: they follow on the next `up`.
     p.up()
-    for out in (recorded, p.outputs()):
+    for out in (recorded, p.outputs()["jobs"]):
         assert out["bert"]["state"] == "JOB_STATE_SUCCEEDED" and out["bert"]["error"] == ""
         assert out["census"]["state"] == "FAILED"
         assert "Emulated failure" in out["census"]["error"]
@@ -148,17 +147,7 @@ def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, 
             release.wait(60)  # the job exists; `up` waits for an answer that never comes
         return answer
 
-    emulator.api.handle = slow_answers
-    up = p.popen("up", "--yes", "--skip-preview")
-    try:
-        assert created.wait(120), up.stdout.read() if up.poll() is not None else "no create"
-        time.sleep(0.5)
-        os.killpg(up.pid, signal.SIGKILL)
-        up.wait(30)
-    finally:
-        emulator.api.handle = handle
-        release.set()
-        p.kill_strays()
+    p.up_killed(emulator, slow_answers, created, release, settle=0.5)
     assert 1 <= len(emulator.vertex_jobs()) + len(emulator.ml_jobs()) <= 4
 
     # The killed `up` left its lock behind: `pulumi cancel` is the documented way out.
@@ -166,7 +155,7 @@ def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, 
         lock.unlink()
     again = p.up()
     assert len(emulator.vertex_jobs()) == 3 and len(emulator.ml_jobs()) == 1, again.stdout
-    out = p.outputs()
+    out = p.outputs()["jobs"]
     assert sorted(out[n]["name"] for n in "abc") == sorted(emulator.vertex_jobs())
 
 
@@ -236,7 +225,7 @@ def test_create_answers_lost_on_the_way_back_still_give_one_job(project, emulato
             p.write(CENSUS, ml(name=f"census-{drop}", labels=HOLD))
             p.up()
             assert proxy.dropped == (1 if drop == "first" else 2)
-            out = p.outputs()
+            out = p.outputs()["jobs"]
         vertex_jobs = [n for n, j in emulator.vertex_jobs().items()
                        if j["displayName"] == f"bert-{drop}"]
         assert vertex_jobs == [out[f"bert-{drop}"]["name"]]

@@ -5,10 +5,7 @@ state that knows none of them, and the next `up` must still end with exactly one
 
 from __future__ import annotations
 
-import os
-import signal
 import threading
-import time
 
 from job_specs import HOLD, ml, vertex
 
@@ -37,17 +34,8 @@ def test_up_killed_without_checkpoints_loses_no_job_and_duplicates_none(project,
             release.wait(60)
         return answer
 
-    emulator.api.handle = some_answers
-    up = p.popen("up", "--yes", "--skip-preview")
-    try:
-        assert stuck.wait(120), up.stdout.read() if up.poll() is not None else "no create"
-        time.sleep(1.0)  # the answered creates are done steps, which a checkpoint would save
-        os.killpg(up.pid, signal.SIGKILL)
-        up.wait(30)
-    finally:
-        emulator.api.handle = handle
-        release.set()
-        p.kill_strays()
+    # Killed a second after: the answered creates are done steps, which a checkpoint would save.
+    p.up_killed(emulator, some_answers, stuck, release, settle=1.0)
     created = len(emulator.vertex_jobs()) + len(emulator.ml_jobs())
     assert 4 <= created <= 6
     jobs_in_state = [r for r in p.state().get("resources", [])
