@@ -50,29 +50,55 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: str,
-            out: TextIO, err: TextIO) -> None:
+            out: TextIO, err: TextIO, also: list[tuple[str, str]] | None = None) -> None:
+    """Report the diagnostics in format `fmt`, and in each (format, file) of `also` to that
+    file: one run, several reports (CI's annotations and its SARIF upload)."""
     from .report import REPORTERS
 
     # A repo config's problem is in the result of every spec under it: reported once.
     items = list(dict.fromkeys(extra + [d for r in results for d in r.diagnostics]))
-    reporter = REPORTERS[fmt]
     files = sorted({r.file for r in results} | {d.file for d in extra})
+    for name, path in also or ():
+        reporter = REPORTERS[name]
+        assert reporter.diagnostics is not None, name
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(reporter.diagnostics(items, files))
+    reporter = REPORTERS[fmt]
     assert reporter.diagnostics is not None, fmt
     (err if reporter.stderr else out).write(reporter.diagnostics(items, files))
 
 
+def _cache(args: argparse.Namespace):  # noqa: ANN202 - a compiler.cache.Cache or None
+    """The result cache of --cache DIR (default: $TRAINSPEC_CACHE), if one is named."""
+    import os
+
+    folder = getattr(args, "cache", None) or os.environ.get("TRAINSPEC_CACHE")
+    if not folder:
+        return None
+    from .cache import Cache
+
+    return Cache.open(folder, _options(args))
+
+
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import tree
+    from .source.files import shown
     from .schema.modeline import suggest as suggest_modeline
 
     if args.paths.count(STDIN) > 1:
         err.write("error: `-` (standard input) can be given once\n")
         return EXIT_USAGE
-    found = tree.compile_paths(args.paths, _options(args), jobs=args.jobs, stdin=args.stdin)
+    found = tree.compile_paths(args.paths, _options(args), jobs=args.jobs, stdin=args.stdin,
+                               cache=_cache(args))
     if found.empty:
         err.write("error: " + tree.nothing_found(args.paths) + "\n")
         return EXIT_FAILED
-    _report(found.results, found.missing, args.format, out, err)
+    try:
+        _report(found.results, found.missing, args.format, out, err, args.report)
+    except OSError as e:
+        err.write(f"error: cannot write {shown(str(e.filename))}: {shown(str(e.strerror or e))}"
+                  "\n")
+        return EXIT_FAILED
     if args.format == "text":
         suggest_modeline([r.file for r in found.results], err)
         err.write(f"{len(found.results)} spec(s) checked, {found.failed} with errors\n")
@@ -104,7 +130,7 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("error: compiling a folder needs --out OUTDIR\n")
         return EXIT_USAGE
     root = Path(args.path)
-    found = tree.compile_paths([args.path], _options(args), jobs=args.jobs)
+    found = tree.compile_paths([args.path], _options(args), jobs=args.jobs, cache=_cache(args))
     if found.empty:
         err.write(f"error: {tree.nothing_found([args.path])}; nothing written\n")
         return EXIT_FAILED
@@ -242,7 +268,28 @@ def _validate_arguments(p: argparse.ArgumentParser) -> None:
                    help="spec files or folders; - reads one spec from standard input")
     p.add_argument("--format", choices=choices(DIAGNOSTICS), default="text",
                    help=help_text(DIAGNOSTICS))
+    p.add_argument("--report", action="append", type=_report_arg, default=[],
+                   metavar="FORMAT=FILE", help="also write the report in FORMAT to FILE "
+                   f"(repeatable; {', '.join(choices(DIAGNOSTICS))}), from the same run")
     _jobs_flag(p, "")
+    _cache_flag(p)
+
+
+def _report_arg(text: str) -> tuple[str, str]:
+    """argparse type of --report: FORMAT=FILE."""
+    from .report import DIAGNOSTICS, choices
+
+    name, _, path = text.partition("=")
+    if name not in choices(DIAGNOSTICS) or not path:
+        raise argparse.ArgumentTypeError(f"{text!r} is not FORMAT=FILE with FORMAT one of "
+                                         f"{', '.join(choices(DIAGNOSTICS))}")
+    return name, path
+
+
+def _cache_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cache", metavar="DIR", help="read and store each spec's result in DIR, "
+                   "keyed by its content, its configs and trainspec's (default: "
+                   "$TRAINSPEC_CACHE; none if unset); docs/speed.md")
 
 
 def _compile_arguments(p: argparse.ArgumentParser) -> None:
@@ -252,6 +299,7 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="store_true",
                    help="with --out: fail if OUTDIR differs from what would be written")
     _jobs_flag(p, " for a tree")
+    _cache_flag(p)
 
 
 def _explain_arguments(p: argparse.ArgumentParser) -> None:
