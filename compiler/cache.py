@@ -125,9 +125,12 @@ class Cache:
 def configs_of(file: str, memo: dict[str, str]) -> str:
     """The contents of the repo config files that apply to spec `file`, as one string (what
     config.load.find reads: each folder up to the one holding .git). `memo`: folder → its
-    part, shared by the specs of one run."""
+    part, and spec folder → the whole, shared by the specs of one run."""
+    start = os.path.dirname(os.path.abspath(file))
+    if (whole := memo.get("\0" + start)) is not None:
+        return whole
     parts = []
-    for folder in folders_up(os.path.dirname(os.path.abspath(file))):
+    for folder in folders_up(start):
         if folder not in memo:
             part = []
             for name in (FILE_NAME, PYPROJECT):
@@ -146,7 +149,8 @@ def configs_of(file: str, memo: dict[str, str]) -> str:
         parts.append(f"{folder}={part}")
         if stop:
             break
-    return "\n".join(parts)
+    memo["\0" + start] = whole = "\n".join(parts)
+    return whole
 
 
 def _entry(result) -> dict:  # noqa: ANN001 - a pipeline.Result
