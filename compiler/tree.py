@@ -16,6 +16,7 @@ naming it (`spec-link`, an error under --strict).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -175,18 +176,46 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
 Content = bytes | Diagnostic  # a spec file's bytes, or why it cannot be read as one
 
 
+# Results one side of a diff compiled, for the other (compile_contents): (path, bytes) →
+# (its repo config, options, the result before the cross-spec rules).
+Shared = dict[tuple[str, bytes], list[tuple[config_load.Found, Options, pipeline.Result]]]
+
+
 def compile_contents(contents: Mapping[str, Content], options: Options = Options(), *,
                      files: packaging.Files | None = None,
-                     keep: Mapping[str, str] | None = None) -> Tree:
+                     keep: Mapping[str, str] | None = None,
+                     shared: Shared | None = None) -> Tree:
     """The tree entry point for spec files already read (diff reads a git revision or the
     working tree): path → content, or the located reason it cannot be read. `files` reads
-    their python.source folders; `keep` is as for `check`."""
+    their python.source folders; `keep` is as for `check`. `shared` is filled with each
+    result and read before compiling: a spec at the same path with the same bytes, repo
+    config and options as on the other side of a diff is compiled once (not a python.source
+    spec: its folder is read from each side's own files)."""
     seen: config_load.Seen = {}
-    results = [pipeline.Result(c.file, [c]) if isinstance(c, Diagnostic)
-               else pipeline.compile_text(c, path, options, files=files, seen=seen)
-               for path, c in contents.items()]
+    results = []
+    for path, c in contents.items():
+        if isinstance(c, Diagnostic):
+            results.append(pipeline.Result(c.file, [c]))
+            continue
+        repo = config_load.find(path, files, seen)
+        same = _same_config(repo)
+        known = shared.setdefault((path, c), []) if shared is not None else []
+        r = next((dataclasses.replace(r, diagnostics=list(r.diagnostics))
+                  for other, opts, r in known if other == same and opts == options), None)
+        if r is None:
+            r = pipeline.compile_text(c, path, options, files=files, repo=repo)
+            if shared is not None and (r.job is None or not packaging.reads_sources(r.job)):
+                known.append((same, options, dataclasses.replace(
+                    r, diagnostics=list(r.diagnostics))))
+        results.append(r)
     check(results, keep)
     return Tree(results)
+
+
+def _same_config(repo: config_load.Found) -> config_load.Found:
+    """`repo` as compared between the sides of a diff: where its folder is (the working tree,
+    a revision) is no part of what it says."""
+    return dataclasses.replace(repo, config=dataclasses.replace(repo.config, folder=""))
 
 
 def nothing_found(paths: list[str]) -> str:
