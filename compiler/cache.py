@@ -18,9 +18,10 @@ A spec with a python.source is never cached (its archive is built from other fil
 discovery note is about (a link), nor a file that cannot be read as one. The cross-spec rules
 (duplicate names) are not part of an entry: they run over every spec, cached or not.
 
-Entries are JSON (never pickle: a restored CI cache is data, not code), written to a temporary
-file and renamed, so concurrent writers (worker processes, parallel CI jobs) never leave half an
-entry; an entry that cannot be read or does not have the expected shape is a miss.
+Entries are a line of JSON and the body's JSON text (never pickle: a restored CI cache is data,
+not code), written to a temporary file and renamed, so concurrent writers (worker processes,
+parallel CI jobs) never leave half an entry; an entry that cannot be read or does not have the
+expected shape is a miss.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from .options import Options
 from .version import VERSION
 
 ENV = "TRAINSPEC_CACHE"
-FORMAT = 1  # of an entry: a change makes every older entry a miss
+FORMAT = 2  # of an entry: a change makes every older entry a miss
 _LIBRARIES = ("PyYAML", "jsonschema", "detect-secrets")
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -99,14 +100,15 @@ class Cache:
         """The result stored under `key` for `file`, or None (absent, unreadable, malformed)."""
         try:
             with open(self._path(key), "rb") as f:
-                return _result(json.loads(f.read()), file)
+                head, _, body = f.read().decode("utf-8").partition("\n")
+            return _result(json.loads(head), body, file)
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return None
 
     def put(self, key: str, result) -> None:  # noqa: ANN001 - a pipeline.Result
         """Store `result` (its own diagnostics, before the cross-spec rules) under `key`;
         a folder that cannot be written is no error (the result was computed anyway)."""
-        text = json.dumps(_entry(result), ensure_ascii=False, allow_nan=False)
+        text = _entry(result)
         path = self._path(key)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -153,13 +155,16 @@ def configs_of(file: str, memo: dict[str, str]) -> str:
     return whole
 
 
-def _entry(result) -> dict:  # noqa: ANN001 - a pipeline.Result
-    body = emit.dumps(result.body) if result.body is not None else None
-    return {"format": FORMAT, "file": result.file, "body": body,
+def _entry(result) -> str:  # noqa: ANN001 - a pipeline.Result
+    """An entry's text: one line of JSON (file, identity, diagnostics, whether there is a
+    body), then the body's canonical text as `emit.dumps` writes it (not escaped again)."""
+    head = {"format": FORMAT, "file": result.file, "body": result.body is not None,
             "identity": _identity(result.identity),
             "diagnostics": [[d.path, d.message, d.severity, d.file,
                              [d.position.line, d.position.column] if d.position else None,
                              d.hint, d.code] for d in result.diagnostics]}
+    body = emit.dumps(result.body) if result.body is not None else ""
+    return json.dumps(head, ensure_ascii=False, allow_nan=False) + "\n" + body
 
 
 def _identity(identity: tuple | None) -> list | None:
@@ -169,14 +174,12 @@ def _identity(identity: tuple | None) -> list | None:
     return [name, platform, project, [at.line, at.column] if at else None, run]
 
 
-def _result(entry: dict, file: str):  # noqa: ANN202 - a pipeline.Result
+def _result(entry: dict, text: str, file: str):  # noqa: ANN202 - a pipeline.Result
     from .pipeline import Result
 
     if entry["format"] != FORMAT or entry["file"] != file:
         return None
-    body = None
-    if entry["body"] is not None:
-        body = emit.serialized_from(entry["body"])
+    body = emit.serialized_from(text) if entry["body"] is True else None
     identity = entry["identity"]
     if identity is not None:
         name, platform, project, at, run = identity
