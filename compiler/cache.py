@@ -45,7 +45,7 @@ from .version import VERSION
 
 ENV = "TRAINSPEC_CACHE"
 FORMAT = 2  # of an entry: a change makes every older entry a miss
-_LIBRARIES = ("PyYAML", "jsonschema", "detect-secrets")
+_LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs", "detect-secrets")
 _PACKAGE = Path(__file__).resolve().parent
 
 

@@ -16,6 +16,7 @@ from ..diagnostics import Collector
 from ..secrets.scan import quoted
 from ..source.jsonpath import child
 from ..suggest import did_you_mean
+from . import fast
 from .foreign import describe
 
 # The published schemas live in the repository's top-level schemas/; compiler/_schemas is a
@@ -320,6 +321,8 @@ def _short(value: Any) -> str:
 
 def validate(data: Any, c: Collector, version: str = CURRENT) -> set[str]:
     """Report schema violations into `c`; return the JSON paths that had one."""
+    if fast.valid(schema(version), data):  # the compiled validator's "valid" is final
+        return set()
     bad: set[str] = set()
     for path, code, message, hint, at_key in iter_problems(data, version):
         c.error(path, message, hint, key=at_key, code=code)
