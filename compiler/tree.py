@@ -19,8 +19,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -283,6 +281,10 @@ def _cached(files: list[str], notes: Mapping[str, list[Diagnostic]], cache: Cach
 def _compile_parallel(files: list[str], options: Options,
                       notes: Mapping[str, list[Diagnostic]], keys: Mapping[str, str],
                       cache: Cache | None, workers: int) -> list[pipeline.Result]:
+    # Imported here: one spec (pre-commit, an editor) never starts a worker.
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     size = (len(files) + workers - 1) // workers
     chunks = [(part, options, {f: notes[f] for f in part if f in notes},
                {f: keys[f] for f in part if f in keys}, cache)
