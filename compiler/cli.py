@@ -10,11 +10,9 @@ import argparse
 import shlex
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, BinaryIO, TextIO
-
 from importlib import import_module
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from .version import VERSION
 
@@ -82,8 +80,8 @@ def _cache(args: argparse.Namespace):  # noqa: ANN202 - a compiler.cache.Cache o
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import tree
-    from .source.files import shown
     from .schema.modeline import suggest as suggest_modeline
+    from .source.files import shown
 
     if args.paths.count(STDIN) > 1:
         err.write("error: `-` (standard input) can be given once\n")

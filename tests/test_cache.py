@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cache, cli, tree
+from compiler import cli, tree
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = "severity:\n  image-reference-grammar: error\n"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from .review import Review
-    from .text import format_text, report_json
+    from .text import format_text
 
 __all__ = ["REPORTERS", "Reporter", "choices", "format_text", "help_text"]
 
