@@ -284,9 +284,9 @@ def _report_arg(text: str) -> tuple[str, str]:
     return name, path
 
 
-def _cache_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cache", metavar="DIR", help="read and store each spec's result in DIR, "
-                   "keyed by its content, its configs and trainspec's (default: "
+def _cache_flag(p: argparse.ArgumentParser, what: str = "") -> None:
+    p.add_argument("--cache", metavar="DIR", help=f"read and store each spec's result{what} in "
+                   "DIR, keyed by its content, its configs and trainspec's (default: "
                    "$TRAINSPEC_CACHE; none if unset); docs/speed.md")
 
 
@@ -297,7 +297,7 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="store_true",
                    help="with --out: fail if OUTDIR differs from what would be written")
     _jobs_flag(p, " for a tree")
-    _cache_flag(p)
+    _cache_flag(p, " (of a tree, with --out)")
 
 
 def _explain_arguments(p: argparse.ArgumentParser) -> None:
