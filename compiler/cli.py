@@ -185,6 +185,10 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if getattr(args, "last_run", False):
+        from .jobs import watch  # noqa: PLC0415 - only --last-run asks the API
+
+        return watch.cmd_explain_last_run(args, out, err)
     from . import explain, pipeline
 
     result = pipeline.compile_path(args.path, _options(args), args.stdin)
@@ -195,10 +199,39 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_quota(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import quota, tree  # noqa: PLC0415 - only this command reads quotas
+
+    found = tree.compile_paths(args.paths, _options(args))
+    if found.empty:
+        err.write("error: " + tree.nothing_found(args.paths) + "\n")
+        return EXIT_FAILED
+    _report(found.results, found.missing, "text", out, err)
+    if found.failed:
+        return EXIT_FAILED
+    return quota.run(found.results, out, err)
+
+
+def _quota_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (a stack)")
+
+
 def cmd_emulator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .cloud import emulator
 
     return emulator.main(args.rest)
+
+
+def _cancel_arguments(p: argparse.ArgumentParser) -> None:
+    from .jobs import cancel
+
+    cancel.add_arguments(p)
+
+
+def cmd_cancel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .jobs import cancel
+
+    return cancel.run(args, out, err)
 
 
 def _platform_flags(p: argparse.ArgumentParser) -> None:
@@ -302,11 +335,17 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
 
 def _explain_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", metavar="FILE", help="a spec, or - for standard input")
+    p.add_argument("--last-run", action="store_true",
+                   help="also the spec's last job in the stack (as `status` finds it): how long "
+                   "it ran × the rate (asks the API)")
+    p.add_argument("--stack", metavar="NAME", help="with --last-run: whose jobs (as `status`)")
+    p.add_argument("--org", metavar="ORG", help="with --last-run: Pulumi organization (as "
+                   "`status`)")
 
 
 # Every command's name: what `parser` needs to know that a word of argv names one.
 COMMANDS = ("validate", "compile", "explain", "diff", "import", "status", "logs", "wait",
-            "local-run", "init", "prices", "rules", "emulator")
+            "cancel", "local-run", "init", "prices", "quota", "rules", "emulator")
 
 
 def parser(command: str | None = "") -> argparse.ArgumentParser:
@@ -333,6 +372,14 @@ def parser(command: str | None = "") -> argparse.ArgumentParser:
              "or to a job that exists (--job)")
     if _wanted(sub, "status", "logs", "wait"):
         _resolve(".jobs.watch:add_commands")(sub)
+    _command(sub, "cancel", _cancel_arguments, cmd_cancel,
+             help="the kill switch without Pulumi: cancel every running job of the specs under "
+             "PATH in their stack, at once, and wait until they have stopped",
+             description="Cancel every running job of the specs under PATH in their stack "
+             "(only jobs carrying that stack's owner label, as `status` finds them), all at "
+             "once, then wait until each has stopped.",
+             epilog="exit status: 0 every job stopped (or none was running), 1 bad input or a "
+             "cancel refused, 2 still stopping at --timeout, 130 interrupted")
     _command(sub, "local-run", ".localrun:add_arguments", ".localrun:run", platform=True,
              help="run the trainer of a python.source spec here, as a replica of its job would "
              "(a container spec: print its docker run)",
@@ -343,6 +390,9 @@ def parser(command: str | None = "") -> argparse.ArgumentParser:
 
     _command(sub, "prices", ".prices:add_arguments", ".prices:run",
              help="the price catalog explain, diff and the cost policies read: refresh it")
+    _command(sub, "quota", _quota_arguments, cmd_quota, platform=True,
+             help="whether the projects' Vertex AI quotas (GPUs, TPU cores, vCPUs per region) "
+             "can hold every job of the specs at once: limits and usage read from the APIs")
     _command(sub, "rules", ".ruledoc:add_arguments", ".ruledoc:run",
              help="list the rule codes diagnostics end with (docs/rules.md)")
 

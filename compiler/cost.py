@@ -180,6 +180,31 @@ def lines(e: Estimate) -> list[str]:
     return out + ([f"  {MARK} {note}"] if note else [])
 
 
+def summary(e: Estimate) -> str:
+    """The estimate in one line, for a Pulumi preview: `$R/h; at most $X for the 1d timeout`
+    (a tuning job: for N trials × the timeout), marked and footnoted at a secondary price."""
+    if e.rate is None:
+        return f"price unknown: {why(e)}"
+    trials = f"{e.trials} trials × " if e.trials > 1 else ""
+    text = f"{usd(e.rate_at_once)}/h; at most {usd(e.at_most)} for {trials}the " \
+           f"{e.timeout_text()} timeout"
+    note = footnote(e)
+    return f"{text} {MARK} ({MARK} {note})" if note else text
+
+
+def last_run(e: Estimate, name: str, state: str, seconds: float | None) -> str:
+    """explain's line for the spec's last job: what it ran for × the rate (all its replicas;
+    a tuning job's parallel trials), at today's catalog prices."""
+    if seconds is None:
+        return f"  {'last run':<24} {name} ({state}) has not started"
+    ran = human(Decimal(int(seconds)))
+    if e.rate is None:
+        return f"  {'last run':<24} {name} ({state}) ran {ran}; price unknown: {why(e)}"
+    spent = e.rate_at_once * Decimal(int(seconds)) / HOUR
+    return marked(e, f"  {'last run':<24} {name} ({state}) ran {ran} × {usd(e.rate_at_once)}/h "
+                     f"≈ {usd(spent)}")
+
+
 def of_result(result) -> Estimate | None:  # noqa: ANN001 - a pipeline.Result (no import circle)
     """The estimate of a compiled spec, None when it did not compile."""
     if result is None or not result.ok or result.job is None:

@@ -10,7 +10,7 @@ from typing import TextIO
 from . import packaging
 from .options import Options
 from .report import REPORTERS, REVIEW, choices, format_text, help_text
-from .report.review import redacted_errors
+from .report.review import head_errors
 from .review.compare import EXIT_ERROR, WORKTREE, Review, Side, compare
 from .review.sides import (
     NoSpecsError,
@@ -33,11 +33,13 @@ changed, not removed + added. Secret env values and credential-like values are r
 EXIT_CODES = """\
 exit status:
   0  no change: every spec compiles to the same request on both sides
-  1  error: a spec on the HEAD side does not compile (located diagnostics are printed) or
-     two HEAD specs name one job, git failed (unknown revision, not a repository), the
-     --stack file cannot be read, or the spec folder holds no spec file on either side (a
-     wrong --specs or --repo). A BASE-side spec that does not compile is reported but is
-     not an error: the change may be fixing it.
+  1  error: a spec on the HEAD side does not compile (located diagnostics are printed),
+     `pulumi up` would refuse a change (an AI Platform job changed without a new
+     metadata.run: a located error with its code and hint), two HEAD specs name one job,
+     git failed (unknown revision, not a repository), the --stack file cannot be read, or
+     the spec folder holds no spec file on either side (a wrong --specs or --repo). A
+     BASE-side spec that does not compile is reported but is not an error: the change may
+     be fixing it.
   2  changes: at least one spec is created, replaced, updated or deleted
  64  usage error (an unknown flag, a missing BASE): a usage message on stderr, nothing on
      stdout; never 2, so a CI step cannot mistake it for a plan"""
@@ -125,6 +127,6 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if rv.failed and args.format != "text":  # the report went to a file: show why in the log
         for e in rv.entries:
             if e.failed:
-                err.write(format_text(redacted_errors(e.new, e.secrets)) + "\n")
+                err.write(format_text(head_errors(e)) + "\n")
     return rv.exit_code
 

@@ -37,11 +37,16 @@ class Sent:
 _TRIALS = "at least one trial ([DD-ML] maxTrials, maxParallelTrials default 1)"
 _FAILED = "a count of trials: 0 lets the service decide ([DD-ML] maxFailedTrials)"
 _STEPS = "a count of steps or measurements ([DD-AIP] ConvexAutomatedStoppingSpec)"
+_STUDY = "a count of trials: a study stopped at 0 would run none ([DD-AIP] StudyStoppingConfig)"
 
 
 def _counts(ml: str, vertex: str, minimum: int, why: str) -> Sent:
     return Sent(((ML, _M + "HyperparameterSpec", ml), (AIP, _V + "HyperparameterTuningJob",
                                                        vertex)), minimum, why=why)
+
+
+def _study(name: str) -> Sent:
+    return Sent(((AIP, _V + "StudySpecStudyStoppingConfig", name),), 1, why=_STUDY)
 
 
 def _convex(name: str) -> Sent:
@@ -91,4 +96,8 @@ FIELDS: dict[str, Sent | str] = {
         _convex("minStepCount"),
     "/$defs/tuning/properties/earlyStopping/properties/convex/properties/minMeasurementCount":
         _convex("minMeasurementCount"),
+    "/$defs/tuning/properties/studyStopping/properties/noProgressTrials":
+        _study("maxNumTrialsNoProgress"),
+    "/$defs/tuning/properties/studyStopping/properties/maxTrials": _study("maxNumTrials"),
+    "/$defs/tuning/properties/studyStopping/properties/minTrials": _study("minNumTrials"),
 }

@@ -2,7 +2,10 @@
 and the pull-request `diff` command both use.
 
 Neither API can update a job's definition: any change to the request is a new job (the old
-one is cancelled). The only in-place change is AI Platform labels (`jobs.patch` with etag).
+one is cancelled). The only in-place change is AI Platform labels (`jobs.patch` with etag); a
+Vertex job's labels cannot change, so a change of labels alone is recorded in state and sent
+with the next run (never a re-run). An AI Platform job whose jobId stays the same cannot be
+replaced (ml v1 never reuses a jobId): `decide` refuses it, for `pulumi up` and `diff` alike.
 """
 
 from __future__ import annotations
@@ -11,20 +14,30 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cloud.jobs import is_final
+from .diagnostics import Diagnostic, Position
 from .targets import PLATFORMS
 
 CREATE, REPLACE, UPDATE, DELETE, NONE = "create", "replace", "update", "delete", "none"
 
 DESCRIPTIONS = {
     CREATE: "create: a new job is submitted",
-    REPLACE: "replace: a new job is submitted and the old one cancelled",
     UPDATE: "update in place: labels are patched on the existing job",
     DELETE: "delete: the job is cancelled if still running",
     NONE: "no change",
 }
-RERUN = "replace: re-run requested: a new job is submitted, the previous run cancelled if still running"
-CODE_CHANGED = ("replace: trainer code changed: pulumi up uploads the new package and submits a new "
-                "job, the old one cancelled")
+# A label-only change of a job whose labels cannot change (Vertex): kept for the next run.
+LABELS_RECORDED = ("update: labels recorded in state and sent with the next run; the job is "
+                   "not re-run (a Vertex job's labels cannot change)")
+# What a replace does to the job it replaces, by what is known of that job's state.
+FINISHED, RUNNING, UNKNOWN = "finished", "running", "unknown"
+REPLACE_COSTS = {
+    FINISHED: "re-runs a finished job (its record is kept)",
+    RUNNING: "cancels the running job, then submits",
+    UNKNOWN: "cancels the job if it still runs, then submits",
+}
+RERUN_REASON = "re-run requested"
+CODE_REASON = "trainer code changed (pulumi up uploads the new package)"
 # An archive trainspec built from python.source (compiler/packaging): named by its content.
 _BUILT_PACKAGE = re.compile(r"^gs://[^/]+/trainspec/packages/[^/]+-[0-9a-f]{16}\.tar\.gz\Z")
 
@@ -37,10 +50,28 @@ class Change:
     kind: str = "changed"  # added | removed | changed
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A change `pulumi up` refuses: a located error of `code` at the spec path the request
+    path `at` came from (the provider's check and `diff` locate it each their own way)."""
+
+    code: str
+    at: str  # request body path
+    message: str
+    hint: str
+
+    def diagnostic(self, file: str, path: str, position: Position | None) -> Diagnostic:
+        return Diagnostic(path or "$", self.message, file=file, position=position,
+                          hint=self.hint, code=self.code)
+
+
 @dataclass
 class Plan:
     action: str
     changes: list[Change] = field(default_factory=list)
+    refusal: Refusal | None = None
+    recorded: bool = False  # an update with no API call: labels kept for the next run
+    job: str = UNKNOWN  # FINISHED | RUNNING | UNKNOWN: the replaced job's state, if known
 
     @property
     def rerun(self) -> bool:
@@ -57,9 +88,14 @@ class Plan:
 
     @property
     def description(self) -> str:
-        if self.rerun:
-            return RERUN
-        return CODE_CHANGED if self.code_changed else DESCRIPTIONS[self.action]
+        if self.refusal is not None:
+            return f"refused: {self.refusal.message}"
+        if self.recorded:
+            return LABELS_RECORDED
+        if self.action != REPLACE:
+            return DESCRIPTIONS[self.action]
+        reason = RERUN_REASON if self.rerun else CODE_REASON if self.code_changed else ""
+        return f"replace: {reason + ': ' if reason else ''}{REPLACE_COSTS[self.job]}"
 
 
 _MISSING = object()
@@ -139,7 +175,54 @@ def classify(platform: str, old: dict | None, new: dict | None,
         return Plan(REPLACE, moved + found)
     if not found:
         return Plan(NONE)
-    known = PLATFORMS.get(platform)
-    if known is not None and known.labels_in_place and _label_only(found):
-        return Plan(UPDATE, found)
+    if _label_only(found):
+        known = PLATFORMS.get(platform)
+        return Plan(UPDATE, found, recorded=known is None or not known.labels_in_place)
     return Plan(REPLACE, found)
+
+
+SECRET_CHANGE = "stack secret "  # a Change path: a secret config value the job reads changed
+JOB_ID = "jobId"  # the ml v1 job's own name, in its body: never reused in a project
+ML_IMMUTABLE = Refusal(
+    "ml-job-immutable", JOB_ID, "AI Platform job {job!r} cannot be changed (only its labels "
+    "can) and its jobId can never be reused",
+    "set or bump metadata.run to submit the changed job as a new run, jobId <name>_run_<run>; "
+    "the old one is cancelled first")
+
+
+def job_state(state: str | None) -> str:
+    """FINISHED, RUNNING or UNKNOWN of a job state as the API spells it (None: not read)."""
+    if not state:
+        return UNKNOWN
+    return FINISHED if is_final(state) else RUNNING
+
+
+def decide(platform: str, old: dict | None, new: dict | None, old_platform: str | None = None,
+           *, old_location: tuple | None = None, new_location: tuple | None = None,
+           old_run: str | None = None, new_run: str | None = None,
+           changed_secrets: list[str] = (), state: str | None = None) -> Plan:
+    """What `pulumi up` does to a job, or refuses: `classify`, then the changed secrets the
+    new job reads (the job would run with the old value: a replace), the AI Platform refusal
+    (a replace that keeps the jobId) and what the replace costs given the job's `state` (None:
+    not known, as in an offline `diff`). The provider's check and diff and the `diff` command
+    all call this one function."""
+    found = classify(platform, old, new, old_platform, old_location=old_location,
+                     new_location=new_location, old_run=old_run, new_run=new_run)
+    if old is not None and new is not None and changed_secrets:
+        where = [c for c in found.changes if c.path in LOCATION_PATHS]
+        found = Plan(REPLACE, where + [
+            Change(SECRET_CHANGE + key, "<secret>", "<secret: its ciphertext changed>")
+            for key in sorted(changed_secrets)] + [c for c in found.changes if c not in where])
+    if found.action != REPLACE:
+        return found
+    found.job = job_state(state)
+    # A job id the client chooses (ml v1) names one job forever: a replace needs a new one.
+    chosen = PLATFORMS.get(platform) is not None and PLATFORMS[platform].job_id is not None
+    same_id = (old or {}).get(JOB_ID) is not None and (old or {}).get(JOB_ID) == (new or {}).get(
+        JOB_ID)
+    same_project = old_location is None or new_location is None or old_location[0] == \
+        new_location[0]
+    if chosen and same_id and same_project:
+        found.refusal = Refusal(ML_IMMUTABLE.code, JOB_ID, ML_IMMUTABLE.message.format(
+            job=old[JOB_ID]), ML_IMMUTABLE.hint)
+    return found

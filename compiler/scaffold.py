@@ -1,4 +1,4 @@
-"""`python -m compiler init DIR`: a ready specs repository in one command.
+"""`python -m compiler init DIR`: a ready specs repository in one command, new or existing.
 
 Writes (paths relative to DIR):
 
@@ -8,8 +8,8 @@ Writes (paths relative to DIR):
                                     (compiler/pulumi_program.py)
   requirements.lock                 every package trainspec[pulumi] needs, pinned with hashes:
                                     this trainspec's own lock (requirements.lock of its source)
-  requirements.txt                  trainspec pinned to this version (see `requirement`),
-                                    installed after the lock, --no-build-isolation (see INSTALL)
+  requirements.txt                  the line that installs this trainspec (compiler/install.py),
+                                    installed after the lock, --no-build-isolation (see install)
   specs/example.yaml                an example spec with the editor schema modeline
   schemas/v1/trainspec.schema.json  the schema that modeline names (this version's)
   compiled/example.json             its compiled request (+ the compile manifest), so the
@@ -22,87 +22,65 @@ Writes (paths relative to DIR):
   .vscode/extensions.json           VS Code: recommends the YAML extension that reads it
   .gitignore                        the program's virtualenv
 
-All or nothing: if any of these files exists, nothing is written (exit 1, naming them).
+Into an existing repository it adds what is missing and never overwrites (compiler/adopt.py):
+each file is created, merged (.gitignore, .pre-commit-config.yaml) or left, and a file of
+another's that holds the name of ours (requirements.txt, the workflow) makes it write its own
+under another name. Nothing is written if any write fails; --dry-run writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import re
-import subprocess
 from pathlib import Path
 from typing import TextIO
 
-from . import emit, pipeline
+from . import adopt, emit, install, pipeline
 from .schema import validate as schemas
 from .version import VERSION
 
 TEMPLATES = Path(__file__).resolve().parent / "_templates"
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # a source checkout has pyproject here
 EXAMPLE = "specs/example.yaml"
 SCHEMA = "schemas/v1/trainspec.schema.json"
 _PROJECT_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")  # Pulumi project names
-# pip refuses an unhashed requirement (trainspec, from a git commit or an index) beside hashed
-# ones, so the locked packages and trainspec are installed in two steps; trainspec is built (from
-# a checkout) by the setuptools the lock installed, never by one pip would download unpinned.
-INSTALL = ("pip install --require-hashes -r requirements.lock && "
-           "pip install --no-deps --no-build-isolation -r requirements.txt")
+
+
+def install_command(lock: str = "requirements.lock", txt: str = "requirements.txt") -> str:
+    """pip refuses an unhashed requirement (trainspec, from git or an index) beside hashed ones,
+    so the locked packages and trainspec are installed in two steps; trainspec is built (from
+    git) by the setuptools the lock installed, never by one pip would download unpinned."""
+    return (f"pip install --require-hashes -r {lock} && "
+            f"pip install --no-deps --no-build-isolation -r {txt}")
+
+
+INSTALL = install_command()
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="folder of the new repository (created if needed)")
+    p.add_argument("dir", metavar="DIR", help="folder of the repository, new or existing "
+                   "(created if needed)")
     p.add_argument("--name", help="Pulumi project name (default: DIR's name)")
-    p.add_argument("--requirement", metavar="LINE",
-                   help="the requirements.txt line that installs trainspec (default: "
-                        f"trainspec[pulumi]=={VERSION}, or this source checkout)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--from", dest="source", choices=install.SOURCES, default="auto",
+                     help="where requirements.txt installs trainspec from: the package index "
+                          f"(trainspec[pulumi]=={VERSION}) or the git repository at tag "
+                          f"{install.TAG}; auto (default): git when this trainspec came from "
+                          "git, else the index")
+    how.add_argument("--requirement", metavar="LINE",
+                     help="your own requirements.txt line that installs trainspec")
+    p.add_argument("--dry-run", action="store_true",
+                   help="show what would be created, merged and left; write nothing")
 
 
-def requirement(root: Path = PACKAGE_ROOT) -> tuple[str, list[str]]:
-    """How the new repository installs this trainspec: (requirement line, comment lines).
+def files(name: str, requirement_line: str, comments: list[str],
+          names: dict[str, str] | None = None) -> dict[str, str]:
+    """Every file of a new repository: relative path → text. `names` renames the files that
+    may belong to someone else already (adopt.NAMED: requirements, the workflow)."""
+    names = {**{n: n for n in adopt.NAMED}, **(names or {})}
+    lock_name, txt_name = names["requirements.lock"], names["requirements.txt"]
+    command = install_command(lock_name, txt_name)
 
-    An installed trainspec is pinned by version. A source checkout (pyproject.toml beside the
-    package) is not on an index: it is pinned to its git commit, which pip installs from the
-    local clone without a package index (``git+file://localhost/PATH@COMMIT``); with uncommitted
-    changes, or outside git, to the folder itself (``file://localhost/PATH``, not a pin).
-    """
-    pinned = f"trainspec[pulumi]=={VERSION}"
-    pyproject = root / "pyproject.toml"
-    if not pyproject.is_file() or 'name = "trainspec"' not in pyproject.read_text("utf-8"):
-        return pinned, []
-    where = root.absolute().as_posix()
-    later = [f"# Once trainspec {VERSION} is on your package index, use instead:", f"#   {pinned}"]
-    commit, dirty = _git_state(root)
-    if commit and not dirty:
-        return (f"trainspec[pulumi] @ git+file://localhost{where}@{commit}",
-                [f"# trainspec {VERSION} from the source checkout {where}, pinned to its commit",
-                 "# (pip clones it from that folder: no package index is needed for trainspec).",
-                 *later])
-    why = "has uncommitted changes" if commit else "is not a git repository"
-    return (f"trainspec[pulumi] @ file://localhost{where}",
-            [f"# trainspec {VERSION} from the source checkout {where}, which {why}: this",
-             "# installs whatever that folder holds when pip runs (not a pin). Commit there and",
-             "# run `python -m compiler init` again for a pin to the commit.", *later])
-
-
-def _git_state(root: Path) -> tuple[str | None, bool]:
-    """(HEAD commit, tracked files changed) of `root`, or (None, False) outside git."""
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=30)
-        if head.returncode != 0:
-            return None, False
-        changed = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                  "--untracked-files=no"], capture_output=True, text=True,
-                                 timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None, False
-    return head.stdout.strip(), bool(changed.stdout.strip()) or changed.returncode != 0
-
-
-def files(name: str, requirement_line: str, comments: list[str]) -> dict[str, str]:
-    """Every file of a new repository: relative path → text."""
     def template(file: str) -> str:
         return (TEMPLATES / file).read_text(encoding="utf-8")
 
@@ -112,24 +90,26 @@ def files(name: str, requirement_line: str, comments: list[str]) -> dict[str, st
     result = pipeline.compile_text(example, EXAMPLE)
     assert result.ok, [d.format() for d in result.diagnostics]
     compiled = {"example.json": emit.dumps(result.body)}
-    reqs = "\n".join([*comments, "# What trainspec needs is pinned with hashes in requirements.lock;",
-                      f"# install both: {INSTALL}", requirement_line]) + "\n"
+    reqs = "\n".join([*comments, "# What trainspec needs is pinned with hashes in "
+                      f"{lock_name};", f"# install both: {command}", requirement_line]) + "\n"
     pins = itertools.dropwhile(lambda line: line.startswith("#"),  # uv's header: scripts/lock
                                template("requirements.lock").splitlines(keepends=True))
     lock = "".join([f"# trainspec {VERSION}'s lock: every package trainspec[pulumi,test] needs, "
                     "pinned with\n# hashes (written by `python -m compiler init`). Install: "
-                    f"{INSTALL}\n", *pins])
+                    f"{command}\n", *pins])
+    workflow = template("github-workflow.yml").replace(
+        "requirements.lock", lock_name).replace("requirements.txt", txt_name)
     return {
         "Pulumi.yaml": f"name: {name}\n" + pulumi_yaml[len("name: trainspec\n"):],
         "__main__.py": template("__main__.py"),
-        "requirements.lock": lock,
-        "requirements.txt": reqs,
+        lock_name: lock,
+        txt_name: reqs,
         EXAMPLE: example,
         SCHEMA: schemas.VERSIONS[schemas.CURRENT].read_text(encoding="utf-8"),
         "compiled/example.json": compiled["example.json"],
         f"compiled/{emit.MANIFEST}": emit.manifest_text(compiled),
         "trainspec.yaml": template("trainspec.yaml"),
-        ".github/workflows/trainspec.yml": template("github-workflow.yml"),
+        names[adopt.WORKFLOW]: workflow,
         ".pre-commit-config.yaml": template("pre-commit-config.yaml"),
         ".vscode/settings.json": template("vscode-settings.json"),
         ".vscode/extensions.json": template("vscode-extensions.json"),
@@ -147,39 +127,26 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if target.exists() and not target.is_dir():
         err.write(f"error: {target} exists and is not a folder; nothing written\n")
         return 1
-    line, comments = (args.requirement, []) if args.requirement else requirement()
-    planned = files(name, line, comments)
-    taken = sorted(p for p in planned if os.path.lexists(target / p))
-    if taken:
-        err.write(f"error: {target} already has " + ", ".join(taken)
-                  + "; init never overwrites a file: nothing written\n")
-        return 1
-    written: list[Path] = []
-    made = [p for p in (target, *{(target / rel).parent for rel in planned}) if not p.exists()]
-    try:
-        for rel, text in planned.items():
-            path = target / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "x", encoding="utf-8") as f:  # "x": never replace a file
-                f.write(text)
-            written.append(path)
-    except OSError as exc:
-        for path in written:  # all or nothing
-            path.unlink(missing_ok=True)
-        for folder in sorted(made, key=lambda p: len(p.parts), reverse=True):
-            if folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
-        err.write(f"error: cannot write {exc.filename or target}: {exc.strerror or exc}; "
-                  "nothing written\n")
-        return 1
-    out.write(f"created {target} (Pulumi project {name!r}, trainspec {VERSION}):\n")
-    out.write("".join(f"  {rel}\n" for rel in planned))
-    out.write(f"requirements.txt: {line}\n")
-    out.write(f"next: cd {target} && git init && python3 -m venv venv && . venv/bin/activate\n"
-              f"      {INSTALL}\n"
-              "      pulumi login --local   # or Pulumi Cloud, or a bucket: where stack state "
-              "lives\n"
-              "      pulumi stack init dev && pulumi config set gcp:project PROJECT && "
-              "pulumi config set gcp:region REGION\n"
-              "      pulumi preview\n")
+    if args.requirement:
+        line, comments = args.requirement, []
+    else:
+        try:
+            line, comments = install.requirement(args.source)
+        except install.NoInstallableSource as exc:
+            err.write(f"error: {exc}; nothing written\n")
+            return 1
+    names = adopt.names(target)
+    steps = adopt.plan(target, files(name, line, comments, names))
+    if not args.dry_run:
+        failed = adopt.write(target, steps)
+        if failed:
+            err.write(f"error: {failed}; nothing written\n")
+            return 1
+    verb = "dry run: nothing written" if args.dry_run else "never overwriting a file"
+    out.write(f"{target}: Pulumi project {name!r}, trainspec {VERSION} "
+              f"({verb}):\n")
+    out.write(adopt.report(steps))
+    out.write(f"{names['requirements.txt']}: {line}\n")
+    out.write(adopt.next_steps(target, steps, install_command(
+        names["requirements.lock"], names["requirements.txt"])))
     return 0

@@ -90,6 +90,9 @@ def discover(paths: list[str], notes: dict[str, list[Diagnostic]] | None = None,
     return found, problems
 
 
+DISCOVERY_CODES = ("spec-link",)  # what discovery, not a spec's compile, says of a spec file
+
+
 def folder_link(path: str, strict: bool) -> Diagnostic:
     """What is said of a folder link found in a folder searched: it is not entered."""
     return Diagnostic("$", f"a symbolic link to a folder ({shown(os.path.realpath(path))}): "

@@ -1,3 +1,3 @@
 """trainspec's version: the one place it is written (pyproject.toml reads it from here)."""
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"

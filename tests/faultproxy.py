@@ -4,7 +4,10 @@
 e.g. the emulator's). For requests its `match(method, path)` predicate selects, it forwards the
 request, reads the upstream answer, then closes the client's connection without sending it: the
 server has acted, the client has no answer ("connection closed before the response").
-``drop="first"`` swallows only the first matching answer, ``drop="every"`` all of them.
+``drop="first"`` swallows only the first matching answer, ``drop="every"`` all of them,
+``drop="none"`` none. While `throttle` is a number of seconds, matching requests are not
+forwarded at all: each is answered 429 RESOURCE_EXHAUSTED with ``Retry-After: <throttle>``, as a
+front end shedding load does (`refused` counts them); set it back to None to let them through.
 
     with FaultProxy(server.url) as proxy:
         Client(endpoint=proxy.url).vertex_create(...)   # raises; the job exists upstream
@@ -35,14 +38,16 @@ def creates(method: str, path: str) -> bool:
 class FaultProxy:
     def __init__(self, upstream: str, match: Callable[[str, str], bool] = creates,
                  drop: str = "first"):
-        if drop not in ("first", "every"):
-            raise ValueError(f"drop must be 'first' or 'every', not {drop!r}")
+        if drop not in ("first", "every", "none"):
+            raise ValueError(f"drop must be 'first', 'every' or 'none', not {drop!r}")
         base = urlsplit(upstream)
         self._host, self._port, self._prefix = base.hostname, base.port, base.path.rstrip("/")
         self.match, self.drop = match, drop
         self.forwarded = 0  # requests forwarded upstream
         self.matched = 0  # of those, the ones `match` selected
         self.dropped = 0  # answers swallowed
+        self.throttle: float | None = None  # Retry-After of the 429 matching requests get
+        self.refused = 0  # requests answered 429 while throttled, never forwarded
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
@@ -65,6 +70,11 @@ class FaultProxy:
 
     def _forward(self, method: str, path: str, headers: dict, body: bytes | None):
         """The upstream answer (status, reason, headers, body) and whether to swallow it."""
+        with self._lock:
+            if self.throttle is not None and self.match(method, path):
+                self.refused += 1
+                return 429, "Too Many Requests", [("Retry-After", f"{self.throttle:g}"), (
+                    "Content-Type", "application/json; charset=UTF-8")], _QUOTA, False
         conn = http.client.HTTPConnection(self._host, self._port, timeout=30)
         try:
             conn.request(method, self._prefix + path, body=body, headers=headers)
@@ -77,9 +87,13 @@ class FaultProxy:
             drop = self.match(method, path)
             if drop:
                 self.matched += 1
-                drop = self.drop == "every" or self.dropped == 0
+                drop = self.drop == "every" or (self.drop == "first" and self.dropped == 0)
                 self.dropped += drop
         return answer.status, answer.reason, answer.getheaders(), data, drop
+
+
+_QUOTA = (b'{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", '
+          b'"message": "Quota exceeded (fault proxy)."}}')
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -69,3 +69,22 @@ def ml(name: str = "census", steps: int = 10, labels: str = "", workers: int = 0
 
 HOLD = ", emulator-hold: running"  # the emulator keeps the job RUNNING until cancelled
 FAIL = ", emulator-result: failed"  # the emulator ends the job FAILED
+
+
+H100 = """\
+apiVersion: trainspec/v1
+kind: TrainingJob
+metadata:
+  name: {name}
+spec:
+  container: {{image: us-docker.pkg.dev/acme/trainers/llm:1.0}}
+  pools:
+    chief: {{machineType: a3-highgpu-8g}}
+{workers}  scheduling: {scheduling}
+"""
+
+
+def h100(name: str, workers: int = 0, scheduling: str = "{timeout: 1d}") -> str:
+    """a3-highgpu-8g pools (8 H100s each): a job with a price and a quota that counts."""
+    pools = f"    worker: {{replicas: {workers}, machineType: a3-highgpu-8g}}\n" if workers else ""
+    return H100.format(name=name, workers=pools, scheduling=scheduling)

@@ -115,14 +115,17 @@ def _diff(repo: Path, fmt: str = "text") -> str:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-@pytest.mark.parametrize("edit", [
-    ("name: census-basic\n", "name: census-basic\n  run: 2\n"),  # metadata.run: a re-run
-    ("census:3.1", "census:3.2"),  # a new image, the finished job submitted again
+@pytest.mark.parametrize("edits", [
+    [("name: census-basic\n", "name: census-basic\n  run: 2\n")],  # metadata.run: a re-run
+    # A new image, the finished job submitted again (as a new run: ml v1 reuses no jobId).
+    [("census:3.1", "census:3.2"), ("name: census-basic\n", "name: census-basic\n  run: 2\n")],
 ])
-def test_a_resubmitted_job_costs_a_whole_run_not_nothing(tmp_path, edit) -> None:
+def test_a_resubmitted_job_costs_a_whole_run_not_nothing(tmp_path, edits) -> None:
     specs = _repo(tmp_path, "scale-tier.yaml")
     text = (specs / "scale-tier.yaml").read_text()
-    (specs / "scale-tier.yaml").write_text(text.replace(*edit))
+    for edit in edits:
+        text = text.replace(*edit)
+    (specs / "scale-tier.yaml").write_text(text)
     out = _diff(tmp_path).splitlines()
     assert "  cost: $0.19/h → $0.19/h; at most $0.57 → $0.57 a run (re-run: +$0.57 at most) †" \
         in out, out

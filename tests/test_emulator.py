@@ -153,6 +153,22 @@ def test_labels_hold_a_job_running_or_make_it_fail(start, clock):
     assert c.vertex_get(held)["state"] == "JOB_STATE_CANCELLED"
 
 
+def test_a_cancel_takes_cancel_seconds(start, clock):
+    _, c = start(clock=clock, progress_seconds=1, cancel_seconds=30)
+    held = c.vertex_create("p", "r", vertex_body(**{"emulator-hold": "running"}))["name"]
+    c.ml_create("p", ml_body("held", **{"emulator-hold": "running"}))
+    clock.advance(5)
+    c.vertex_cancel(held)
+    c.ml_cancel("projects/p/jobs/held")
+    clock.advance(29)
+    assert c.vertex_get(held)["state"] == "JOB_STATE_CANCELLING"
+    assert c.ml_get("projects/p/jobs/held")["state"] == "CANCELLING"
+    clock.advance(1)
+    done = c.vertex_get(held)
+    assert done["state"] == "JOB_STATE_CANCELLED" and done["endTime"] == done["updateTime"]
+    assert c.ml_get("projects/p/jobs/held")["state"] == "CANCELLED"
+
+
 def test_zero_progress_means_instant_success(start):
     _, c = start(progress_seconds=0)
     assert c.vertex_create("p", "r", vertex_body())["state"] == "JOB_STATE_SUCCEEDED"

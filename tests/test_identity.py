@@ -1,4 +1,6 @@
-"""The labels that say whose job it is: computed without Pulumi, equal to what providers stamp."""
+"""The labels that say whose job it is: computed without Pulumi, equal to what providers stamp;
+whose jobs a resource may act on (a renamed stack's former names, a state copied from another
+stack that brings its identity and former owners along)."""
 
 from __future__ import annotations
 
@@ -38,3 +40,28 @@ def test_tensorboard_link_is_the_sdk_form() -> None:
                                "projects/p/locations/us-central1/customJobs/999")
     assert url == ("https://us-central1.tensorboard.googleusercontent.com/experiment/"
                    "projects+123+locations+us-central1+tensorboards+77+experiments+999")
+
+
+def test_former_names_are_one_name_or_a_list_of_up_to_three_parts():
+    assert identity.former_names("dev") == ["dev"]
+    assert identity.former_names('["a", "p/b", "o/p/c"]') == ["a", "p/b", "o/p/c"]
+    assert identity.former_names(["a"]) == ["a"]
+    assert identity.former_names(None) == []
+    for bad in ("o/p/s/x", "a//b", ["a", 3], "[not json"):
+        assert identity.former_names(bad) is None, bad
+
+
+def test_a_former_name_takes_the_parts_it_leaves_out_from_the_stack_now():
+    assert identity.former_stacks('["dev", "old/dev", "acme/old/dev"]', "org", "ml", "staging") == [
+        ("org", "ml", "dev"), ("org", "old", "dev"), ("acme", "old", "dev")]
+    assert identity.former_stacks("a/b/c/d", "org", "ml", "staging") == []
+
+
+def test_recorded_former_owners_are_trusted_only_by_a_state_of_this_stack():
+    dev, staging, prod = (identity.identity("org", "ml", s, "bert") for s in ("dev", "staging", "prod"))
+    # staging, renamed from dev and declared so: its state (identity dev) and dev's jobs.
+    assert identity.trusted_owners(staging, dev, None, {dev}) == {staging, dev}
+    # Later, the key removed: the state (identity staging) recorded dev as a former owner.
+    assert identity.trusted_owners(staging, staging, [dev], set()) == {staging, dev}
+    # prod's state copied into staging: prod's identity and its former owners are not trusted.
+    assert identity.trusted_owners(staging, prod, [dev], set()) == {staging}

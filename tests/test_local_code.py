@@ -518,8 +518,8 @@ def test_diff_says_trainer_code_changed_when_only_the_hash_moved(repo):
     assert text == (
         "trainspec diff HEAD → working tree (specs)\n\n"
         "specs/job.yaml (job tiny, vertex)\n"
-        "  replace: trainer code changed: pulumi up uploads the new package and submits a new "
-        "job, the old one cancelled\n"
+        "  replace: trainer code changed (pulumi up uploads the new package): cancels the job "
+        "if it still runs, then submits\n"
         "  cost: price unknown (no region)\n"
         f'    - jobSpec.workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: "{before}"\n'
         f'    + jobSpec.workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: "{after}"\n\n'
@@ -534,7 +534,7 @@ def test_diff_says_trainer_code_changed_when_only_the_hash_moved(repo):
     (repo / "specs" / "job.yaml").write_text(edit)
     (repo / "trainer" / "trainer" / "task.py").write_text("print('again')\n")
     code, text = diff("HEAD")
-    assert code == 2 and "replace: a new job is submitted and the old one cancelled" in text
+    assert code == 2 and "replace: cancels the job if it still runs, then submits" in text
 
 
 def test_explain_shows_the_package_and_where_it_goes(repo):

@@ -310,6 +310,19 @@ def test_a_job_of_another_stack_is_never_cancelled(world, tmp_path):
     assert _stored(server, their_id) is None
 
 
+def test_an_ai_platform_job_of_another_stack_is_refused_by_its_name(world, tmp_path):
+    """ml v1 jobs carry no `name` field: the refusal names the job by its id, never `None`."""
+    _, engine, _ = world
+    spec = ml_spec(tmp_path, "shared_ml")
+    ours, theirs = inputs_for(spec), inputs_for(spec, stack="prod")
+    u = urn("AiPlatformJob", "shared_ml")
+    their_id, their_outs = engine.create(u, theirs)
+    with pytest.raises(grpc.RpcError) as info:
+        engine.delete(u, their_id, {**their_outs, "identity": ours["identity"]})
+    assert f": {their_id} belongs to another Pulumi stack or project" in info.value.details()
+    assert "trainspec:renamedFrom" in info.value.details()
+
+
 def test_a_400_is_mapped_to_the_spec_file_and_line(world, tmp_path):
     _, engine, _ = world
     spec = vertex_spec(tmp_path, "refused", hold=False)
@@ -629,5 +642,33 @@ def test_a_create_whose_job_appears_late_is_adopted_never_posted_twice(
         with pytest.raises(pr.JobError, match="the job may exist but did not appear within 0.5s"):
             provider().create(inputs_for(write(tmp_path, "lost")))
         assert list(server.emulator.state[kept]) == jobs
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.parametrize("provider, write, collection, kept", [
+    (pr.VertexCustomJobProvider, vertex_spec, "customJobs", "vertex"),
+    (pr.VertexHyperparameterTuningJobProvider, tuning_spec, "hyperparameterTuningJobs", "tuning"),
+])
+def test_a_create_refused_with_429_looks_for_its_job_again_before_each_post(
+        tmp_path, monkeypatch, provider, write, collection, kept):
+    """While a create waits out a 429, another process makes its job (a killed `up` that was
+    retrying the same create): the retry adopts that job instead of POSTing a second one."""
+    server, _ = emu.serve(progress_seconds=STEP)
+    handle = server.emulator.handle
+    refused = []
+
+    def busy(method, target, body=b""):
+        if method == "POST" and target.endswith(f"/{collection}") and not refused:
+            refused.append(handle(method, target, body)[1]["name"])  # the other process's POST
+            return 429, {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+                                   "message": "Quota exceeded."}}
+        return handle(method, target, body)
+
+    server.emulator.handle = busy
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", server.url)
+    try:
+        created = provider().create(inputs_for(write(tmp_path, "busy")))
+        assert list(server.emulator.state[kept]) == refused == [created.id]
     finally:
         server.shutdown()

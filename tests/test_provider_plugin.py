@@ -6,6 +6,7 @@ wrong type by name, and secrets keep their wrapper (tests/engine drives it under
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -25,20 +26,30 @@ ROOT = Path(__file__).resolve().parent.parent
 URN = "urn:pulumi:dev::acme::trainspec:index:Specs$trainspec:index:{t}::{n}"
 
 
-@pytest.fixture
-def plugin(tmp_path):
+@contextlib.contextmanager
+def serve(cwd: Path):
+    """The plugin as the engine starts it (its port on the first line), in project folder
+    `cwd`: a stub to call it."""
     exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
     assert exe, "pip install -e . installs the console script pulumi-resource-trainspec"
-    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    # stdin a pipe held open, as the engine's: end of file there tells the plugin to stop.
+    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=cwd, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     port = proc.stdout.readline().decode().strip()
     assert port.isdigit(), proc.stderr.read().decode()[-2000:]
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    stub = provider_pb2_grpc.ResourceProviderStub(channel)
-    yield stub, tmp_path
-    channel.close()
-    proc.kill()
-    proc.wait(10)
+    try:
+        yield provider_pb2_grpc.ResourceProviderStub(channel)
+    finally:
+        channel.close()
+        proc.kill()
+        proc.wait(10)
+
+
+@pytest.fixture
+def plugin(tmp_path):
+    with serve(tmp_path) as stub:
+        yield stub, tmp_path
 
 
 def test_the_schema_names_every_input_and_output_the_provider_keeps():
@@ -47,7 +58,7 @@ def test_the_schema_names_every_input_and_output_the_provider_keeps():
         resource = schema["resources"][name]
         assert set(resource["inputProperties"]) == {
             "specFile", "spec", "project", "region", "stagingBucket", "keepJobRecords",
-            "secretEnv", "organization", "impersonateServiceAccount"}
+            "secretEnv", "organization", "impersonateServiceAccount", "retainOnDelete"}
         outputs = OUTPUT_KEYS + (TUNING_OUTPUT_KEYS if cls is sdk.VertexHyperparameterTuningJob
                                  else ())
         assert set(resource["properties"]) == (
@@ -69,6 +80,16 @@ def test_get_schema_and_configure_without_preview_support(plugin):
     with pytest.raises(grpc.RpcError) as raised:
         stub.Handshake(provider_pb2.ProviderHandshakeRequest(engine_address="x"), timeout=20)
     assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+
+def test_the_plugin_reports_the_release_version_to_the_engine(plugin):
+    """GetPluginInfo: the engine logs it and records it, so an upgrade can be told apart."""
+    import re
+
+    from google.protobuf import empty_pb2
+    stub, _ = plugin
+    newest = re.search(r"^## \[(\d+\.\d+\.\d+)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert stub.GetPluginInfo(empty_pb2.Empty(), timeout=20).version == newest[1]
 
 
 def test_check_config_keeps_the_provider_keys_and_refuses_a_wrong_type(plugin):
@@ -139,29 +160,50 @@ def test_a_job_impersonates_its_own_account_else_the_providers():
         jobs.IMPERSONATE.set(None)
 
 
-def test_the_plugin_stops_when_the_engine_that_started_it_is_gone(tmp_path):
+def _stopped(pid: int, seconds: float) -> bool:
     import os
     import time
 
-    exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
-    # A stand-in engine: starts the plugin in a session of its own (as the CLI does), prints
-    # its pid once it served, and dies.
-    engine = subprocess.run([sys.executable, "-c", (
-        "import subprocess, sys\n"
-        f"p = subprocess.Popen([{exe!r}, '127.0.0.1:1'], stdout=subprocess.PIPE, "
-        "stderr=subprocess.DEVNULL, start_new_session=True)\n"
-        "p.stdout.readline()\n"
-        "print(p.pid)\n")], capture_output=True, text=True, timeout=60, cwd=tmp_path)
-    pid = int(engine.stdout.strip())
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            return
-        if Path(f"/proc/{pid}/stat").is_file() and \
-                Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
-            return  # exited, not yet reaped by its new parent
+            return True
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.is_file() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            return True  # exited, not yet reaped by its parent
         time.sleep(0.2)
     os.kill(pid, 9)
-    pytest.fail("the plugin kept running after its engine was gone")
+    return False
+
+
+@pytest.mark.parametrize("stderr", ["DEVNULL", "PIPE"])
+def test_the_plugin_stops_when_the_engine_that_started_it_is_gone(tmp_path, stderr):
+    """As the CLI starts it: a session of its own, stdin, stdout and stderr pipes to the engine
+    (a dead engine's stderr pipe must not keep the plugin from stopping)."""
+    exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
+    # A stand-in engine: starts the plugin, prints its pid once it served, and dies.
+    engine = subprocess.run([sys.executable, "-c", (
+        "import subprocess, sys\n"
+        f"p = subprocess.Popen([{exe!r}, '127.0.0.1:1'], stdin=subprocess.PIPE, "
+        f"stdout=subprocess.PIPE, stderr=subprocess.{stderr}, start_new_session=True)\n"
+        "p.stdout.readline()\n"
+        "print(p.pid)\n")], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    pid = int(engine.stdout.strip())
+    assert _stopped(pid, 15), "the plugin kept running after its engine was gone"
+
+
+def test_the_plugin_stops_when_its_stdin_from_the_engine_closes(tmp_path):
+    """The engine holds the write end of the plugin's stdin until it exits: EOF there means the
+    engine is gone even when the plugin's parent is not the engine (a wrapper started it)."""
+    exe = shutil.which("pulumi-resource-trainspec", path=str(Path(sys.executable).parent))
+    proc = subprocess.Popen([exe, "127.0.0.1:1"], cwd=tmp_path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline().strip().isdigit()
+        proc.stdin.close()
+        assert proc.wait(15) != 0
+        assert b"the engine is gone" in proc.stderr.read()
+    finally:
+        proc.kill()

@@ -247,8 +247,9 @@ def test_a_missing_secret_is_a_located_error(program, tmp_path):
         """)
     with pytest.raises(pulumi.RunError) as info:
         run({"trainspec:specs": str(tmp_path)})
-    assert (f"{spec}:7:12: error: $.spec.env.TOKEN: secret config 'apiToken' is not "
-            "set (pulumi config set --secret apiToken VALUE) [secret-not-set]") in str(info.value)
+    assert (f"{spec}:7:12: error: $.spec.env.TOKEN: secret config 'trainspec:apiToken' is not "
+            "set (pulumi config set --secret trainspec:apiToken VALUE) [secret-not-set]"
+            ) in str(info.value)
     assert recorder.registered == []
 
 
@@ -485,6 +486,29 @@ def test_a_source_is_uploaded_once_and_each_job_depends_on_it(program, dependenc
         assert spec["packageUris"] == [f"gs://acme-staging/{object_name}",
                                        "gs://acme-libs/extra-1.0.tar.gz"]
         assert [u for u in dependencies[name] if u.endswith(urn_tail)], dependencies[name]
+
+
+@pytest.mark.parametrize("endpoint", ["env", "config"])
+def test_against_another_endpoint_the_job_uploads_and_no_gcp_object_is_declared(
+        program, dependencies, tmp_path, monkeypatch, endpoint):
+    """The emulator (TRAINSPEC_API_ENDPOINT, or the provider's trainspec:endpoint): pulumi-gcp
+    would upload to Google's Cloud Storage (and needs its plugin); the job resource uploads to
+    the endpoint itself, so the job depends on nothing and names the same archive."""
+    run, recorder, _ = program
+    monkeypatch.setenv("TRAINSPEC_CACHE_DIR", str(tmp_path / "cache"))
+    config = {"trainspec:specs": str(_source_repo(tmp_path / "repo")),
+              "trainspec:stagingBucket": "gs://acme-staging"}
+    if endpoint == "env":
+        monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", "http://127.0.0.1:8765")
+    else:
+        config["trainspec:endpoint"] = "http://127.0.0.1:8765"
+    run(config)
+    assert not [r for r in recorder.registered if r.typ.startswith("gcp:")]
+    for name in ("job-a", "job-b"):
+        request = _by_name(recorder)[name].inputs["request"]
+        uris = request["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
+        assert uris[0].startswith("gs://acme-staging/trainspec/packages/tiny_trainer-0.2.0-")
+        assert not [u for u in dependencies[name] if "bucketObject" in u], dependencies[name]
 
 
 def test_a_code_change_is_a_new_object_and_a_new_request(program, tmp_path, monkeypatch):

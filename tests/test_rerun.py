@@ -146,13 +146,14 @@ def test_review_diff_shows_re_run_requested(tmp_path: Path):
     assert code == 2, err.getvalue()
     assert out.getvalue().splitlines()[2:6] == [
         "specs/resnet.yaml (job resnet, vertex)",
-        f"  {plan.RERUN}",
+        "  replace: re-run requested: cancels the job if it still runs, then submits",
         "  cost: price unknown (no price for n1-standard-4 in us-central1 (on-demand))",
         '    + metadata.run: "2"',
     ]
     out = io.StringIO()
     cli.main(["diff", "main", "--repo", str(tmp_path), "--format", "json"], out, io.StringIO())
     entry = json.loads(out.getvalue())["entries"][0]
-    assert entry["action"] == "replace" and entry["description"] == plan.RERUN
+    assert entry["action"] == "replace" and entry["description"] == (
+        "replace: re-run requested: cancels the job if it still runs, then submits")
     assert entry["changes"] == [{"path": "metadata.run", "kind": "added", "old": None,
                                  "new": "2"}]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cli, review
+from compiler import cli, plan, review
 from compiler.report import review as report_review
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,7 +110,7 @@ def test_image_change_is_a_replace_listing_the_field(repo):
     edit(repo / "specs" / "resnet.yaml", "resnet:1.0", "resnet:1.1")
     code, out, _ = run(repo, "main")
     assert code == 2
-    assert "replace: a new job is submitted and the old one cancelled" in out
+    assert "replace: cancels the job if it still runs, then submits" in out
     assert '- jobSpec.workerPoolSpecs[0].containerSpec.imageUri: "gcr.io/acme/resnet:1.0"' in out
     assert '+ jobSpec.workerPoolSpecs[0].containerSpec.imageUri: "gcr.io/acme/resnet:1.1"' in out
     assert "census" not in out  # unchanged specs are not listed
@@ -124,12 +124,19 @@ def test_ai_platform_label_change_is_an_update_in_place(repo):
     assert '+ labels.tier: "gold"' in out
 
 
-def test_vertex_label_change_is_a_replace(repo):
+def test_vertex_label_change_is_recorded_for_the_next_run_never_a_re_run(repo):
     edit(repo / "specs" / "resnet.yaml", "{team: vision}", "{team: vision2}")
     code, out, _ = run(repo, "main")
     assert code == 2
-    assert "replace:" in out
+    assert "replace" not in out
+    assert f"  {plan.LABELS_RECORDED}\n" in out
     assert '- labels.team: "vision"' in out and '+ labels.team: "vision2"' in out
+    assert "1 of 2 spec file(s) changed: 1 update" in out
+    _, md, _ = run(repo, "main", "--format", "markdown")
+    assert "| 🔵 labels recorded (no re-run) |" in md and plan.LABELS_RECORDED in md
+    _, js, _ = run(repo, "main", "--format", "json")
+    (entry,) = json.loads(js)["entries"]
+    assert (entry["action"], entry["description"]) == ("update", plan.LABELS_RECORDED)
 
 
 def test_two_revisions_and_commits(repo):
@@ -158,7 +165,7 @@ def test_region_change_is_a_replace_in_the_new_place(repo):
     for fmt in ("text", "markdown"):
         code, out, _ = run(repo, "main", "--format", fmt)
         assert code == 2, out
-        assert "replace: a new job is submitted and the old one cancelled" in out
+        assert "replace: cancels the job if it still runs, then submits" in out
         assert '- region: "us-central1"' in out and '+ region: "europe-west4"' in out
         assert "census" not in out
     code, out, _ = run(repo, "main", "--format", "json")

@@ -1,4 +1,4 @@
-"""`status`, `logs` and `wait` against the emulator.
+"""`status`, `logs`, `wait` and `cancel` against the emulator.
 
 Jobs are submitted by the Pulumi provider classes themselves (so they carry exactly the labels
 a `pulumi up` stamps); the emulator and the commands share one fake clock, so following a job
@@ -153,7 +153,8 @@ def test_status_of_many_specs_succeeded_failed_cancelled_and_not_submitted(world
     assert rows["bert-held"][3] == "CANCELLED"
     assert rows["census"][2:4] == ["ai-platform", "SUCCEEDED"]
     assert rows["census-new"][2:] == ["ai-platform", "NOT", "SUBMITTED", "-", "-", "-"]
-    assert "1 spec(s) have no job in this stack yet: `pulumi up` submits them" in lines
+    assert any(line.startswith("1 spec(s) have no job in this stack yet: `pulumi up` submits "
+                               "them (a stack or project renamed") for line in lines)
     assert f"bert-fail: {ids[bad]}" in lines
     assert "  error     Emulated failure (label emulator-result)." in lines
     assert "  error     CANCELED" in lines
@@ -507,9 +508,125 @@ def test_wait_for_a_job_not_submitted_and_bad_input(world, capsys):
     assert "'soon' is not a duration" in capsys.readouterr().err
 
 
+# --- cancel --------------------------------------------------------------------------------------
+
+LIVE_STATES = {"JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING", "JOB_STATE_CANCELLING",
+        "QUEUED", "PREPARING", "RUNNING", "CANCELLING"}
+
+
+def job_state(world, name: str) -> str:
+    job = (world.client.ml_get(name) if "/locations/" not in name
+           else world.client.vertex_get(name))
+    return job["state"]
+
+
+def recorded_calls(world) -> list[tuple[str, str]]:
+    """Record every (method, path) the emulator answers from now on."""
+    seen: list[tuple[str, str]] = []
+    handle = world.server.emulator.handle
+
+    def recorded(method, target, body=b"", **kw):
+        seen.append((method, target.split("?")[0]))
+        return handle(method, target, body, **kw)
+
+    world.server.emulator.handle = recorded
+    return seen
+
+
+def test_cancel_stops_every_running_job_of_the_stack_at_once_and_waits(world):
+    specs = [world.spec("bert", labels=HOLD), world.spec("gpt", labels=HOLD),
+             world.spec("census", ml("census", labels=HOLD)),
+             world.spec("ads-hpt", vertex_tuning(labels=HOLD)), world.spec("done")]
+    ours = {s: world.submit(s) for s in specs}
+    theirs = [world.submit(specs[0], stack="prod"),
+              world.submit(specs[0], project="other-project")]
+    world.clock.advance(3.5 * 10.0)  # `done` has succeeded; the held ones run
+    assert job_state(world, ours[specs[-1]]) == "JOB_STATE_SUCCEEDED"
+    seen = recorded_calls(world)
+
+    code, out, err = run("cancel", "specs", "--stack", "dev")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "stack organization/trainspec/dev: 4 running job(s) of 5 spec(s)"
+    assert f"cancelling bert (specs/bert.yaml): {ours[specs[0]]} RUNNING" in lines
+    assert any(line.endswith("census: CANCELLING → CANCELLED") for line in lines)
+    assert lines[-1].startswith("stopped 4 job(s) (")
+    for spec in specs[:-1]:
+        assert job_state(world, ours[spec]).endswith("CANCELLED")
+    assert job_state(world, ours[specs[-1]]) == "JOB_STATE_SUCCEEDED"  # finished: left alone
+    assert all(job_state(world, name) == "JOB_STATE_RUNNING" for name in theirs)  # not this stack's
+    # Every cancel was sent before the first read of the wait: all at once, then waited for.
+    cancels = [i for i, (m, path) in enumerate(seen) if path.endswith(":cancel")]
+    first_wait_read = next(i for i, (m, path) in enumerate(seen)
+                           if i > cancels[0] and m == "GET" and not path.endswith("Jobs"))
+    assert len(cancels) == 4 and max(cancels) < first_wait_read
+
+    code, out, _ = run("cancel", "specs", "--stack", "dev")  # again: nothing left to stop
+    assert code == 0 and out.splitlines() == [
+        "stack organization/trainspec/dev: 0 running job(s) of 5 spec(s)"]
+
+
+def test_dry_run_lists_the_jobs_and_cancels_nothing(world):
+    spec = world.spec("bert", labels=HOLD)
+    name = world.submit(spec)
+    seen = recorded_calls(world)
+    code, out, _ = run("cancel", spec, "--stack", "dev", "--dry-run")
+    assert code == 0
+    assert out.splitlines()[1:] == [f"would cancel bert (specs/bert.yaml): {name} QUEUED",
+                                    "dry run: nothing was cancelled"]
+    assert all(method == "GET" for method, _ in seen)
+    assert job_state(world, name) == "JOB_STATE_QUEUED"
+
+
+def test_bad_input_is_located_and_nothing_is_sent(world):
+    world.spec("bert", labels=HOLD)
+    (world.root / "specs" / "bad.yaml").write_text(
+        vertex("bad", workers=2).replace("replicas: 2", "replicaz: 2"))
+    seen = recorded_calls(world)
+    code, out, err = run("cancel", "specs", "--stack", "dev")
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert "specs/bad.yaml:12:42: error: $.spec.pools.worker.replicaz: unknown key 'replicaz'" in err
+    assert seen == []
+    code, _, err = run("cancel", "specs/bert.yaml")  # no stack selected anywhere
+    assert code == 1 and "no Pulumi stack selected for project 'trainspec'" in err
+
+
+def test_a_refused_cancel_is_one_line_and_exit_1_the_others_are_still_stopped(world):
+    refused, other = world.spec("bert", labels=HOLD), world.spec("gpt", labels=HOLD)
+    names = {s: world.submit(s) for s in (refused, other)}
+    handle = world.server.emulator.handle
+
+    def forbid(method, target, body=b"", **kw):
+        if target.endswith(f"{names[refused]}:cancel"):
+            return 403, {"error": {"code": 403, "status": "PERMISSION_DENIED",
+                                   "message": "Permission 'aiplatform.customJobs.cancel' denied"}}
+        return handle(method, target, body, **kw)
+
+    world.server.emulator.handle = forbid
+    code, out, err = run("cancel", "specs", "--stack", "dev")
+    assert code == 1 and "Traceback" not in err
+    assert err.startswith(f"error: specs/bert.yaml: bert: cancelling {names[refused]}: POST ")
+    assert "HTTP 403 PERMISSION_DENIED" in err and len(err.splitlines()) == 1
+    assert out.splitlines()[-1].startswith("stopped 1 job(s)")
+    assert job_state(world, names[other]) == "JOB_STATE_CANCELLED"
+    assert job_state(world, names[refused]) in LIVE_STATES
+
+
+def test_jobs_still_stopping_at_the_timeout_exit_2(world):
+    spec = world.spec("bert", labels=HOLD)
+    name = world.submit(spec)
+    world.server.emulator.cancel_seconds = 3600.0
+    code, out, err = run("cancel", spec, "--stack", "dev", "--timeout", "30s")
+    assert code == 2 and err == "timeout after 30s: still stopping: bert (CANCELLING)\n"
+    assert job_state(world, name) == "JOB_STATE_CANCELLING"
+    code, out, _ = run("cancel", spec, "--stack", "dev", "--no-wait")  # cancelled already
+    assert code == 0 and out.splitlines()[-1] == "cancel requested for 1 job(s)"
+
+
 def test_the_commands_never_import_pulumi():
     code = ("import sys; from compiler import cli; "
-            "cli.parser().parse_args(['status', 'x']); assert 'pulumi' not in sys.modules")
+            "cli.parser().parse_args(['status', 'x']); cli.parser().parse_args(['cancel', 'x']); "
+            "assert 'pulumi' not in sys.modules")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -517,8 +634,23 @@ def test_the_commands_never_import_pulumi():
 
 def test_help_lists_the_commands():
     text = textwrap.dedent(cli.parser().format_help())
-    for command in ("status", "logs", "wait"):
+    for command in ("status", "logs", "wait", "cancel"):
         assert command in text
+
+
+def test_a_vertex_job_whose_spec_changed_only_in_labels_is_current(world):
+    """`pulumi up` records a Vertex job's new labels for its next run (no re-run): status does
+    not call the job an older version of the spec, and any other change still does."""
+    spec = world.spec("bert")
+    world.submit(spec)
+    path = world.root / spec
+    path.write_text(path.read_text().replace("labels: {team: nlp", "labels: {team: nlp, "
+                                                                    "cost-center: cc-1"))
+    assert status_json(spec)["bert"]["current"] is True
+    assert "note" not in run("status", spec, "--stack", "dev")[1]
+    path.write_text(path.read_text().replace("cost-center: cc-1", "cost-center: cc-1, a: b")
+                    .replace("bert:1", "bert:2"))
+    assert status_json(spec)["bert"]["current"] is False
 
 
 def test_an_ml_job_is_also_read_by_its_job_id_when_the_list_cannot_show_it(world):

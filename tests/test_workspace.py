@@ -118,7 +118,18 @@ def test_the_staging_bucket_is_read_from_either_namespace(repo):
     spec = str(repo / "specs" / "team" / "a.yaml")
     (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:stagingBucket: gs://shared\n")
     assert resolve(spec, stack="dev", env={}).config == {"trainspec:stagingBucket": "gs://shared"}
-    # `pulumi config set stagingBucket X` writes the project's namespace, which wins.
+    # `pulumi config set stagingBucket X` writes the project's namespace, read when
+    # trainspec:stagingBucket is not set (the program's rule: trainspec:KEY wins).
     (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:stagingBucket: gs://shared\n"
                                           "  jobs:stagingBucket: gs://own\n")
+    assert resolve(spec, stack="dev", env={}).config == {"trainspec:stagingBucket": "gs://shared"}
+    (repo / "Pulumi.dev.yaml").write_text("config:\n  jobs:stagingBucket: gs://own\n")
     assert resolve(spec, stack="dev", env={}).config == {"trainspec:stagingBucket": "gs://own"}
+
+
+def test_the_former_names_of_a_renamed_stack_are_read(repo):
+    spec = str(repo / "specs" / "team" / "a.yaml")
+    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:renamedFrom: old-dev\n")
+    assert resolve(spec, stack="dev", env={}).config == {"trainspec:renamedFrom": '["old-dev"]'}
+    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:renamedFrom: [a, b/c]\n")
+    assert resolve(spec, stack="dev", env={}).config == {"trainspec:renamedFrom": '["a", "b/c"]'}

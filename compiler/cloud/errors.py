@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,16 @@ _HTTP_STATUS_NAMES = {
     501: "UNIMPLEMENTED", 502: "UNAVAILABLE", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED",
 }
 _BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+_QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
+# An allocation quota (what running jobs hold at once) refusing a create, as aiplatform v1 says
+# it: `429 RESOURCE_EXHAUSTED "The following quota metrics exceed quota limits:
+# aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus"` (no details; bodies quoted in
+# GoogleCloudPlatform/stable-diffusion-on-gcp#12, vertex-ai-samples#700 and #3479). A rate
+# limit says "Quota exceeded for quota metric '...' and limit '... per minute ...'" instead.
+_ALLOCATION = re.compile(r"quota metrics exceed quota limits:\s*(?P<metrics>[\w./, -]+)")
+# ml v1 says it with a google.rpc.QuotaFailure: "The request for 2 K80 accelerators exceeds the
+# allowed maximum of 0 A100, ..." (training-data-analyst#2284).
+_ML_ALLOCATION = "exceeds the allowed maximum"
 
 
 class ConfigError(TrainspecError, ValueError):
@@ -30,7 +41,7 @@ class ApiError(TrainspecError):
     def __init__(self, status: int | None, message: str, status_name: str | None = None,
                  field_violations: list[tuple[str, str]] | None = None, *,
                  method: str = "", url: str = "", ambiguous: bool = False,
-                 body_status: str | None = None):
+                 body_status: str | None = None, quota_violations: list[str] | None = None):
         self.status = status
         self.message = message
         self.status_name = status_name
@@ -39,7 +50,24 @@ class ApiError(TrainspecError):
         self.url = url
         self.ambiguous = ambiguous
         self.body_status = body_status
+        self.quota_violations = list(quota_violations or [])
         super().__init__(self._text())
+
+    @property
+    def quota_metrics(self) -> list[str]:
+        """The allocation-quota metrics a 429 names (``aiplatform.googleapis.com/...``)."""
+        if self.status != 429:
+            return []
+        match = _ALLOCATION.search(self.message)
+        names = re.split(r"[,\s]+", match["metrics"]) if match else []
+        return [n.rstrip(".") for n in names if "/" in n]
+
+    @property
+    def quota_exceeded(self) -> bool:
+        """A 429 that says an allocation quota is used up: no retry can succeed until a job
+        ends or the limit is raised (a rate limit, which waiting cures, is not one)."""
+        return self.status == 429 and bool(
+            self.quota_metrics or any(_ML_ALLOCATION in v for v in self.quota_violations))
 
     @property
     def not_found(self) -> bool:
@@ -83,7 +111,11 @@ def response_error(method: str, url: str, response: Any, idempotent: bool,
         if isinstance(detail, dict) and detail.get("@type") == _BAD_REQUEST
         for v in detail.get("fieldViolations", []) or []
     ]
+    quota = [scrub(str(v.get("description", "")))
+             for detail in error.get("details", []) or []
+             if isinstance(detail, dict) and detail.get("@type") == _QUOTA_FAILURE
+             for v in detail.get("violations", []) or [] if isinstance(v, dict)]
     return ApiError(status, scrub(str(message)),
                     error.get("status") or _HTTP_STATUS_NAMES.get(status), violations,
-                    method=method, url=url, body_status=body_status,
+                    method=method, url=url, body_status=body_status, quota_violations=quota,
                     ambiguous=not idempotent and status >= 500 and status not in DEFINITE_5XX)

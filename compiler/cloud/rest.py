@@ -19,6 +19,7 @@ errors are `compiler.cloud.errors`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from compiler.cloud.errors import ApiError, ConfigError
@@ -41,11 +42,13 @@ class Client(Transport):
     # `collection` is CUSTOM_JOBS or TUNING_JOBS; a job's name says which it is.
 
     def vertex_create(self, project: str, region: str, body: dict,
-                      collection: str = CUSTOM_JOBS) -> dict:
-        """Create a CustomJob (or HyperparameterTuningJob); the server assigns its name."""
+                      collection: str = CUSTOM_JOBS,
+                      before_retry: Callable[[], dict | None] | None = None) -> dict:
+        """Create a CustomJob (or HyperparameterTuningJob); the server assigns its name.
+        `before_retry`: see `Transport._call` (the provider looks for its job again)."""
         parent = f"projects/{project}/locations/{region}"
         return self._call("POST", self._vertex_url(region, f"{parent}/{_collection(collection)}"),
-                          json=body, idempotent=False)
+                          json=body, idempotent=False, before_retry=before_retry)
 
     def vertex_get(self, name: str) -> dict:
         return self._call("GET", self._vertex_url(_region_of(name), name))

@@ -7,8 +7,11 @@ either in impersonated credentials. Plain http gets no credentials at all: no Au
 header, not even an explicit token, and ADC is never loaded.
 
 Retries: reads, cancels and patches are retried on connection failures, timeouts and HTTP 429,
-500, 502, 503 and 504. A create is not idempotent, so it is retried only when the request
-certainly did not reach the server (connect-phase failure, 429). Any other failure after it may
+500, 502, 503 and 504. A 429 that names an allocation quota (`ApiError.quota_exceeded`: the
+project's GPUs, CPUs or TPU cores in use, not a request rate) is final at once: retrying
+cannot help until a job ends or the limit is raised. A create is not idempotent, so it is
+retried only when the request certainly did not reach the server (connect-phase failure, a
+rate-limit 429). Any other failure after it may
 have been sent (connection closed before the response, read timeout, a body that is not JSON,
 500/502/503/504) raises
 `ApiError` with ``ambiguous=True``: the job may exist, and the caller looks it up by its labels.
@@ -88,8 +91,11 @@ class Transport:
 
     def _call(self, method: str, url: str, *, json: Any = None, params: dict | None = None,
               idempotent: bool = True, until: float | None = None,
-              data: tuple[bytes, str] | None = None) -> dict:
-        """`data`: a raw body instead of JSON, as (bytes, its Content-Type)."""
+              data: tuple[bytes, str] | None = None,
+              before_retry: Callable[[], dict | None] | None = None) -> dict:
+        """`data`: a raw body instead of JSON, as (bytes, its Content-Type). `before_retry` runs
+        before each attempt after the first; what it returns instead of None is the answer,
+        and nothing more is sent (a create that finds its job already made)."""
         import requests  # noqa: PLC0415 - keep `import compiler` fast
         from google.auth.exceptions import GoogleAuthError  # noqa: PLC0415
 
@@ -107,6 +113,10 @@ class Transport:
             left = until - self._monotonic()
             if left <= 0:
                 raise self._expired(method, url, failure)
+            if before_retry is not None and attempt > 1:
+                found = before_retry()
+                if found is not None:
+                    return found
             retry_after = None
             try:
                 headers = dict(HEADERS, **({"Content-Type": data[1]} if data else {}))
@@ -137,7 +147,7 @@ class Transport:
                     return payload if payload is not None else {}
                 failure = response_error(method, url, response, idempotent, self._scrub)
                 retry = RETRY_STATUSES if idempotent else RETRY_STATUSES_CREATE
-                if response.status_code not in retry or last:
+                if response.status_code not in retry or last or failure.quota_exceeded:
                     raise failure
                 retry_after = response.headers.get("Retry-After")
             delay = self._delay(attempt, retry_after)

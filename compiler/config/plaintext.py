@@ -70,7 +70,7 @@ def _parts(text: str) -> tuple[str, ...]:
 
 
 _ARG_FIX = ("read it from an env variable that is a stack secret: "
-            "env: {NAME: {secret: KEY}} and `pulumi config set --secret KEY`")
+            "env: {NAME: {secret: KEY}} and `pulumi config set --secret trainspec:KEY`")
 
 
 def _env_fix(name: str) -> str:
@@ -78,7 +78,7 @@ def _env_fix(name: str) -> str:
     key = (words[0].lower() + "".join(w.capitalize() for w in words[1:])) if words else "key"
     if not key[0].isalpha():
         key = "k" + key
-    return f"write {name}: {{secret: {key}}} and run `pulumi config set --secret {key}`"
+    return f"write {name}: {{secret: {key}}} and run `pulumi config set --secret trainspec:{key}`"
 
 
 def args(items: list) -> Iterator[tuple[int, str, tuple[str, ...]]]:

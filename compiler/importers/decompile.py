@@ -15,6 +15,7 @@ import argparse
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 from .. import packaging, pipeline
@@ -25,6 +26,7 @@ from ..report import format_text
 from ..schema.foreign import describe
 from ..source import files as safe_files
 from ..source import read as source
+from ..source.files import shown
 from ..tuning.model import KIND as TUNING_KIND
 from . import flags, gcloud, ml, render, sources, study, typed, vertex
 from .spec import Draft
@@ -91,7 +93,11 @@ def decompile(text: bytes | str, file: str, args: argparse.Namespace | None = No
     _region(src, ns, d)
     (ml if src.api == "ai-platform" else vertex).to_spec(src, d)
     if src.local_source is not None:
-        d.set("spec.python.source", src.local_source, src.local_notes)
+        out = getattr(ns, "out", None)
+        notes = src.local_notes if out is None else [
+            f"{src.local_source} from where gcloud ran, relative to this spec's folder (--out)"
+            if n.startswith(_CWD_NOTE) else n for n in src.local_notes]
+        d.set("spec.python.source", _from_spec_folder(src.local_source, out), notes)
         if src.local_staging:
             d.set("spec.stagingBucket", src.local_staging[0], [src.local_staging[1]])
     if src.kind == "vertex-hpt" and ns.trial_job_only:
@@ -190,6 +196,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "TRAINSPEC_API_ENDPOINT as for `status`)")
     p.add_argument("--platform", choices=("vertex", "ai-platform"),
                    help="spec.platform to write (default: the source's API)")
+    p.add_argument("--out", metavar="SPEC",
+                   help="write the spec to this new file (never over one), a local "
+                        "python.source made relative to its folder (default: stdout, relative "
+                        "to the current folder)")
     p.add_argument("--project", help="spec.project to write")
     p.add_argument("--region", help="spec.region (gcloud --region; overrides the file)")
     flags.add_arguments(p)
@@ -207,14 +217,14 @@ def import_gcloud(words: list[str], own: list[str]) -> Outcome:
     Only the config file the command names (--config) is read."""
     base = _own_flags(own)
     if base is None:
-        return _refused("before `--` only --platform vertex|ai-platform and --name NAME are "
-                        "taken; gcloud's flags go after `--`", code="import-own-flags")
+        return _refused("before `--` only --platform vertex|ai-platform, --name NAME and --out "
+                        "SPEC are taken; gcloud's flags go after `--`", code="import-own-flags")
     try:
         inv = gcloud.parse(words)
     except gcloud.GcloudError as e:
         return _refused(str(e))
     ns = gcloud.namespace(inv, parse_flags([]))
-    ns.platform, ns.name = base.platform, base.name or ns.name
+    ns.platform, ns.name, ns.out = base.platform, base.name or ns.name, base.out
     if inv.config is None and "--config" in inv.values:
         inv.config = str(inv.values["--config"])
     if inv.config is None:
@@ -253,12 +263,13 @@ def _refused(message: str, file: str = GCLOUD_FILE, code: str = "gcloud-refuses"
 
 
 def _own_flags(words: list[str]) -> argparse.Namespace | None:
-    """trainspec's own flags before `--` (--platform, --name), or None if anything else."""
-    ns = argparse.Namespace(platform=None, name=None)
+    """trainspec's own flags before `--` (--platform, --name, --out), or None if anything
+    else."""
+    ns = argparse.Namespace(platform=None, name=None, out=None)
     i = 0
     while i < len(words):
         key, eq, value = words[i].partition("=")
-        if key not in ("--platform", "--name"):
+        if key not in ("--platform", "--name", "--out"):
             return None
         if not eq:
             if i + 1 >= len(words):
@@ -274,6 +285,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     problems on stderr."""
     if getattr(args, "gcloud_words", None) is not None:
         outcome = import_gcloud(args.gcloud_words, args.own)
+        target = getattr(_own_flags(args.own), "out", None)
     elif args.path is None:
         err.write("error: import takes a FILE or --job RESOURCE_NAME\n")
         return EXIT_USAGE
@@ -283,20 +295,44 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(problem.format() + "\n")
             return 1
         outcome = decompile(blob, args.path, args)
-    return report(outcome, out, err)
+        target = args.out
+    return report(outcome, out, err, target)
 
 
-def report(outcome: Outcome, out: TextIO, err: TextIO) -> int:
-    """The imported spec on `out`, problems on `err`; the exit code."""
+_CWD_NOTE = "relative to where gcloud ran"  # the importers' note, said otherwise with --out
+
+
+def _from_spec_folder(source: str, spec: str | None) -> str:
+    """gcloud reads a local package path from the current folder; a spec's python.source is
+    read from the spec's folder."""
+    if spec is None or os.path.isabs(source):
+        return source
+    return Path(os.path.relpath(source, os.path.dirname(os.path.abspath(spec)))).as_posix()
+
+
+def report(outcome: Outcome, out: TextIO, err: TextIO, target: str | None = None) -> int:
+    """The imported spec on `out` (or in the new file `target`), problems on `err`; the exit
+    code."""
     if outcome.diagnostics:
         err.write(format_text(outcome.diagnostics) + "\n")
     if not outcome.ok:
         return 1
     assert outcome.text is not None
-    out.write(outcome.text)
-    # A python.source is checked as if the spec were saved in the current folder.
-    check = pipeline.compile_text(outcome.text, "<imported spec>", Options(),
-                                  files=packaging.CurrentFolder())
+    if target is None:
+        out.write(outcome.text)
+    else:
+        try:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "x", encoding="utf-8") as f:  # "x": never replace a file
+                f.write(outcome.text)
+        except OSError as exc:
+            err.write(f"error: cannot write {shown(target)}: {exc.strerror or exc}; import never "
+                      "overwrites a file\n")
+            return 1
+        err.write(f"wrote {shown(target)}\n")
+    # A python.source is checked where the spec is saved (stdout: as if in the current folder).
+    check = pipeline.compile_text(outcome.text, target or "<imported spec>", Options(),
+                                  files=None if target else packaging.CurrentFolder())
     # The spec keeps a secret as the config wrote it; the warning says where it belongs.
     secrets = [d for d in check.diagnostics if d.code == secret_check.CODE and not d.is_error]
     if secrets:

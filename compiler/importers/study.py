@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import durations
 from ..diagnostics import Collector
 from ..tuning import rules as tuning_rules
 from ..tuning.model import (
@@ -23,6 +24,7 @@ from ..tuning.model import (
     SCALES,
     SETTINGS,
     STOPPING_RULES,
+    STUDY_STOPPING,
     VALUE_SPECS,
     Condition,
     Metric,
@@ -38,7 +40,7 @@ COUNTS = {SETTINGS[s][2]: s for s in ("max_trials", "parallel_trials", "max_fail
 OUTPUT_ONLY = {"name", "state", "createTime", "startTime", "endTime", "updateTime", "error",
                "trials", "satisfiesPzs", "satisfiesPzi"}
 STUDY_KNOWN = {"metrics", "parameters", "algorithm", "measurementSelectionType",
-               *STOPPING_RULES.values()}
+               "studyStoppingConfig", *STOPPING_RULES.values()}
 _GOAL = {v: k for k, v in GOALS.items()}
 _ALGORITHM = {v: k for k, v in ALGORITHMS.items() if v}
 _MEASUREMENT = {v: k for k, v in MEASUREMENTS.items()}
@@ -133,6 +135,7 @@ def from_vertex(src: Source, d: Draft) -> None:
                     code="import-shape")
         else:
             t.stopping = (_RULE[rules[0]], {k: as_int(v) for k, v in settings.items()})
+    t.study_stopping = _study_stopping(spec.get("studyStoppingConfig"), c)
     for setting in ("max_trials", "parallel_trials"):
         key, _, field = SETTINGS[setting]
         if getattr(t, setting) is None:
@@ -145,6 +148,35 @@ def from_vertex(src: Source, d: Draft) -> None:
         field = SETTINGS[setting][2]
         for note in src.notes.get(f"$.{field}", ()):
             d.comment(f"spec.tuning.{SETTINGS[setting][0]}", note)
+
+
+def _study_stopping(config: Any, c: Collector) -> dict[str, Any] | None:
+    """spec.tuning.studyStopping from a StudyStoppingConfig, by STUDY_STOPPING's rows."""
+    if config is None:
+        return None
+    at = "$.studySpec.studyStoppingConfig"
+    if not isinstance(config, dict):
+        c.error(at, "studyStoppingConfig must be a mapping", code="import-shape")
+        return None
+    fields = {f: (k, kind) for k, (f, kind) in STUDY_STOPPING.items()}
+    out: dict[str, Any] = {}
+    for name, value in config.items():
+        inner = value.items() if isinstance(value, dict) and name.endswith("Constraint") \
+            else [(None, value)]
+        for leaf, v in inner:
+            field = f"{name}.{leaf}" if leaf else name
+            if field not in fields:
+                c.error(f"{at}.{field}", f"StudyStoppingConfig field {field!r} has no trainspec "
+                        "key", code="import-unknown-field")
+                continue
+            key, kind = fields[field]
+            read = durations.parse(v.removesuffix("s") if isinstance(v, str) else None) \
+                if kind == "duration" else as_int(v) if kind == "count" else v
+            if read is None:
+                c.error(f"{at}.{field}", f"{v!r} is not a {kind}", code="import-shape")
+            else:
+                out[key] = read
+    return out
 
 
 def _no_key(value: dict, known: Any, at: str, message: str, c: Collector) -> None:

@@ -38,3 +38,40 @@ def spec_hash(owner: str, request: dict, run: str | None = None) -> str:
     if run is not None:  # without a run, hashes stay what they were before runs existed
         value["run"] = run
     return _digest(value)
+
+
+def former_names(value: Any) -> list[str] | None:
+    """`trainspec:renamedFrom` as a list of names: one name or a list (stack config holds a list
+    as JSON text); each ``STACK``, ``PROJECT/STACK`` or ``ORG/PROJECT/STACK``. None if it is not."""
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    names = value if isinstance(value, list) else [value] if value else []
+    good = all(isinstance(n, str) and 1 <= len(n.split("/")) <= 3 and all(n.split("/"))
+               for n in names)
+    return names if good else None
+
+
+def former_stacks(renamed_from: Any, organization: str, project: str,
+                  stack: str) -> list[tuple[str, str, str]]:
+    """(organization, project, stack) of each name in `trainspec:renamedFrom` (`former_names`),
+    the parts a name leaves out being the stack's own now."""
+    return [tuple([organization, project, stack][:3 - len(parts)] + parts)  # type: ignore[misc]
+            for parts in (n.split("/") for n in former_names(renamed_from) or [])]
+
+
+def trusted_owners(now: str, state_identity: str | None, former: list[str] | None,
+                   renamed: set[str]) -> set[str]:
+    """The owner labels a resource whose identity is `now` may act on.
+
+    Its own; those of the stacks it says it was renamed from (`renamed`, identities from
+    `trainspec:renamedFrom`); and the former owners its state recorded, but only if that state is
+    this stack's (its identity is `now` or a declared former one). A state copied from another
+    stack carries that stack's identity and former owners: none of them is trusted here.
+    """
+    trusted = {now} | renamed
+    if state_identity in trusted:
+        trusted |= set(former or [])
+    return trusted

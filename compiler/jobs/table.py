@@ -28,7 +28,9 @@ def render(views: list[dict]) -> str:
     missing = [v for v in views if not v["exists"]]
     if missing:
         lines.append(f"{len(missing)} spec(s) have no job in this stack yet: `pulumi up` submits "
-                     "them")
+                     "them (a stack or project renamed since its jobs were submitted finds them "
+                     "once it names its former name: `pulumi config set trainspec:renamedFrom "
+                     "ORG/PROJECT/STACK`)")
     return "\n".join([line.rstrip() for line in lines] + details) + "\n"
 
 

@@ -23,8 +23,8 @@ from ..options import Options
 from ..roles import BY_NAME, ON_ML, ROLES, of_pool
 from ..targets import PLATFORMS
 from ..tuning.model import KIND as TUNING_KIND
-from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, identity, spec_hash
-from .workspace import Stack
+from .identity import IDENTITY_LABEL, SPEC_HASH_LABEL, former_stacks, identity, spec_hash
+from .workspace import RENAMED_FROM, Stack
 
 # trainspec's pool roles → each API's task-name prefix (the replica index follows), see
 # compiler/cloud/emulator/logs.py for where the names come from.
@@ -45,6 +45,7 @@ class Found:
     owner: str = ""
     generation: str = ""
     jobs: list[dict] = field(default_factory=list)
+    generations: set[str] = field(default_factory=set)  # also under a former name's owner
 
     @property
     def name(self) -> str:
@@ -64,8 +65,25 @@ class Found:
 
     @property
     def current(self) -> bool:
+        """The job runs the spec as written now: its generation, or one that differs only in
+        labels (a Vertex job's labels cannot change: `pulumi up` keeps new ones for its next
+        run, compiler.plan), told by the labels the job carries."""
         job = self.job
-        return job is not None and (job.get("labels") or {}).get(SPEC_HASH_LABEL) == self.generation
+        if job is None:
+            return False
+        labels = job.get("labels") or {}
+        if labels.get(SPEC_HASH_LABEL) in (self.generations or {self.generation}):
+            return True
+        body, spec = self.result.body, self.result.job
+        if body is None or spec is None:
+            return False
+        own = {k: v for k, v in labels.items() if k not in (IDENTITY_LABEL, SPEC_HASH_LABEL)}
+        as_sent = {k: v for k, v in body.items() if k != "labels"}
+        if own:
+            as_sent["labels"] = own
+        # The job's own owner: this stack's, or a former name's (`locate` keeps only those).
+        owner = labels.get(IDENTITY_LABEL) or self.owner
+        return labels.get(SPEC_HASH_LABEL) == spec_hash(owner, as_sent, spec.run)
 
 
 def compile_for(path: str, stack: Stack, project: str | None = None,
@@ -83,15 +101,22 @@ def locate(result: pipeline.Result, stack: Stack, client: Client) -> Found:
     assert job is not None and result.body is not None
     owner = identity(stack.organization, stack.project, stack.name, job.name)
     found = Found(result, stack, owner, spec_hash(owner, result.body, job.run))
-    wanted = f'labels.{IDENTITY_LABEL}="{owner}"'
-    if job.platform == "vertex":
-        collection = TUNING_JOBS if job.kind == TUNING_KIND else CUSTOM_JOBS
-        listed = client.vertex_list(job.project or "", job.region or "", wanted,
-                                    collection)[collection]
-    else:
-        listed = _ml_jobs(client, job.project or "", result.body["jobId"], wanted)
+    # A renamed stack's jobs may carry the owner label of a former name (trainspec:renamedFrom).
+    owners = [owner] + [identity(*f, job.name) for f in former_stacks(
+        stack.config.get(RENAMED_FROM), stack.organization, stack.project, stack.name)]
+    found.generations = {spec_hash(o, result.body, job.run) for o in owners}
+    listed: list[dict] = []
+    for one in dict.fromkeys(owners):
+        wanted = f'labels.{IDENTITY_LABEL}="{one}"'
+        if job.platform == "vertex":
+            collection = TUNING_JOBS if job.kind == TUNING_KIND else CUSTOM_JOBS
+            listed += client.vertex_list(job.project or "", job.region or "", wanted,
+                                         collection)[collection]
+        else:
+            listed += _ml_jobs(client, job.project or "", result.body["jobId"], wanted)
     # Whatever the server's filter did, only this resource's jobs are this spec's.
-    mine = [j for j in listed if (j.get("labels") or {}).get(IDENTITY_LABEL) == owner]
+    mine = list({j.get("name"): j for j in listed
+                 if (j.get("labels") or {}).get(IDENTITY_LABEL) in owners}.values())
     found.jobs = sorted(mine, key=lambda j: (j.get("createTime", ""), j.get("name", "")),
                         reverse=True)
     return found

@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TextIO
 
@@ -27,6 +29,7 @@ from . import track
 from .workspace import Stack, WorkspaceError, resolve
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+CONCURRENCY = 64  # API calls in flight at once (look-ups; `cancel`'s cancels and reads)
 # The clock, replaceable in tests (so that `--follow` and `wait` run in milliseconds).
 sleep: Callable[[float], None] = time.sleep
 monotonic: Callable[[], float] = time.monotonic
@@ -101,6 +104,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 # --- shared ------------------------------------------------------------------------------------
 
+class Clients(threading.local):
+    """One REST client per worker thread (a session is not shared between threads)."""
+
+    client: Client | None = None
+
+    def get(self) -> Client:
+        if self.client is None:
+            self.client = Client()
+        return self.client
+
+
 def _find(paths: list[str], args: argparse.Namespace,
           err: TextIO) -> tuple[list[track.Found], Client]:
     """Every spec under `paths` with its jobs; bad input → located errors and Stop(1)."""
@@ -126,8 +140,11 @@ def _find(paths: list[str], args: argparse.Namespace,
         err.write(format_text(problems) + "\n")
         raise Stop(EXIT_FAILED)
     try:
-        client = Client()
-        return [track.locate(r, s, client) for r, s in results], client
+        client, clients = Client(), Clients()
+        # Each spec's jobs are one list call: many specs are looked up side by side.
+        with ThreadPoolExecutor(max_workers=max(1, min(CONCURRENCY, len(results)))) as pool:
+            found = list(pool.map(lambda rs: track.locate(*rs, clients.get()), results))
+        return found, client
     except (ApiError, ConfigError) as exc:
         err.write(f"error: {exc}\n")
         raise Stop(EXIT_FAILED) from None
@@ -162,6 +179,29 @@ def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps({"jobs": views}, indent=2) + "\n")
     else:
         out.write(status_table.render(views))
+    return EXIT_OK
+
+
+# --- explain --last-run ------------------------------------------------------------------------
+
+@_guard
+def cmd_explain_last_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """`explain FILE --last-run`: explain, then the spec's last job (the newest of its stack,
+    as `status` finds it): how long it ran × the rate."""
+    from .. import cost, explain  # noqa: PLC0415
+
+    if args.path == "-":
+        err.write("error: --last-run finds the job of a spec file, not of standard input\n")
+        return EXIT_FAILED
+    (found,), _ = _find([args.path], args, err)
+    out.write(explain.render(found.result))
+    job, estimate = found.job, cost.of_result(found.result)
+    if job is None or estimate is None:
+        out.write(f"  {'last run':<24} none: no job of this spec in stack "
+                  f"{found.stack.qualified}\n")
+        return EXIT_OK
+    out.write(cost.last_run(estimate, job["name"], api.short_state(job.get("state", "")),
+                            track.duration(job, utcnow())) + "\n")
     return EXIT_OK
 
 

@@ -31,11 +31,13 @@ from pathlib import Path
 
 from ..diagnostics import TrainspecError
 from ..source import read as source
+from .identity import former_names
 
 PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
 DEFAULT_ORGANIZATION = "organization"  # pulumi.get_organization() on file (DIY) backends
 CONFIG_KEYS = ("gcp:project", "gcp:region")
 STAGING_BUCKET = "trainspec:stagingBucket"  # also read in the project's own namespace
+RENAMED_FROM = "trainspec:renamedFrom"  # the provider's: the stack's former names
 MAX_FILE = 1024 * 1024  # Pulumi's own files are small; never read more
 
 
@@ -149,10 +151,13 @@ def _stack_config(root: Path, settings: dict, stack: str) -> dict[str, str]:
     found = {k: v for k, v in config.items() if k in CONFIG_KEYS + (STAGING_BUCKET,)
              and isinstance(v, str) and v}
     # `pulumi config set stagingBucket X` writes the project's namespace, which the program
-    # reads first (pulumi_program.Settings).
+    # reads when trainspec:stagingBucket is not set (compiler.provider.stack.Settings).
     own = config.get(f"{settings.get('name')}:stagingBucket")
-    if isinstance(own, str) and own:
+    if isinstance(own, str) and own and STAGING_BUCKET not in found:
         found[STAGING_BUCKET] = own
+    renamed = former_names(config.get(RENAMED_FROM))
+    if renamed:  # the stack's former names: its jobs may still carry their owner labels
+        found[RENAMED_FROM] = json.dumps(renamed)
     return found
 
 

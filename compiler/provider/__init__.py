@@ -24,6 +24,10 @@ from ..version import VERSION
 from .jobs import Config
 
 SCHEMA_FILE = "schema.json"
+# Threads for blocking work (REST calls, waiting for a cancelled job to stop): enough that the
+# engine's `--parallel` is the only limit. asyncio's default pool, min(32, CPUs + 4), ran 6
+# deletes at a time on 2 cores, and trainspec 0.1's dynamic provider 4, whatever `--parallel`.
+WORKERS = 512
 
 
 def schema_text() -> str:
@@ -55,22 +59,55 @@ def _provider_class():
     return TrainspecProvider
 
 
-async def _exit_with_the_engine(engine_pid: int) -> None:
+def _exit_with_the_engine(engine_pid: int) -> None:
     """Stop when the engine that started us is gone (a killed `pulumi up`: the plugin runs in a
-    session of its own). Nobody would receive an answer, and a create still retrying would
-    start a job no state knows; a job already POSTed carries its labels, and the next `up`
-    adopts it."""
-    import asyncio
+    process group of its own, which a kill of the CLI's group does not reach). Nobody would
+    receive an answer, and a create still retrying would start a job no state knows; a job
+    already POSTed carries its labels, and the next `up` adopts it.
 
-    while os.getppid() == engine_pid:
-        await asyncio.sleep(1)
-    sys.stderr.write("pulumi-resource-trainspec: the engine is gone; stopping\n")
-    os._exit(1)
+    Two signs, each watched by a thread of its own (the event loop may be busy): end of file
+    on stdin, whose write end the engine holds until it exits (pkg/resource/plugin's
+    `cmd.StdinPipe()`; it works through a wrapper script too), and a new parent process.
+    Pulumi's own plugins ask the engine's health service, but only every 5 minutes.
+    """
+    import stat
+    import threading
+    import time
+
+    def gone(why: str) -> None:
+        try:  # stderr is usually a pipe to the dead engine: the line may go nowhere
+            os.write(2, f"pulumi-resource-trainspec: the engine is gone ({why}); "
+                        "stopping\n".encode())
+        except OSError:
+            pass
+        os._exit(1)
+
+    def stdin_closed() -> None:
+        try:
+            while os.read(0, 4096):
+                pass
+        except OSError:
+            pass
+        gone("its pipe to this plugin closed")
+
+    def parent_changed() -> None:
+        while os.getppid() == engine_pid:
+            time.sleep(0.5)
+        gone("its process exited")
+
+    try:
+        piped = stat.S_ISFIFO(os.fstat(0).st_mode)  # not /dev/null or a terminal
+    except OSError:
+        piped = False
+    if piped:
+        threading.Thread(target=stdin_closed, name="engine-stdin", daemon=True).start()
+    threading.Thread(target=parent_changed, name="engine-parent", daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> None:
     """Serve the provider on a local port (printed first, as the engine expects)."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     import grpc
     from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
@@ -83,6 +120,8 @@ def main(argv: list[str] | None = None) -> None:
     provider = _provider_class()()
 
     async def serve() -> None:
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="trainspec"))
         server = grpc.aio.server(options=_GRPC_CHANNEL_OPTIONS)
         servicer = Servicer(provider, argv, engine_address=engine)
         provider_pb2_grpc.add_ResourceProviderServicer_to_server(servicer, server)
@@ -90,9 +129,8 @@ def main(argv: list[str] | None = None) -> None:
         await server.start()
         sys.stdout.write(f"{port}\n")
         sys.stdout.flush()
-        watchdog = asyncio.create_task(_exit_with_the_engine(os.getppid()))
+        _exit_with_the_engine(os.getppid())
         await server.wait_for_termination()
-        watchdog.cancel()
 
     try:
         asyncio.run(serve())

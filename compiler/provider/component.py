@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pulumi
 
-from .. import pipeline
+from .. import pipeline, tree
 from ..options import Options
 from ..report import format_text
 from . import stack as program
@@ -43,8 +43,12 @@ def stack_options(config: Config, package_dir: str | None = None) -> Options:
 
 def compile_folder(path: str, options: Options) -> list[pipeline.Result]:
     """Every spec under `path`, compiled; a RunError with every problem if one has any."""
-    results, problems = program.compile_specs(path, options)
-    problems += program.job_options(program.Settings(), {r.job.name for r in results if r.ok})[1]
+    results, found = program.compile_specs(path, options)
+    found += program.job_options(program.Settings(), {r.job.name for r in results if r.ok})[1]
+    problems = [d for d in found if d.is_error]
+    for d in found:
+        if not d.is_error:  # the folder's own: a spec's warnings are its job's (below, Check)
+            pulumi.log.warn(d.format())
     if problems:
         raise pulumi.RunError(f"{len(problems)} error(s) in specs; nothing was declared:\n"
                               + format_text(problems))
@@ -88,6 +92,11 @@ class Specs(pulumi.ComponentResource):
                 organization=pulumi.get_organization(),
                 impersonate_service_account=impersonate, opts=opts)
             self.resources[job.name] = resource
+            # What only the folder's discovery says of a spec (a link out of the folder): the
+            # job's Check compiles its file alone and logs the spec's own warnings.
+            for d in r.diagnostics:
+                if d.code in tree.DISCOVERY_CODES and not d.is_error:
+                    pulumi.log.warn(d.format(), resource=resource)
             trials = ("trialCount", "bestTrial") if "trialCount" in JOBS[wanted].OUTPUTS else ()
             exported[job.name] = {k: getattr(resource, k) for k in (*EXPORTED, *trials)}
         self.jobs = pulumi.Output.from_input(exported)

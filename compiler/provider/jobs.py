@@ -19,23 +19,24 @@ from __future__ import annotations
 import contextvars
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from .. import pipeline
+from ..cloud.jobs import ML_TERMINAL, VERTEX_TERMINAL
 from ..cloud.rest import Client
 from ..cloud.storage import Storage
 from ..diagnostics import Diagnostic
 from ..importers import job as job_import
 from ..importers.job import CUSTOM, ML, TUNING, collection
-from ..jobs.identity import identity, spec_hash
+from ..jobs.identity import former_names, former_stacks, identity, spec_hash, trusted_owners
 from ..options import Options
 from ..packaging import cache_dir
 from ..pulumi_resources import ml, vertex
 from ..pulumi_resources.bodies import has_unknown, source_map
-from ..pulumi_resources.provider import JobError, JobProvider
+from ..pulumi_resources.provider import OWNER_HELP, JobError, JobProvider
 from ..targets import PLATFORMS
 from . import uploads
 
@@ -60,8 +61,10 @@ class Config:
     endpoint: str | None = None  # else TRAINSPEC_API_ENDPOINT, else Google's hosts
     impersonate_service_account: str | None = None
     keep_job_records: bool | None = None
+    renamed_from: tuple[str, ...] = ()  # former names of this stack (`trainspec:renamedFrom`)
 
-    KEYS = ("project", "region", "endpoint", "impersonateServiceAccount", "keepJobRecords")
+    KEYS = ("project", "region", "endpoint", "impersonateServiceAccount", "keepJobRecords",
+            "renamedFrom")
 
     @classmethod
     def from_inputs(cls, inputs: dict) -> Config:
@@ -72,7 +75,8 @@ class Config:
         if isinstance(keep, str):  # stack config values arrive as strings
             keep = {"true": True, "false": False}.get(keep.lower(), keep)
         return cls(text("project"), text("region"), text("endpoint"),
-                   text("impersonateServiceAccount"), keep if isinstance(keep, bool) else None)
+                   text("impersonateServiceAccount"), keep if isinstance(keep, bool) else None,
+                   tuple(former_names(inputs.get("renamedFrom")) or ()))
 
     @staticmethod
     def problems(inputs: dict) -> list[tuple[str, str]]:
@@ -85,6 +89,10 @@ class Config:
             if key == "keepJobRecords":
                 if not isinstance(value, bool) and str(value).lower() not in ("true", "false"):
                     found.append((key, "must be true or false"))
+            elif key == "renamedFrom":
+                if former_names(value) is None:
+                    found.append((key, "must be a stack name (STACK, PROJECT/STACK or "
+                                       "ORG/PROJECT/STACK) or a JSON list of them"))
             elif not isinstance(value, str):
                 found.append((key, "must be a string"))
         return found
@@ -97,10 +105,40 @@ IMPERSONATE: contextvars.ContextVar[str | None] = contextvars.ContextVar("impers
                                                                          default=None)
 
 
+# The owner labels the stack running now accepts for one call's resource (`trusted`), set per
+# gRPC call from its URN: never the identity a state carries, which a copied state brings along.
+OWNERS: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar("owners",
+                                                                              default=None)
+
+
 class _Configured:
     """What a provider-served job adds to the dynamic provider's logic."""
 
     config = Config()
+
+    def _trusted(self, props: dict) -> set[str]:
+        owners = OWNERS.get()
+        return set(owners) if owners is not None else super()._trusted(props)  # type: ignore[misc]
+
+    def diff(self, id_: str, olds: dict, news: dict):
+        result = super().diff(id_, olds, news)  # type: ignore[misc]
+        platform = self.platform  # type: ignore[attr-defined]
+        terminal = VERTEX_TERMINAL if platform == "vertex" else ML_TERMINAL
+        retained = [o for o, v in (("now", news), ("recorded", olds))
+                    if v.get("retainOnDelete") is True]
+        if result.replaces and retained and olds.get("state") not in terminal:
+            first = ("" if "recorded" not in retained else
+                     " (Pulumi replaces with the option its state records: `pulumi up` once "
+                     "with this job out of it and its spec unchanged, then apply the change)")
+            raise JobError(
+                f"{id_}: this change replaces the job, which is retainOnDelete: Pulumi would "
+                "forget it and it would keep running, untracked, beside its replacement, so the "
+                "change is refused. To stop it and start the new job, take the job out of "
+                f"trainspec:retainOnDelete{first}: it is then cancelled before its replacement "
+                "starts. To keep it running and start another beside it, give the spec a new "
+                "metadata.name (the old resource is removed, and retained). If the job has "
+                "finished meanwhile, `pulumi refresh` first")
+        return result
 
     def _client(self, kind: type[Client] | type[Storage] = Client):
         return kind(self.config.endpoint, impersonate_service_account=(
@@ -154,6 +192,26 @@ class Checked:
     inputs: dict
     failures: list[tuple[str, str]]  # (property, reason)
     warnings: list[Diagnostic]
+    result: pipeline.Result | None = None  # the compiled spec, when it checked
+    notes: list[str] = field(default_factory=list)  # shown as warnings in the plan
+
+
+def _owners(urn: str, organization: str | None, config: Config) -> tuple[str, dict[str, str]]:
+    """(the identity of the resource `urn` names in the stack running now, {identity of a
+    former name (`trainspec:renamedFrom`): that name})."""
+    stack, project, name = parse_urn(urn)
+    org = organization or DEFAULT_ORGANIZATION
+    renamed = {identity(*former, name): "/".join(former)
+               for former in former_stacks(list(config.renamed_from), org, project, stack)}
+    return identity(org, project, stack, name), renamed
+
+
+def trusted(urn: str, state: dict, config: Config) -> frozenset[str]:
+    """The owner labels the resource `urn` may act on, its `state` read as untrusted data."""
+    now, renamed = _owners(urn, _text(state.get("organization")), config)
+    former = state.get("formerOwners")
+    return frozenset(trusted_owners(now, state.get("identity"),
+                                    former if isinstance(former, list) else None, set(renamed)))
 
 
 def compile_source(news: dict, name: str, options: Options) -> tuple[pipeline.Result, str, str]:
@@ -181,7 +239,7 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
     if has_file and not os.path.isfile(news["specFile"]):
         return Checked(news, [("specFile", f"{news['specFile']}: no such file (relative paths "
                                            f"are read from the project directory, {os.getcwd()})")], [])
-    stack, project_name, name = parse_urn(urn)
+    name = parse_urn(urn)[2]
     # python.source archives are built into the cache (Create uploads them from there).
     options = Options(project=_text(news.get("project")) or config.project,
                       region=_text(news.get("region")) or config.region,
@@ -204,8 +262,19 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
     if missing:
         return Checked(news, [(prop, f"{label}: no value in secretEnv for secret config key(s) "
                                      f"{', '.join(missing)}")], warnings)
-    organization = _text(news.get("organization")) or DEFAULT_ORGANIZATION
-    owner = identity(organization, project_name, stack, name)
+    owner, renamed = _owners(urn, _text(news.get("organization")), config)
+    former = olds.get("identity")
+    if isinstance(former, str) and former not in {owner, *renamed}:
+        return Checked(news, [(prop, f"{label}: this resource's state was written by another "
+                                     f"stack (owner label {former!r}, not this stack's "
+                                     f"{owner!r}); nothing was changed. {OWNER_HELP}")], warnings)
+    notes = [] if former == owner or former not in renamed else [
+        f"{name}: this stack was renamed from {renamed[former]} (trainspec:renamedFrom): that "
+        "stack's job of this spec is this stack's from now on (`up` labels an AI Platform job "
+        "again; a Vertex job's labels cannot change, so the state records its former owner)"]
+    recorded = olds.get("formerOwners")
+    formers = sorted(trusted_owners(owner, former, recorded if isinstance(recorded, list) else None,
+                                    set(renamed)) - {owner})
     keep = news.get("keepJobRecords")
     keep = keep if isinstance(keep, bool) else config.keep_job_records
     inputs = {
@@ -213,11 +282,12 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
         "region": job.region, "identity": owner, "specFile": label, "run": job.run,
         "specHash": spec_hash(owner, result.body, job.run), "sourceMap": source_map(result),
         "keepJobRecords": True if keep is None else keep, "secretEnv": secrets,
+        "formerOwners": formers or None,
     }
     inputs.pop(uploads.KEY, None)
     if result.uploads:
         inputs[uploads.KEY] = [u.uri for u in result.uploads]
-    return Checked(inputs, [], warnings)
+    return Checked(inputs, [], warnings, result, notes)
 
 
 def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict, dict]:
@@ -239,7 +309,8 @@ def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict,
     if checked.failures:
         raise JobError(f"{job_id}: the spec written for this job does not check: "
                        + "; ".join(r for _, r in checked.failures))
-    provider._owned(job, checked.inputs)  # another stack's job: refused, untouched
+    OWNERS.set(trusted(urn, checked.inputs, config))
+    provider._owned(job, checked.inputs, job_id)  # another stack's job: refused, untouched
     return inputs, provider._outs(checked.inputs, job, job_id)
 
 

@@ -46,6 +46,9 @@ class _Job(pulumi.CustomResource):
             "stagingBucket": staging_bucket, "keepJobRecords": keep_job_records, "secretEnv": secret_env,
             "organization": organization,
             "impersonateServiceAccount": impersonate_service_account,
+            # The engine does not tell a provider about retainOnDelete: the input does, so a
+            # change that would leave the running job beside its replacement is refused.
+            "retainOnDelete": True if opts is not None and opts.retain_on_delete else None,
             **{k: None for k in (*COMPUTED, *self.OUTPUTS)}}
         opts = pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))

@@ -21,10 +21,11 @@ from pulumi.errors import RunError
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2
 
+from .. import plan
 from ..diagnostics import TrainspecError
 from ..pulumi_resources.bodies import has_unknown
 from ..pulumi_resources.provider import INPUT_KEYS, JobError
-from . import jobs, wire
+from . import capacity, jobs, wire
 
 
 class Servicer(ProviderServicer):
@@ -34,6 +35,7 @@ class Servicer(ProviderServicer):
         super().__init__(provider, args, engine_address)
         self.config = jobs.Config()
         self.providers = {t: cls() for t, cls in jobs.CLASSES.items()}
+        self.ledger = capacity.Ledger()
         self._engine: engine_pb2_grpc.EngineStub | None = None
 
     # -- configuration --
@@ -83,14 +85,19 @@ class Servicer(ProviderServicer):
         type_token = self._type(request.urn, request.type, context)
         checked = await asyncio.to_thread(jobs.check, type_token, request.urn, olds, news,
                                           self.config)
-        for warning in checked.warnings:
-            await self._log(engine_pb2.WARNING, warning.format(), request.urn)
+        for warning in [w.format() for w in checked.warnings] + checked.notes:
+            await self._log(engine_pb2.WARNING, warning, request.urn)
         failures = list(checked.failures)
         inputs = checked.inputs
         if not failures and "request" in inputs and not has_unknown(inputs):
             # The request body checked against the API's own schema, and the change rules.
             result = await asyncio.to_thread(self.providers[type_token].check, olds, inputs)
             failures += [(f.property, f.reason) for f in result.failures]
+        if not failures and "request" in inputs and not has_unknown(inputs):
+            failures += await self._quota(request.urn, olds, inputs)
+            note = capacity.cost_note(olds, inputs, checked.result)
+            if note and not failures:
+                await self._log(engine_pb2.INFO, note, request.urn)
         return provider_pb2.CheckResponse(
             inputs=wire.encode(inputs, secret | {"secretEnv"} & set(inputs)),
             failures=[provider_pb2.CheckFailure(property=p, reason=r) for p, r in failures])
@@ -102,6 +109,9 @@ class Servicer(ProviderServicer):
         # Where the spec was written is not what runs: a moved file or an edited comment is
         # no update (the new values are the inputs in state from here on).
         seen = {**olds, **{k: news[k] for k in jobs.PRESENTATION_KEYS if k in news}}
+        old_inputs, _ = wire.decode(request.old_inputs)
+        if old_inputs.get("retainOnDelete") is True:  # what the engine replaces with
+            seen["retainOnDelete"] = True
         result = await self._call(context, provider.diff, request.id, seen, news)
         diffs = [k for k in INPUT_KEYS if k not in jobs.PRESENTATION_KEYS
                  and seen.get(k) != news.get(k)]
@@ -112,6 +122,11 @@ class Servicer(ProviderServicer):
         else:
             changes = (provider_pb2.DiffResponse.DIFF_SOME if result.changes
                        else provider_pb2.DiffResponse.DIFF_NONE)
+            # The plan's own line, as `trainspec diff` prints it: what a replace costs given
+            # the job's last known state, and that a Vertex label change is not a re-run.
+            planned = provider.plan(seen, news) if result.changes else None
+            if planned is not None and (planned.action == plan.REPLACE or planned.recorded):
+                await self._log(engine_pb2.INFO, planned.description, request.urn)
         return provider_pb2.DiffResponse(
             changes=changes, replaces=result.replaces or [], diffs=diffs,
             deleteBeforeReplace=bool(result.delete_before_replace))
@@ -156,7 +171,8 @@ class Servicer(ProviderServicer):
         provider = self.providers[self._type(request.urn, request.type, context)]
         if request.preview:
             return provider_pb2.UpdateResponse(properties=request.news)
-        result = await self._call(context, provider.update, request.id, olds, news, using=news)
+        result = await self._call(context, provider.update, request.id, olds, news, using=news,
+                                  urn=request.urn)
         return provider_pb2.UpdateResponse(properties=self._outs(result.outs, secret))
 
     async def Delete(self, request, context):
@@ -166,10 +182,24 @@ class Servicer(ProviderServicer):
         # changed kind, is deleted by the provider of the job it is.
         type_token = jobs.for_id(request.id) or self._type(request.urn, request.type, context)
         await self._call(context, self.providers[type_token].delete, request.id, props,
-                         using=old_inputs)
+                         using=old_inputs, owners={**props, **old_inputs}, urn=request.urn)
         return empty_pb2.Empty()
 
     # -- helpers --
+
+    async def _quota(self, urn: str, olds: dict, inputs: dict) -> list[tuple[str, str]]:
+        """The project's quota against what the stack's new jobs hold (capacity.py): errors
+        as failures, the rest logged."""
+        account = inputs.get("impersonateServiceAccount")
+        failures, warnings, notes = await asyncio.to_thread(
+            self.ledger.check, urn, olds, inputs, self.config.endpoint,
+            account if isinstance(account, str) and account else
+            self.config.impersonate_service_account)
+        for text in warnings:
+            await self._log(engine_pb2.WARNING, text, urn)
+        for text in notes:
+            await self._log(engine_pb2.INFO, text, urn)
+        return failures
 
     def _type(self, urn: str, given: str, context) -> str:
         type_token = given or urn.split("::")[2].rsplit("$", 1)[-1]
@@ -177,11 +207,14 @@ class Servicer(ProviderServicer):
             raise TrainspecError(f"trainspec has no resource type {type_token!r}")
         return type_token
 
-    @staticmethod
-    async def _call(context, method: Callable, *args: Any, using: dict | None = None):
-        """`method(*args)` on a worker thread, as the identity the inputs `using` name."""
+    async def _call(self, context, method: Callable, *args: Any, using: dict | None = None,
+                    urn: str = "", owners: dict | None = None):
+        """`method(*args)` on a worker thread, as the identity the inputs `using` name; with a
+        `urn`, acting only on jobs the stack running now owns (its state: `owners`, else
+        `using`)."""
         account = (using or {}).get("impersonateServiceAccount")
         jobs.IMPERSONATE.set(account if isinstance(account, str) and account else None)
+        jobs.OWNERS.set(jobs.trusted(urn, owners or using or {}, self.config) if urn else None)
         try:
             return await asyncio.to_thread(method, *args)
         except JobError as exc:  # one line, as the engine prints it

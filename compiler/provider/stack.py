@@ -15,21 +15,25 @@ from ..source.jsonpath import child
 
 
 class Settings:
-    """trainspec's stack settings, read like `pulumi config set KEY` writes them.
+    """trainspec's stack settings, with one rule for which key wins (docs/pulumi.md, "Stack
+    settings"):
 
-    A bare key lands in the Pulumi project's own namespace (``ml-jobs:protect`` in a project
-    named ml-jobs); ``trainspec:KEY`` is read as well, so both spellings work whatever the project
-    is called. The project's namespace wins when both are set.
+      * a setting is ``trainspec:KEY`` when that is set, else ``<project>:KEY`` (where a bare
+        `pulumi config set KEY` writes in a project not named trainspec). Pulumi.yaml can give a
+        default only to a key of the project's own namespace, so a value set as
+        ``trainspec:KEY`` never loses to a default;
+      * a secret (`{secret: KEY}` in a spec) is ``trainspec:KEY`` only, whatever the project is
+        called: in a project named `gcp`, ``gcp:credentials`` is pulumi-gcp's, never a job's.
     """
 
     def __init__(self) -> None:
-        names = dict.fromkeys([pulumi.get_project(), CONFIG_NAMESPACE])
+        names = dict.fromkeys([CONFIG_NAMESPACE, pulumi.get_project()])
         self._configs = [pulumi.Config(n) for n in names]
 
     def _holder(self, key: str) -> pulumi.Config:
         # pulumi.runtime.get_config reads without the "value is a secret" warning of Config.get.
         return next((c for c in self._configs
-                     if pulumi.runtime.get_config(c.full_key(key)) is not None), self._configs[-1])
+                     if pulumi.runtime.get_config(c.full_key(key)) is not None), self._configs[0])
 
     def get(self, key: str) -> str | None:
         return self._holder(key).get(key)
@@ -41,10 +45,16 @@ class Settings:
         return self._holder(key).get_object(key)
 
     def get_secret(self, key: str) -> pulumi.Output | None:
-        return self._holder(key).get_secret(key)
+        return self._configs[0].get_secret(key)
 
     def require_secret(self, key: str) -> pulumi.Output:
-        return self._holder(key).require_secret(key)
+        return self._configs[0].require_secret(key)
+
+    def elsewhere(self, key: str) -> str | None:
+        """The full key of `key` in the project's namespace if it is set there (a secret set
+        with a bare `pulumi config set --secret KEY`, which is never read)."""
+        return next((c.full_key(key) for c in self._configs[1:]
+                     if pulumi.runtime.get_config(c.full_key(key)) is not None), None)
 
 
 def _secret_name(key: str) -> str:
@@ -53,21 +63,25 @@ def _secret_name(key: str) -> str:
 
 
 def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
-    """Every spec under `folder`, compiled, and every error found (including missing secrets)."""
+    """Every spec under `folder`, compiled, and every error found (including missing secrets),
+    with the warnings of the folder itself (a folder link not entered)."""
     found = tree.compile_paths([folder], options)
-    problems = found.errors
+    problems = found.errors + [d for d in found.missing if not d.is_error]
     if found.empty:
         problems.append(Diagnostic("$", f"no {tree.WHAT} found (trainspec:specs)", file=folder,
                                    code="no-specs"))
-    results = found.results
+    results, settings = found.results, Settings()
     for r in results:
         if not r.ok:
             continue
         for key in r.job.secrets:
-            if Settings().get_secret(_secret_name(key)) is None:
+            if settings.get_secret(_secret_name(key)) is None:
+                other = settings.elsewhere(_secret_name(key))
+                found = (f"; {other} is set, but secrets are read only from trainspec:, "
+                         "whatever the project is called") if other else ""
                 problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
-                                    f"secret config {_secret_name(key)!r} is not set",
-                                    f"pulumi config set --secret {_secret_name(key)} VALUE",
+                                    f"secret config {key!r} is not set{found}",
+                                    f"pulumi config set --secret {key} VALUE",
                                     code="secret-not-set"))
         problems += pipeline.location_errors(r)
     return results, problems

@@ -23,8 +23,10 @@ Lifecycle rules (docs/pulumi.md):
   * only the API's own NOT_FOUND means a job is gone.
 
 Neither API can change a job's definition, so any change to the compiled request is a new job;
-AI Platform labels are the one in-place change (jobs.patch with etag). `compiler.plan.classify`
-decides, as it does for the pull-request `diff` command.
+AI Platform labels are the one in-place change (jobs.patch with etag), and a Vertex job's new
+labels alone are kept in state for its next run (no re-run). `compiler.plan.decide` decides,
+as it does for the pull-request `diff` command, and refuses an AI Platform change that keeps
+its jobId.
 
 Resource inputs (camelCase, also echoed into the outputs):
   request        the compiled request body (dict); secret env values are placeholders

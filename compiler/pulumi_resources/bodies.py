@@ -114,7 +114,14 @@ def locate(field: str, smap: dict | None) -> tuple[str, str]:
 
 
 def describe(exc: ApiError, what: str, smap: dict | None = None) -> str:
-    """One line: what failed, the API's status and message, violations at file:line:col."""
+    """One line: what failed, the API's status and message, violations at file:line:col.
+    An allocation quota's 429 (final, never retried) starts at the spec and says which quota,
+    where, and how to get more."""
+    if exc.quota_exceeded:
+        from ..quota import refusal_text  # noqa: PLC0415 - only on this failure
+
+        at, _ = locate("", smap)
+        return " ".join(refusal_text(exc, what, at).split())
     code = f"HTTP {exc.status}" if exc.status is not None else "no response"
     text = f"{what}: {code} {exc.status_name or ''}".rstrip() + f": {exc.message}"
     for field, message in exc.field_violations:

@@ -12,7 +12,7 @@ from ..cloud.jobs import ML_TERMINAL, failure
 from ..cloud.rest import ApiError, Client
 from ..model import IDENTITY_LABEL
 from ..targets import body_schema
-from .bodies import describe, locate, restore_ints
+from .bodies import describe, restore_ints
 from .polling import ignore_precondition, wait
 from .provider import JobError, JobProvider, owner_labels
 
@@ -27,20 +27,6 @@ class TrainingJobProvider(JobProvider):
 
     def _get(self, client: Client, name: str) -> dict:
         return client.ml_get(name)
-
-    def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
-        old = olds.get("request")
-        if not isinstance(old, dict) or old.get("jobId") != news["request"].get("jobId"):
-            return []
-        if self._plan(olds, news).action != plan.REPLACE or olds.get("project") != news.get(
-                "project"):
-            return []
-        at, _ = locate("jobId", news.get("sourceMap"))
-        return [dynamic.CheckFailure("specFile", (
-            f"{at + ': ' if at else ''}AI Platform job {old.get('jobId')!r} cannot be changed "
-            "and its jobId can never be reused: set or bump metadata.run to submit the changed "
-            "job as a new run (jobId <name>_run_<run>; the old one is cancelled first) "
-            "(only labels can be updated in place)"))]
 
     def create(self, props: dict) -> dynamic.CreateResult:
         body, project, client = self._body(props), props["project"], self._client()
@@ -92,14 +78,16 @@ class TrainingJobProvider(JobProvider):
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
         outs = self._kept_outs(olds, news)
-        if self._plan(olds, news).action != plan.UPDATE:
+        # A renamed stack's job (its former owner accepted by `_owned`) is labelled again.
+        restamp = (olds.get("owner") or news["identity"]) != news["identity"]
+        if self.plan(olds, news).action != plan.UPDATE and not restamp:
             return dynamic.UpdateResult(outs)  # bookkeeping only
         labels = owner_labels(restore_ints(self.api, self.schema, news["request"]),
-                               olds.get("owner") or news["identity"], news["specHash"])
+                               news["identity"], news["specHash"])
         client = self._client()
         try:
             for attempt in range(2):  # one retry if the job changed between GET and PATCH
-                job = self._owned(client.ml_get(id_), olds)
+                job = self._owned(client.ml_get(id_), olds, id_)
                 try:
                     job = client.ml_patch(id_, {"labels": labels, "etag": job.get("etag", "")})
                     break
@@ -108,14 +96,15 @@ class TrainingJobProvider(JobProvider):
                         raise
         except ApiError as exc:
             raise JobError(describe(exc, f"updating the labels of {id_}")) from None
-        outs.update(state=job.get("state", outs.get("state", "")), error=failure(job))
+        outs.update(owner=news["identity"], state=job.get("state", outs.get("state", "")),
+                    error=failure(job))
         return dynamic.UpdateResult(outs)
 
     def delete(self, id_: str, props: dict) -> None:
         # ml v1 has no delete: cancel a job that is still running; its record always stays.
         client = self._client()
         try:
-            if self._owned(client.ml_get(id_), props).get("state") not in ML_TERMINAL:
+            if self._owned(client.ml_get(id_), props, id_).get("state") not in ML_TERMINAL:
                 ignore_precondition(lambda: client.ml_cancel(id_))
                 # Cancelled means stopped: its replicas run until the job is terminal.
                 wait(lambda: client.ml_get(id_).get("state"), ML_TERMINAL, id_)

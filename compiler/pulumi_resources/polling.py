@@ -2,34 +2,27 @@
 
 from __future__ import annotations
 
-import os
 import time
 
+from ..cloud import stopping
 from ..cloud.rest import ApiError
 from .provider import JobError
 
 # After a Vertex create with an unknown outcome, how long to watch for the job to appear before
 # giving up without a second POST (TRAINSPEC_CREATE_SETTLE_SECONDS overrides).
 CREATE_SETTLE_SECONDS = 60.0
-# Cancelling a real job takes seconds to minutes; destroy waits at most this long.
-CANCEL_TIMEOUT_SECONDS = 900.0
 
 
 def ignore_precondition(call) -> None:
     try:
         call()
     except ApiError as exc:
-        # The job reached a terminal state between our GET and the cancel.
-        if exc.status != 400 or exc.status_name != "FAILED_PRECONDITION":
+        if not stopping.ended_first(exc):
             raise
 
 
 def settle_seconds() -> float:
-    raw = os.environ.get("TRAINSPEC_CREATE_SETTLE_SECONDS")
-    try:
-        return max(0.0, float(raw)) if raw else CREATE_SETTLE_SECONDS
-    except ValueError:
-        return CREATE_SETTLE_SECONDS
+    return stopping.env_seconds("TRAINSPEC_CREATE_SETTLE_SECONDS", CREATE_SETTLE_SECONDS)
 
 
 def poll(find, seconds: float | None = None):
@@ -46,7 +39,7 @@ def poll(find, seconds: float | None = None):
 
 def wait(get_state, done: frozenset, name: str) -> str:
     """Poll until the state is in `done`, within TRAINSPEC_CANCEL_TIMEOUT seconds."""
-    limit = float(os.environ.get("TRAINSPEC_CANCEL_TIMEOUT") or CANCEL_TIMEOUT_SECONDS)
+    limit = stopping.timeout()
     deadline, delay, state = time.monotonic() + limit, 0.25, ""
     while True:
         state = get_state() or ""

@@ -10,20 +10,31 @@ from pulumi import dynamic
 from .. import discovery, pipeline, plan
 from ..cloud.jobs import failure, logs_url
 from ..cloud.rest import ApiError, Client
-from ..diagnostics import TrainspecError
+from ..diagnostics import Position, TrainspecError
 from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
 from ..options import Options
 from ..targets import PLATFORMS, TRAINING
 from .bodies import describe, has_unknown, locate, restore_ints, secret_keys, splice_secrets
 
 INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile", "specHash",
-              "sourceMap", "keepJobRecords", "secretEnv", "run")
+              "sourceMap", "keepJobRecords", "secretEnv", "run", "formerOwners")
 # `owner` is the identity label the job was created with; `error` the failure message.
 OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
                "consoleUrl", "logsUrl")
 TUNING_OUTPUT_KEYS = ("trialCount", "succeededTrials", "bestTrial")
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
-LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider")
+LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider",
+              "formerOwners")
+
+
+# What to do when a job's owner label is not this stack's (the lifecycle table in docs/pulumi.md).
+OWNER_HELP = (
+    "If this stack or its project was renamed from the stack that started the job (`pulumi "
+    "stack rename`), say so: `pulumi config set trainspec:renamedFrom ORG/PROJECT/STACK` (the "
+    "former name; STACK or PROJECT/STACK also do), and `pulumi preview` shows the jobs it takes "
+    "over. If this stack's state was copied from another stack, the job is that stack's, which "
+    "still tracks and stops it: put this stack's own state back (`pulumi stack import` of an "
+    "export of its own), or forget the copied entries with `pulumi state delete URN`")
 
 
 class JobError(TrainspecError):
@@ -96,33 +107,51 @@ class JobProvider(dynamic.ResourceProvider):
         return [dynamic.CheckFailure("specFile", d.format()) for d in result.errors]
 
     def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
-        return []
+        """The change `pulumi up` refuses (`plan.decide`, as `diff` does), located in the spec."""
+        refusal = self.plan(olds, news).refusal
+        if refusal is None:
+            return []
+        at, spec_path = locate(refusal.at, news.get("sourceMap"))
+        file, line, column = (at.rsplit(":", 2) + ["", ""])[:3] if at else ("", "", "")
+        position = Position(int(line), int(column)) if line.isdigit() and column.isdigit() \
+            else None
+        file = file if position is not None else at or str(news.get("specFile") or "")
+        return [dynamic.CheckFailure("specFile", refusal.diagnostic(
+            file, spec_path, position).format())]
 
-    def _plan(self, olds: dict, news: dict) -> plan.Plan:
+    def plan(self, olds: dict, news: dict) -> plan.Plan:
+        """`plan.decide` over the old inputs or outputs and the new inputs (the function the
+        `diff` command calls): with outputs, the job's last known state says what a replace
+        costs."""
         old = olds.get("request")
         old = restore_ints(self.api, self.schema, old) if isinstance(old, dict) else None
         new = restore_ints(self.api, self.schema, news.get("request"))
+        old_secrets, new_secrets = olds.get("secretEnv") or {}, news.get("secretEnv") or {}
+        changed = [k for k in secret_keys(news.get("request"))
+                   if old_secrets.get(k) != new_secrets.get(k)]
         # Where the job lives (platform, project, region) is part of the plan, as in `diff`.
-        return plan.classify(self.platform, old, new, olds.get("platform"),
-                             old_location=(olds.get("project"), olds.get("region")),
-                             new_location=(news.get("project"), news.get("region")),
-                             old_run=olds.get("run"), new_run=news.get("run"))
+        return plan.decide(self.platform, old, new, olds.get("platform"),
+                           old_location=(olds.get("project"), olds.get("region")),
+                           new_location=(news.get("project"), news.get("region")),
+                           old_run=olds.get("run"), new_run=news.get("run"),
+                           changed_secrets=changed, state=olds.get("state"))
 
     def diff(self, _id: str, olds: dict, news: dict) -> dynamic.DiffResult:
         # olds are the previous *outputs*; news the checked inputs.
         if any(has_unknown(news.get(k)) for k in INPUT_KEYS):
             return dynamic.DiffResult(changes=None)
-        planned = self._plan(olds, news)
+        planned = self.plan(olds, news)
         action, replaces = planned.action, []
         if action in (plan.REPLACE, plan.CREATE):
             moved = {c.path for c in planned.changes}
+            secret = {p for p in moved if p.startswith(plan.SECRET_CHANGE)}
             replaces = [k for k in plan.LOCATION_PATHS if k in moved]
             if plan.RUN_PATH in moved:
                 replaces.append("run")  # a re-run: same request, a new job
-            if action == plan.CREATE or moved - set(plan.NON_BODY_PATHS):
+            if action == plan.CREATE or moved - set(plan.NON_BODY_PATHS) - secret:
                 replaces.append("request")
-        if (olds.get("secretEnv") or {}) != (news.get("secretEnv") or {}):
-            replaces.append("secretEnv")  # the job would run with the old value
+            if secret:
+                replaces.append("secretEnv")  # the job would run with the old value
         if replaces:
             # Cancel the old job before creating the new one: two generations never run at once
             # (create-before-delete would cancel the old job only at the end of `up`, or never
@@ -186,19 +215,24 @@ class JobProvider(dynamic.ResourceProvider):
             raise JobError(describe(exc, f"reading {id_}")) from None
         return dynamic.ReadResult(id_, self._outs(props, job, id_))
 
-    def _owned(self, job: dict, props: dict) -> dict:
+    def _trusted(self, props: dict) -> set[str]:
+        """The owner labels this resource may act on. Here (trainspec 0.1's dynamic providers,
+        which are not told the stack running now) the identity in state; the provider plugin
+        compares with the stack running now instead (compiler.provider.jobs)."""
+        return {props.get("identity") or props.get("owner")}
+
+    def _owned(self, job: dict, props: dict, job_id: str) -> dict:
         """`job`, if this resource owns it; else refuse (another stack's or project's job).
 
-        Compared with the resource's identity now (not the `owner` output, which travels with a
-        state copied into another stack). A job without the label predates owner labels.
+        A job without the label predates owner labels.
         """
         label = (job.get("labels") or {}).get(IDENTITY_LABEL)
-        mine = props.get("identity") or props.get("owner")
-        if label is not None and label != mine:
+        trusted = self._trusted(props)
+        if label is not None and label not in trusted:
             raise JobError(
-                f"{job.get('name')} belongs to another Pulumi stack or project (its "
-                f"{IDENTITY_LABEL} label is {label!r}, this resource's is {mine!r}); it was not "
-                "touched. Remove it from this stack with `pulumi state delete URN`")
+                f"{job_id} belongs to another Pulumi stack or project (its {IDENTITY_LABEL} "
+                f"label is {label!r}, not this resource's {' or '.join(map(repr, sorted(trusted)))}"
+                f"); it was not touched. {OWNER_HELP}")
         return job
 
 

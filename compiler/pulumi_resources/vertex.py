@@ -45,14 +45,26 @@ class CustomJobProvider(JobProvider):
         """Adopt this generation's live job, else POST; after an unknown outcome, look first."""
         labels = body["labels"]
         seen = self._mine(client, project, region, labels)
-        # A job of this generation from an interrupted `up` (killed after the POST): adopt it.
-        # A failed or cancelled one is history, not a job to resume.
-        alive = [j for j in seen if j.get("state") not in self.not_adoptable]
-        if alive:
-            return alive[0]
         known = {j.get("name") for j in seen}
+
+        def live() -> dict | None:
+            # A job of this generation from an interrupted `up` (killed after its POST, or
+            # still retrying one when it died): adopt it. A failed or cancelled one is history,
+            # not a job to resume.
+            return next((j for j in seen if j.get("state") not in self.not_adoptable), None)
+
+        def look_again() -> dict | None:
+            # Before every retried POST (a 429): the job may have been made meanwhile.
+            seen[:] = self._mine(client, project, region, labels)
+            known.update(j.get("name") for j in seen)
+            return live()
+
+        found = live()
+        if found is not None:
+            return found
         try:
-            return client.vertex_create(project, region, body, self.collection)
+            return client.vertex_create(project, region, body, self.collection,
+                                        before_retry=look_again)
         except ApiError as exc:
             if not exc.ambiguous:
                 raise
@@ -78,13 +90,14 @@ class CustomJobProvider(JobProvider):
         return sorted(ours, key=lambda j: (j.get("createTime", ""), j["name"]))
 
     def update(self, id_: str, olds: dict, news: dict) -> dynamic.UpdateResult:
-        # Only bookkeeping changed (diff replaces on any request change): no API call.
+        # No API call: bookkeeping changed, or labels alone (a CustomJob's labels cannot change:
+        # the new request, labels and all, is kept in state for the next run; plan.decide).
         return dynamic.UpdateResult(self._kept_outs(olds, news))
 
     def delete(self, id_: str, props: dict) -> None:
         client = self._client()
         try:
-            job = self._owned(client.vertex_get(id_), props)
+            job = self._owned(client.vertex_get(id_), props, id_)
             if job.get("state") not in self.terminal:
                 ignore_precondition(lambda: client.vertex_cancel(id_))
                 wait(lambda: client.vertex_get(id_).get("state"), self.terminal, id_)

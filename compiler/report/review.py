@@ -159,6 +159,17 @@ def redacted_errors(r: pipeline.Result, secrets: Iterable[str] = ()) -> list[Dia
     return [redact_diagnostic(d, secrets) for d in r.diagnostics if d.is_error]
 
 
+def head_errors(e: Entry) -> list[Diagnostic]:
+    """Why the entry's HEAD side cannot be applied (compile errors, or the change `pulumi up`
+    refuses), redacted."""
+    return [redact_diagnostic(d, e.secrets) for d in e.errors]
+
+
+def _failure(e: Entry) -> str:
+    return ("pulumi up refuses this change" if e.refused is not None
+            else "the spec does not compile on the HEAD side")
+
+
 def render_text(rv: Review) -> str:
     head = f"trainspec diff {rv.base} → {rv.head} ({rv.specs})"
     moved = [f"moved, same request: {e.old_file} → {e.new_file}" for e in rv.moved]
@@ -169,8 +180,10 @@ def render_text(rv: Review) -> str:
     for e in rv.changed:
         out.append(_title(e))
         if e.failed:
-            out.append("  error: the spec does not compile on the HEAD side")
-            out += ["  " + line for line in format_text(redacted_errors(e.new, e.secrets)).splitlines()]
+            out.append(f"  error: {_failure(e)}")
+            out += ["  " + line for line in format_text(head_errors(e)).splitlines()]
+            for c in display_changes(e) if e.refused is not None else ():
+                out += ["    " + line for line in _change_lines(c)]
         else:
             out.append(f"  {e.plan.description}")
             out.append(f"  cost: {_cost(e)}")
@@ -249,6 +262,11 @@ _ACTION_LABEL = {"create": "🟢 create", "replace": "🟠 replace", "update": "
                  "delete": "🔴 delete", "error": "❌ error"}
 
 
+def _label(e: Entry) -> str:
+    """The action cell: a label change kept for the next run is no update in place."""
+    return "🔵 labels recorded (no re-run)" if e.plan.recorded else _ACTION_LABEL[e.action]
+
+
 def _cell(text: str) -> str:
     """Markdown of a table cell: `|` would end the cell."""
     return printable(text).replace("|", "\\|")
@@ -288,12 +306,16 @@ def render_markdown(rv: Review, limit: int = COMMENT_LIMIT) -> str:
     for e in rv.changed:
         spec = f"{_code(e.old_file)} → {_code(e.new_file)}" if e.renamed else _code(e.file)
         table.append(f"| {_cell(spec)} | {_md(e.job or '?')} | {_md(e.platform or '?')} | "
-                     f"{_ACTION_LABEL[e.action]} | {_cell('' if e.failed else _cost(e))} |")
+                     f"{_label(e)} | {_cell('' if e.failed else _cost(e))} |")
     details = []
     for e in rv.changed:
         if e.failed:
-            body = format_text(redacted_errors(e.new, e.secrets))
-            what, lang = "error: does not compile", ""
+            body = format_text(head_errors(e))
+            what, lang = ("error: refused by pulumi up" if e.refused is not None
+                          else "error: does not compile"), ""
+            if e.refused is not None:
+                body += "\n" + "\n".join(line for c in display_changes(e)
+                                          for line in _change_lines(c))
         else:
             lines = [line for c in display_changes(e) for line in _change_lines(c)]
             lines += [f"# {redact_text(line, e.secrets)}" for line in e.search]
@@ -354,10 +376,10 @@ def render_json(rv: Review) -> str:
             "file": e.file, "oldFile": e.old_file, "newFile": e.new_file, "job": e.job or None,
             "platform": e.platform or None, "action": e.action,
             "description": None if e.failed else e.plan.description,
-            "changes": [] if e.failed else [
+            "changes": [] if e.failed and e.refused is None else [
                 {"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
                 for c in display_changes(e)],
-            "errors": [d.to_json() for d in redacted_errors(e.new, e.secrets)] if e.failed else [],
+            "errors": [d.to_json() for d in head_errors(e)] if e.failed else [],
             "searchSpace": [redact_text(line, e.secrets) for line in e.search],
             "cost": None if e.failed else _cost_json(e),
             "baseErrors": ([d.to_json() for d in redacted_errors(e.old, e.secrets)]

@@ -3,8 +3,8 @@
 `python -m compiler diff BASE [HEAD]` reads the spec files of two git revisions (HEAD omitted:
 the working tree, uncommitted and untracked files included) (sides.py), compiles both sides in
 memory as one tree each (`compiler.tree`, as `validate` and the Pulumi program do) and reports,
-per spec added, removed or changed, the action `pulumi up` takes (compare.py:
-`compiler.plan.classify`, the rule the Pulumi provider uses); the `diff` command
+per spec added, removed or changed, the action `pulumi up` takes or the change it refuses
+(compare.py: `compiler.plan.decide`, the function the Pulumi provider calls); the `diff` command
 (compiler/diff.py) reports it as text, markdown or JSON with a field-level diff of the compiled
 request (compiler/report/review.py).
 

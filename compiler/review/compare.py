@@ -1,5 +1,5 @@
 """Comparing both sides of a `diff`: one entry per job, paired as `pulumi up` pairs them, and
-the plan for each (`compiler.plan.classify`, the rule the Pulumi provider uses)."""
+the plan for each (`compiler.plan.decide`, the function the Pulumi provider uses)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import packaging, pipeline, tree
 from .. import plan as planning
+from ..diagnostics import Diagnostic
 from ..options import Options
 from ..tree import Content
 from ..tuning.model import summary as tuning_summary
@@ -71,8 +72,28 @@ class Entry:
 
     @property
     def failed(self) -> bool:
-        """The HEAD side does not compile: the change cannot be applied."""
-        return self.new is not None and not self.new.ok
+        """The HEAD side does not compile, or `pulumi up` refuses the change: it cannot be
+        applied."""
+        return self.new is not None and (not self.new.ok or self.plan.refusal is not None)
+
+    @property
+    def refused(self) -> Diagnostic | None:
+        """The located error of a change `pulumi up` refuses (`plan.decide`), if it does."""
+        refusal = self.plan.refusal
+        if refusal is None or self.new is None:
+            return None
+        path = self.new.origins.get(refusal.at, "")
+        identity = self.new.identity
+        # The one refusal today is of the jobId, written as metadata.name.
+        at = identity[3] if identity is not None and path == "$.metadata.name" else None
+        return refusal.diagnostic(self.new.file, path, at)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """Why the HEAD side cannot be applied: its compile errors, or the refusal."""
+        if self.new is None:
+            return []
+        return self.new.errors if not self.new.ok else [d for d in [self.refused] if d]
 
     @property
     def base_failed(self) -> bool:
@@ -206,29 +227,22 @@ def compare(old: Side, new: Side) -> list[Entry]:
     return entries
 
 
-SECRET_CHANGE = "stack secret "  # a Change path: a secret config value the job reads changed
+SECRET_CHANGE = planning.SECRET_CHANGE
 
 
 def _plan(e: Entry, changed_secrets: set[str] = frozenset()) -> planning.Plan:
     # A BASE side that did not compile was never applied: compare against "no job".
     old_body = e.old.body if e.old is not None and e.old.ok else None
     new_body = e.new.body if e.new is not None and e.new.ok else None
-    if e.failed:
+    if e.new is not None and not e.new.ok:
         return planning.Plan(planning.NONE)
     old_platform = e.old.job.platform if old_body is not None and e.old.job else None
-    found = planning.classify(e.platform, old_body, new_body, old_platform,
-                              old_location=_location(e.old), new_location=_location(e.new),
-                              old_run=_run(e.old), new_run=_run(e.new))
-    if old_body is None or new_body is None:
-        return found
     # The provider replaces a job whose secret env value changed: it would run with the old one.
-    secrets = sorted(set(e.new.job.secrets if e.new.job else ()) & changed_secrets)
-    if not secrets:
-        return found
-    where = [c for c in found.changes if c.path in planning.LOCATION_PATHS]
-    return planning.Plan(planning.REPLACE, where + [
-        planning.Change(SECRET_CHANGE + key, "<secret>", "<secret: its ciphertext changed>")
-        for key in secrets] + [c for c in found.changes if c not in where])
+    secrets = sorted(set(e.new.job.secrets if new_body is not None and e.new.job else ())
+                     & changed_secrets)
+    return planning.decide(e.platform, old_body, new_body, old_platform,
+                           old_location=_location(e.old), new_location=_location(e.new),
+                           old_run=_run(e.old), new_run=_run(e.new), changed_secrets=secrets)
 
 
 def _run(r: pipeline.Result | None) -> str | None:

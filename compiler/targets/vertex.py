@@ -9,7 +9,7 @@ GoogleCloudAiplatformV1HyperparameterTuningJob.
 
 from __future__ import annotations
 
-from .. import fields
+from .. import durations, fields
 from ..model import Container, Job, Pool, PythonPackage
 from ..roles import BY_NAME, ROLES
 from ..tuning.model import (
@@ -23,6 +23,7 @@ from ..tuning.model import (
     SCALES,
     SETTINGS,
     STOPPING_RULES,
+    STUDY_STOPPING,
     VALUE_SPECS,
     Parameter,
     Tuning,
@@ -67,6 +68,8 @@ def _tuning_job(t: Tuning, custom: dict, custom_origins: dict[str, str]) \
         body["encryptionSpec"] = custom["encryptionSpec"]
     origins = {"trialJobSpec" + k[len("jobSpec"):] if k.startswith("jobSpec") else k: v
                for k, v in custom_origins.items()}
+    if t.study_stopping:
+        origins["studySpec.studyStoppingConfig"] = t.at("study_stopping")
     origins.update({"studySpec": t.path, "studySpec.metrics": f"{t.path}.metrics",
                     **{f"studySpec.parameters[{i}]": p.path for i, p in enumerate(t.parameters)},
                     **{SETTINGS[s][2]: t.at(s) for s in ("max_trials", "parallel_trials",
@@ -87,7 +90,20 @@ def study_spec(t: Tuning) -> dict:
     if rule is not None:
         spec[STOPPING_RULES[rule[0]]] = {k: str(v) if k in CONVEX_INT64 else v
                                          for k, v in rule[1].items()}
+    if t.study_stopping:
+        spec["studyStoppingConfig"] = study_stopping_config(t.study_stopping)
     return spec
+
+
+def study_stopping_config(settings: dict) -> dict:
+    """studySpec.studyStoppingConfig of spec.tuning.studyStopping (STUDY_STOPPING's rows)."""
+    out: dict = {}
+    for key, value in settings.items():
+        field, kind = STUDY_STOPPING[key]
+        parent, _, leaf = field.rpartition(".")
+        into = out.setdefault(parent, {}) if parent else out
+        into[leaf] = durations.to_google(value) if kind == "duration" else value
+    return out
 
 
 def _parameter_spec(p: Parameter) -> dict:

@@ -159,6 +159,11 @@ def _check_tuning(t: Tuning, c: Collector) -> None:
                   f" rule ({STOPPING_RULES[DEFAULT_STOPPING_RULE]}): Vertex asks for a rule, and AI "
                   "Platform's switch documents none", "to choose, write earlyStopping: "
                   "{decayCurve: {}}, {median: {}} or {convex: {...}}", code="tuning-default-stopping")
+    if t.study_stopping:
+        c.warning(t.at("study_stopping"), "sent as studySpec.studyStoppingConfig, whose "
+                  "documentation is written for Vertex AI Vizier studies: it does not say that a "
+                  "HyperparameterTuningJob honours it", "maxTrials and the timeout bound the "
+                  "job in any case", code="tuning-study-stopping")
 
 
 def _check_pool(job: Job, pool: Pool, c: Collector, today: datetime.date) -> None:

@@ -223,10 +223,14 @@ def _tuning_candidates(spec: dict, put, remove) -> list[tuple[str, Any]]:
     if s.get("platform", "vertex") == "vertex":
         out += [("ai-platform-only on vertex", put(base + ["resumeFrom"], "old_job")),
                 ("vertex requires the count", remove(base + ["maxTrials"])),
-                ("whitespace in a metric id", put(base + ["metrics"], {"val loss": "minimize"}))]
+                ("whitespace in a metric id", put(base + ["metrics"], {"val loss": "minimize"})),
+                ("no study stops at zero trials", put(base + ["studyStopping"], {"maxTrials": 0})),
+                ("a study stops after some time", put(base + ["studyStopping"],
+                                                      {"noProgressFor": "0s"}))]
     else:
         out += [("vertex-only on ai-platform", put(base + ["measurement"], "best")),
                 ("vertex-only on ai-platform", put(base + ["earlyStopping"], {"median": {}})),
+                ("vertex-only on ai-platform", put(base + ["studyStopping"], {"minTrials": 2})),
                 ("several metrics on ai-platform", put(base + ["metrics"], {
                     "a": "maximize", "b": "minimize"}))]
     return out

@@ -108,6 +108,10 @@ def _tuning(draw, platform: str) -> dict:
         out["measurement"] = draw(st.sampled_from(["last", "best"]))
     if not vertex and draw(st.integers(0, 4)) == 0:
         out["resumeFrom"] = "earlier_tuning_job"
+    if vertex and draw(st.integers(0, 3)) == 0:
+        out["studyStopping"] = draw(st.sampled_from([
+            {"noProgressTrials": 10}, {"maxRuntime": "12h", "minTrials": 4},
+            {"noProgressFor": 5400, "maxTrials": trials, "minRuntime": "30m", "stopAsap": True}]))
     return out
 
 

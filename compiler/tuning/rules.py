@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import durations
 from ..diagnostics import Collector
 from ..source.jsonpath import child
 from ..source.numbers import INT64
@@ -37,6 +38,7 @@ from .model import (
     SETTINGS,
     SPEC_PATH,
     STOPPING_RULES,
+    STUDY_STOPPING,
     Condition,
     Metric,
     Parameter,
@@ -80,7 +82,33 @@ def from_spec(raw: dict, c: Collector) -> Tuning:
             t.stopping = (rule, dict(settings))
     t.measurement = _key(raw.get("measurement"), MEASUREMENTS)
     t.resume_from = raw.get("resumeFrom") if isinstance(raw.get("resumeFrom"), str) else None
+    t.study_stopping = _study_stopping(raw.get("studyStopping"), c)
     return t
+
+
+def _study_stopping(raw: Any, c: Collector) -> dict[str, Any] | None:
+    """spec.tuning.studyStopping as STUDY_STOPPING key → value (durations in seconds)."""
+    if not isinstance(raw, dict):
+        return None
+    at = f"{SPEC_PATH}.{SETTINGS['study_stopping'][0]}"
+    out: dict[str, Any] = {}
+    for key, (_, kind) in STUDY_STOPPING.items():
+        value = raw.get(key)
+        if kind == "duration" and value is not None:
+            seconds = durations.parse(value)
+            if seconds is None:
+                c.error(child(at, key), f"invalid duration {value!r}", "use 90s, 30m, 2h, 1d, "
+                        "1h30m or plain seconds", code="duration-syntax")
+            elif seconds == 0 or durations.problem(seconds):
+                c.error(child(at, key), f"{value!r} is " + (durations.problem(seconds) or
+                        "no time: give a duration greater than 0"), code="duration-range")
+            else:
+                out[key] = seconds
+        elif kind == "count" and as_int(value) is not None:
+            out[key] = as_int(value)
+        elif kind == "flag" and isinstance(value, bool):
+            out[key] = value
+    return out
 
 
 def _spec_parameter(pid: str, raw: dict, path: str, c: Collector) -> Parameter:

@@ -54,10 +54,14 @@ def pulumi_cli() -> str:
 
 
 class Emulator:
-    """An in-process emulator; `calls` lists every request line it answered."""
+    """An in-process emulator; `calls` lists every request line it answered but the quota reads
+    of a Check (Service Usage limits, Monitoring usage), which `quota_reads` lists."""
+
+    QUOTA_READS = ("/consumerQuotaMetrics", "/timeSeries?")
 
     def __init__(self, **options):
         self.calls: list[str] = []
+        self.quota_reads: list[str] = []
         self._lock = threading.Lock()
         self.server, self.thread = emulator_module.serve(log=self._log, **options)
         self.url = self.server.url
@@ -65,7 +69,8 @@ class Emulator:
 
     def _log(self, line: str) -> None:
         with self._lock:
-            self.calls.append(line)
+            quota = any(f in line and '"GET ' in line for f in self.QUOTA_READS)
+            (self.quota_reads if quota else self.calls).append(line)
 
     def requests(self, verb: str | None = None, contains: str = "") -> list[str]:
         with self._lock:

@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 
+import pytest
 from faultproxy import FaultProxy
 from job_specs import FAIL, HOLD, ml, tuning, vertex
 
@@ -68,7 +69,8 @@ def test_an_edited_spec_cancels_the_old_job_before_creating_the_new_one(project,
     assert p.outputs()["bert"]["name"] == new
 
 
-def test_a_label_change_replaces_a_vertex_job_and_patches_an_ai_platform_job(project, emulator):
+def test_a_label_change_is_recorded_for_a_vertex_job_and_patches_an_ai_platform_job(
+        project, emulator):
     p = project()
     p.write(BERT, vertex(labels=HOLD))
     p.write(CENSUS, ml(labels=HOLD))
@@ -80,7 +82,9 @@ def test_a_label_change_replaces_a_vertex_job_and_patches_an_ai_platform_job(pro
     p.up()
 
     vertex_jobs, ml_jobs = emulator.vertex_jobs(), emulator.ml_jobs()
-    assert len(vertex_jobs) == 2 and vertex_jobs[vertex_old]["state"] == "JOB_STATE_CANCELLED"
+    # A Vertex job's labels cannot change: kept in state for the next run, never a re-run.
+    assert list(vertex_jobs) == [vertex_old]
+    assert vertex_jobs[vertex_old]["state"] == "JOB_STATE_RUNNING"
     assert list(ml_jobs) == ["projects/acme-test/jobs/census"]  # same job, updated in place
     census = ml_jobs["projects/acme-test/jobs/census"]
     assert census["labels"]["owner"] == "ana" and census["state"] == "RUNNING"
@@ -158,16 +162,18 @@ def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, 
     finally:
         emulator.api.handle = handle
         release.set()
-        p.kill_strays()
     assert 1 <= len(emulator.vertex_jobs()) + len(emulator.ml_jobs()) <= 4
 
-    # The killed `up` left its lock behind: `pulumi cancel` is the documented way out.
-    for lock in (p.root / ".state").rglob("locks/**/*.json"):
-        lock.unlink()
-    again = p.up()
-    assert len(emulator.vertex_jobs()) == 3 and len(emulator.ml_jobs()) == 1, again.stdout
-    out = p.outputs()
-    assert sorted(out[n]["name"] for n in "abc") == sorted(emulator.vertex_jobs())
+    # The killed `up` left its lock behind: `pulumi cancel` is the documented way out. What it
+    # left running is left running (test_killed_up.py: the provider stops by itself).
+    p.run("cancel", "--yes")
+    try:
+        again = p.up()
+        assert len(emulator.vertex_jobs()) == 3 and len(emulator.ml_jobs()) == 1, again.stdout
+        out = p.outputs()
+        assert sorted(out[n]["name"] for n in "abc") == sorted(emulator.vertex_jobs())
+    finally:
+        p.kill_strays()
 
 
 def test_an_invalid_spec_fails_preview_with_its_location_and_submits_nothing(project, emulator):
@@ -202,13 +208,13 @@ def test_two_projects_with_a_dev_stack_each_get_and_keep_their_own_job(project, 
 
 def test_protect_refuses_destroy_and_retain_on_delete_leaves_the_job_running(project, emulator):
     # A project not named trainspec: `pulumi config set KEY` writes ml-jobs:KEY, and the program
-    # reads it there (settings and secrets alike).
+    # reads settings there too; secrets only ever from trainspec:.
     p = project(name="ml-jobs")
     p.write(BERT, vertex(labels=HOLD) + "  env: {WANDB_API_KEY: {secret: wandbApiKey}}\n")
     p.write(CENSUS, ml(labels=HOLD))
     p.run("config", "set", "--path", "protect[0]", "bert")
     p.run("config", "set", "--path", "retainOnDelete[0]", "census")
-    p.run("config", "set", "--secret", "wandbApiKey", "s3cr3t-from-ml-jobs")
+    p.run("config", "set", "--secret", "trainspec:wandbApiKey", "s3cr3t-from-ml-jobs")
     p.up()
     (bert,) = emulator.vertex_jobs().values()
     env = bert["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"]
@@ -312,3 +318,24 @@ def test_a_spec_turned_into_a_tuning_job_cancels_the_old_job_first(project, emul
     assert cancel < create
     (resource,) = p.resources()
     assert resource["type"].endswith(":VertexHyperparameterTuningJob") and resource["id"] == new
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 22: a renamed metadata.name is a new Pulumi resource; the engine creates it while the "
+    "program runs and deletes the old one only after, so the two jobs overlap. Until fixed, "
+    "`python -m compiler cancel SPEC` before the rename stops the old job first (docs/pulumi.md)"))
+def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
+        project, emulator):
+    p = project()
+    p.write(BERT, vertex(name="bert", labels=HOLD))
+    p.up()
+    (old,) = emulator.vertex_jobs()
+    p.write(BERT, vertex(name="bert-v2", labels=HOLD))
+    p.up()
+    jobs = emulator.vertex_jobs()
+    (new,) = [n for n in jobs if n != old]
+    assert jobs[old]["state"] == "JOB_STATE_CANCELLED"
+    calls = emulator.requests("POST")
+    cancel = next(i for i, c in enumerate(calls) if f"{old}:cancel" in c)
+    creates = [i for i, c in enumerate(calls) if c.endswith('/customJobs HTTP/1.1" 200 -')]
+    assert cancel < creates[1]  # delete before create: never two generations at once

@@ -10,7 +10,8 @@ not the API's JSON NOT_FOUND (which means a missing resource).
 Jobs advance with the clock, computed lazily on every read (no background thread):
 Vertex QUEUED → PENDING → RUNNING → SUCCEEDED and ml QUEUED → PREPARING → RUNNING → SUCCEEDED,
 one step per `progress_seconds` (0 = succeed at once); a HyperparameterTuningJob runs its trials
-in waves after PENDING (tuning.py). Labels steer a job, for tests:
+in waves after PENDING (tuning.py). A cancelled job is CANCELLING for `cancel_seconds` (default
+one step), then CANCELLED. Labels steer a job, for tests:
 ``emulator-hold: running`` keeps it RUNNING until cancelled; ``emulator-result: failed`` ends it
 FAILED instead of SUCCEEDED.
 
@@ -27,6 +28,10 @@ Cloud Storage's objects.get and simple upload (``/storage/v1/b/B/o/O``,
 ``/upload/storage/v1/b/B/o``) serve the provider's python.source upload, for the buckets given
 with ``--bucket`` (see `compiler.cloud.emulator.storage`).
 
+A project's allocation quotas (``--quota METRIC@REGION=LIMIT[:USED]``) are served as Service
+Usage ``consumerQuotaMetrics`` and Cloud Monitoring usage, and a Vertex create over one gets the
+real 429 RESOURCE_EXHAUSTED (see `compiler.cloud.emulator.quotas`).
+
 Run it with ``python -m compiler emulator --port 8765`` and point trainspec at it with
 ``TRAINSPEC_API_ENDPOINT=http://127.0.0.1:8765``. ``--state FILE`` persists jobs (a snapshot plus
 an append-only journal, see journal.py). Bodies over `MAX_BODY_BYTES` (common.py) get 413
@@ -34,8 +39,9 @@ unread; a connection silent for `REQUEST_TIMEOUT` seconds is closed.
 
 The package, by concern: core.py (the `Emulator`: routes, job progress, cancel, faults, Cloud
 Logging), vertex.py and ml.py (each API's methods), storage.py (Cloud Storage), rules.py (what
-each API refuses), listing.py (filters, pages), journal.py (``--state``), common.py (shared
-names, the refusal, body parsing) and server.py (HTTP, the command).
+each API refuses), listing.py (filters, pages), journal.py (``--state``), quotas.py
+(allocation quotas), common.py (shared names, the refusal, body parsing) and server.py (HTTP,
+the command).
 """
 
 from .core import Emulator

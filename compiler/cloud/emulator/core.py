@@ -30,6 +30,7 @@ from .common import (
 from .journal import Journal
 from .listing import page_of
 from .ml import MlApi
+from .quotas import QuotaApi
 from .storage import StorageApi
 from .vertex import VertexApi
 
@@ -53,23 +54,32 @@ ROUTES = [  # (method, pattern, handler name)
     ("GET", r"^/v1/services/(?P<s>[^/:]+)/skus$", "billing_skus"),
     ("GET", r"^/storage/v1/b/(?P<b>[^/]+)/o/(?P<o>.+)$", "object_get"),
     ("POST", r"^/upload/storage/v1/b/(?P<b>[^/]+)/o$", "object_insert"),
+    ("GET", r"^/v1beta1/projects/(?P<p>[^/]+)/services/(?P<s>[^/]+)/consumerQuotaMetrics$",
+     "quota_metrics"),
+    ("GET", r"^/v3/projects/(?P<p>[^/]+)/timeSeries$", "quota_usage"),
 ]
 
 
-class Emulator(VertexApi, MlApi, BillingApi, StorageApi, Journal):
-    """The state and rules of both APIs (and the Billing Catalog, and the Cloud Storage calls
-    of an upload); `handle` answers one request. `buckets`: the Cloud Storage buckets that
-    exist."""
+class Emulator(VertexApi, MlApi, BillingApi, StorageApi, QuotaApi, Journal):
+    """The state and rules of both APIs (and the Billing Catalog, the Cloud Storage calls
+    of an upload, and the project's quotas); `handle` answers one request. `buckets`: the Cloud
+    Storage buckets that exist. `quotas`: (metric, region) → (limit, usage outside the
+    emulator), see quotas.py."""
 
     def __init__(self, state_file: str | None = None, progress_seconds: float = 2.0,
+                 cancel_seconds: float | None = None,
                  fault_rate_429: float = 0.0, fault_rate_503: float = 0.0,
                  seed: int | None = None, clock: Callable[[], float] = time.time,
-                 log: Callable[[str], None] | None = None, buckets: Iterable[str] = ()):
+                 log: Callable[[str], None] | None = None, buckets: Iterable[str] = (),
+                 quotas: dict[tuple[str, str], tuple[int, int]] | None = None):
         self.state_file = state_file
         self.progress_seconds = progress_seconds
+        # How long a cancelled job stays CANCELLING (a real cancel takes seconds to minutes).
+        self.cancel_seconds = progress_seconds if cancel_seconds is None else cancel_seconds
         self.fault_rate_429, self.fault_rate_503 = fault_rate_429, fault_rate_503
         self.clock = clock  # epoch seconds: timestamps are rendered from it
         self.log = log
+        self.quotas = {k: list(v) for k, v in (quotas or {}).items()}
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self.state: dict[str, Any] = {"next_id": 1, "vertex": {}, "tuning": {}, "ml": {},
@@ -175,11 +185,11 @@ class Emulator(VertexApi, MlApi, BillingApi, StorageApi, Journal):
             if labels.get(RESULT_LABEL) == RESULT_FAILED:
                 state = prefix + "FAILED"
         if cancelled is not None:
-            if self.clock() < cancelled + p:
+            if self.clock() < cancelled + self.cancel_seconds:
                 state, times["update"] = prefix + "CANCELLING", cancelled
             else:
                 state = prefix + "CANCELLED"
-                times["update"] = times["end"] = cancelled + p
+                times["update"] = times["end"] = cancelled + self.cancel_seconds
         return state, times
 
     def _cancel(self, api: str, name: str, state: str) -> None:

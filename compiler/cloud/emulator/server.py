@@ -12,6 +12,7 @@ from typing import Any
 
 from .common import MAX_BODY_BYTES, MAX_UPLOAD_BYTES, REQUEST_TIMEOUT, Refusal
 from .core import Emulator
+from .quotas import parse_quota
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -132,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state", metavar="FILE", help="persist jobs in this JSON file")
     parser.add_argument("--step-seconds", type=float, default=2.0,
                         help="seconds per state step; 0 = jobs succeed at once")
+    parser.add_argument("--cancel-seconds", type=float, metavar="SECONDS",
+                        help="how long a cancelled job stays CANCELLING (default: one step)")
     parser.add_argument("--fail-429", type=float, default=0.0, metavar="RATE",
                         help="refuse this fraction of requests with 429 RESOURCE_EXHAUSTED")
     parser.add_argument("--fail-503", type=float, default=0.0, metavar="RATE",
@@ -141,11 +144,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bucket", action="append", default=[], metavar="NAME",
                         help="a Cloud Storage bucket that exists (repeatable): python.source "
                              "archives are uploaded to it")
+    parser.add_argument("--quota", action="append", default=[], metavar="METRIC@REGION=LIMIT[:USED]",
+                        help="an allocation quota (repeatable), e.g. custom_model_training_"
+                             "nvidia_a100_gpus@us-central1=8:2 (8 allowed, 2 used outside the "
+                             "emulator): served to `trainspec quota`, and a create over it gets "
+                             "the real 429 RESOURCE_EXHAUSTED")
     args = parser.parse_args(argv)
+    try:
+        quotas = {(n, r): (limit, used) for n, r, limit, used in map(parse_quota, args.quota)}
+    except ValueError as exc:
+        parser.error(str(exc))
     server = make_server(
         args.host, args.port, state_file=args.state, progress_seconds=args.step_seconds,
+        cancel_seconds=args.cancel_seconds,
         fault_rate_429=args.fail_429, fault_rate_503=args.fail_503, seed=args.seed,
-        buckets=[b.removeprefix("gs://").rstrip("/") for b in args.bucket],
+        buckets=[b.removeprefix("gs://").rstrip("/") for b in args.bucket], quotas=quotas,
         log=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
     print(f"trainspec emulator listening on {server.url}", flush=True)
     try:

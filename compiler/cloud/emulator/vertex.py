@@ -36,6 +36,7 @@ class VertexApi:
             "aiplatform", job, schema)
         if problems:
             raise invalid(problems)
+        self._check_quota(m["r"], job)
         name = (f"projects/{m['p']}/locations/{m['r']}/{m['c']}/"
                 f"{ID_BASE + self.state['next_id']}")
         self.state["next_id"] += 1

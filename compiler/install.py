@@ -1,0 +1,117 @@
+"""The `requirements.txt` line `init` writes: how a new repository (and its CI runner) installs
+this trainspec. Never a path on this machine: a CI runner has neither the folder nor the clone.
+
+  index  ``trainspec[pulumi]==VERSION``: the release on the package index
+  git    ``trainspec[pulumi] @ git+URL@vVERSION``: the git repository trainspec came from, at
+         its release tag (the commit when the tag is missing)
+
+`auto` (the default) is `git` when this trainspec came from git (a source checkout with a remote,
+or a pip install from a git URL: PEP 610's direct_url.json) and `index` otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+from .version import VERSION
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # a source checkout has pyproject here
+EXTRA = "trainspec[pulumi]"
+TAG = f"v{VERSION}"
+SOURCES = ("auto", "index", "git")
+_SCP = re.compile(r"^(?P<user>[\w.-]+)@(?P<host>[\w.-]+):(?P<path>[^/].*)\Z")  # git@host:o/r.git
+
+
+class NoInstallableSource(Exception):
+    """There is no URL a CI runner could install this trainspec from."""
+
+
+def index_line() -> tuple[str, list[str]]:
+    return f"{EXTRA}=={VERSION}", [
+        f"# trainspec {VERSION} from your package index. Not there? Install it from its git",
+        f"# repository at the release tag: {EXTRA} @ git+URL@{TAG} (init --from git)."]
+
+
+def requirement(source: str = "auto", root: Path = PACKAGE_ROOT) -> tuple[str, list[str]]:
+    """(requirement line, comment lines) for `source` (one of SOURCES)."""
+    if source == "index":
+        return index_line()
+    found = _git_origin(root)
+    if found is None:
+        if source == "git":
+            raise NoInstallableSource(
+                "this trainspec came from no git remote that a CI runner can reach (a source "
+                "checkout needs an http(s) or ssh `origin`; a wheel or index install has none): "
+                f"pass --from index, or --requirement '{EXTRA} @ git+URL@{TAG}'")
+        return index_line()
+    url, ref, why = found
+    line = f"{EXTRA} @ git+{url}@{ref}"
+    return line, [f"# trainspec {VERSION} from its git repository, {why}.",
+                  f"# Once trainspec {VERSION} is on your package index, use instead:",
+                  f"#   {EXTRA}=={VERSION}"]
+
+
+def pip_url(remote: str) -> str | None:
+    """A git remote as pip's VCS URL (without `git+`), or None for a local path."""
+    remote = remote.strip()
+    if re.match(r"^(https?|ssh|git)://", remote):
+        return remote
+    scp = _SCP.match(remote)
+    if scp:  # pip takes ssh only as a URL
+        return f"ssh://{scp['user']}@{scp['host']}/{scp['path']}"
+    return None  # a folder or file:// URL: on this machine only
+
+
+def _git_origin(root: Path) -> tuple[str, str, str] | None:
+    """(pip URL, tag or commit, which of them) of the git repository this trainspec came from."""
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file() and 'name = "trainspec"' in pyproject.read_text("utf-8"):
+        return _checkout_origin(root)
+    return _installed_origin()
+
+
+def _checkout_origin(root: Path) -> tuple[str, str, str] | None:
+    remotes = _git(root, "remote").split()
+    remote = "origin" if "origin" in remotes else (remotes[0] if remotes else "")
+    url = pip_url(_git(root, "remote", "get-url", remote)) if remote else None
+    if url is None:
+        return None
+    if _git(root, "rev-parse", "-q", "--verify", f"refs/tags/{TAG}^{{commit}}"):
+        return url, TAG, f"its release tag {TAG}"
+    commit = _git(root, "rev-parse", "HEAD")
+    if not commit:
+        return None
+    return url, commit, (f"the commit of this checkout: it has no tag {TAG} yet (push the "
+                         "commit to the remote, or tag the release: docs/releasing.md)")
+
+
+def _installed_origin() -> tuple[str, str, str] | None:
+    try:
+        text = metadata.distribution("trainspec").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return None
+    try:
+        direct = json.loads(text or "null")
+    except ValueError:
+        return None
+    if not isinstance(direct, dict) or not isinstance(direct.get("vcs_info"), dict):
+        return None
+    url = pip_url(str(direct.get("url", "")))
+    vcs = direct["vcs_info"]
+    ref = vcs.get("requested_revision") or vcs.get("commit_id")
+    if url is None or not isinstance(ref, str) or not ref:
+        return None
+    return url, ref, "as pip installed it here"
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        run = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return run.stdout.strip() if run.returncode == 0 else ""

@@ -1,0 +1,279 @@
+"""Capacity: an allocation-quota 429 is final (one POST, then a clear error), a rate-limit 429
+keeps its backoff, and `trainspec quota` sums what the jobs hold against the project's limits
+and usage, all against the emulator (which serves quotas and refuses a create over one)."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+
+import pytest
+from test_provider_plugin import plugin  # noqa: F401 - the plugin process fixture
+
+from compiler import cli, pipeline, quota
+from compiler.catalog import quotas as table
+from compiler.cloud.emulator.quotas import holds, parse_quota
+from compiler.cloud.emulator.server import serve
+from compiler.cloud.errors import ApiError
+from compiler.cloud.rest import Client
+from compiler.jobs.identity import identity
+from compiler.provider.jobs import VertexCustomJob
+from compiler.pulumi_resources.bodies import source_map
+from compiler.pulumi_resources.provider import JobError
+
+H100 = "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_h100_gpus"
+A100 = "aiplatform.googleapis.com/custom_model_training_nvidia_a100_gpus"
+CPUS = "aiplatform.googleapis.com/custom_model_training_cpus"
+
+
+def spec(tmp_path, name: str, pools: str, strategy: str = "STANDARD", file: str = "") -> str:
+    path = tmp_path / (file or f"{name}.yaml")
+    path.write_text(textwrap.dedent(f"""\
+        apiVersion: trainspec/v1
+        kind: TrainingJob
+        metadata:
+          name: {name}
+          labels: {{emulator-hold: running}}
+        spec:
+          project: acme-test
+          region: us-central1
+          container: {{image: gcr.io/acme-test/trainer:1}}
+          pools: {{{pools}}}
+          scheduling: {{timeout: 2h, strategy: {strategy}}}
+        """))
+    return str(path)
+
+
+A100_POOLS = "chief: {accelerator: {type: A100, count: 4}}"
+H100_POOLS = "chief: {machineType: a3-highgpu-8g}, worker: {replicas: 1, machineType: a3-highgpu-8g}"
+
+
+@pytest.fixture
+def emulator(monkeypatch):
+    server, _ = serve(port=0, progress_seconds=60, quotas={
+        (A100, "us-central1"): (6, 0), (H100, "us-central1"): (24, 2),
+        (CPUS, "us-central1"): (1000, 0)}, log=None)
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", server.url)
+    monkeypatch.setenv("TRAINSPEC_ACCESS_TOKEN", "emulated-token")
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def _body(path: str) -> dict:
+    result = pipeline.compile_file(path)
+    assert result.ok, [d.format() for d in result.diagnostics]
+    return result.body
+
+
+# --- the 429 -----------------------------------------------------------------------------------
+
+def test_a_quota_429_is_final_after_one_post(emulator, tmp_path):
+    posts: list[str] = []
+    emulator.emulator.log = posts.append
+    body = _body(spec(tmp_path, "a", A100_POOLS))
+    Client(sleep=lambda s: None).vertex_create("acme-test", "us-central1", body)  # 4 of 6
+    posts.clear()
+    with pytest.raises(ApiError) as info:
+        Client(sleep=lambda s: pytest.fail("a quota 429 is never retried")).vertex_create(
+            "acme-test", "us-central1", body)
+    assert info.value.quota_exceeded and info.value.quota_metrics == [A100]
+    assert (info.value.status, info.value.status_name, info.value.ambiguous) == \
+        (429, "RESOURCE_EXHAUSTED", False)
+    assert len([p for p in posts if "POST" in p]) == 1
+
+
+def test_a_rate_limit_429_keeps_its_backoff(emulator, tmp_path):
+    emulator.emulator.fault_rate_429 = 1.0  # "Quota exceeded (emulated).": no metric named
+    sleeps: list[float] = []
+    with pytest.raises(ApiError) as info:
+        Client(sleep=sleeps.append, max_attempts=3).vertex_create(
+            "acme-test", "us-central1", _body(spec(tmp_path, "a", A100_POOLS)))
+    assert not info.value.quota_exceeded and len(sleeps) == 2
+
+
+def test_the_real_bodies_are_classified():
+    class Response:
+        status_code, reason, headers, text = 429, "", {}, ""
+
+        def __init__(self, error):
+            self.error = error
+
+        def json(self):
+            return {"error": self.error}
+
+    from compiler.cloud.errors import response_error
+
+    vertex = response_error("POST", "u", Response({
+        "code": 429, "status": "RESOURCE_EXHAUSTED", "message": "The following quota metrics "
+        "exceed quota limits: aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus"}),
+        False, str)
+    assert vertex.quota_metrics == ["aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus"]
+    ml = response_error("POST", "u", Response({
+        "code": 429, "status": "RESOURCE_EXHAUSTED", "message": "Quota failure for project p.",
+        "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
+            {"subject": "p", "description": "The request for 2 K80 accelerators exceeds the "
+             "allowed maximum of 0 A100, 0 K80."}]}]}), False, str)
+    assert ml.quota_exceeded and ml.quota_metrics == []
+    rate = response_error("POST", "u", Response({
+        "code": 429, "status": "RESOURCE_EXHAUSTED", "message": "Quota exceeded for quota "
+        "metric 'Job or LRO submission requests' and limit 'Job or LRO submission requests per "
+        "minute per region' of service 'aiplatform.googleapis.com'"}), False, str)
+    assert not rate.quota_exceeded
+
+
+def test_the_provider_fails_at_once_naming_metric_region_and_spec(emulator, tmp_path):
+    path = spec(tmp_path, "big", A100_POOLS.replace("count: 4", "count: 8"))
+    result = pipeline.compile_file(path)
+    props = {"request": result.body, "project": "acme-test", "region": "us-central1",
+             "identity": identity("organization", "trainspec", "dev", "big"), "specHash": "h",
+             "specFile": path,
+             "sourceMap": source_map(result), "secretEnv": {}}
+    requests: list[str] = []
+    emulator.emulator.log = requests.append
+    with pytest.raises(JobError) as info:
+        VertexCustomJob().create(props)
+    text = str(info.value)
+    assert text.startswith(f"{path}:")
+    assert f"quota exceeded in us-central1, not retried: {A100}" in text
+    assert "console.cloud.google.com/iam-admin/quotas?project=acme-test" in text
+    assert emulator.emulator.state["vertex"] == {}
+    assert len([r for r in requests if '"POST ' in r]) == 1, requests
+
+
+# --- the check ---------------------------------------------------------------------------------
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_quota_sums_the_stack_against_limit_and_usage(emulator, tmp_path):
+    spec(tmp_path, "h100", H100_POOLS, "FLEX_START")
+    spec(tmp_path, "h100-b", H100_POOLS, "SPOT")  # 16 + 16 preemptible H100s, 2 in use, 24
+    code, out, err = run("quota", str(tmp_path))
+    assert code == 1, (out, err)
+    assert f"acme-test us-central1 {H100}: need 32, in use 2, limit 24" in out
+    line = next(x for x in err.splitlines() if x.endswith("[quota]"))
+    assert line.startswith(f"{tmp_path / 'h100-b.yaml'}:")
+    assert ": error: $.spec.pools.chief: " in line and line.endswith("[quota]")
+    assert "need 32 at once (h100-b, h100)" in line and "limit is 24 with 2 in use" in line
+    assert "request_increase" in line
+
+
+def test_usage_counts_the_emulators_running_jobs_and_unverified_is_a_warning(emulator, tmp_path):
+    path = spec(tmp_path, "a", A100_POOLS)
+    Client().vertex_create("acme-test", "us-central1", _body(path))  # 4 A100s now in use
+    code, out, err = run("quota", path)
+    assert code == 0
+    assert f"{A100}: need 4, in use 4, limit 6" in out
+    assert "warning:" in err and err.rstrip().endswith("[quota-unverified]")
+    assert "not verified ([429] issue 21" in err
+
+
+def test_a_metric_the_project_does_not_list_is_not_checked(emulator, tmp_path):
+    code, out, err = run("quota", spec(tmp_path, "t", "chief: {accelerator: {type: T4, count: 1}}"))
+    assert code == 0 and "[quota-unknown-metric]" in err
+    assert "custom_model_training_nvidia_t4_gpus in us-central1: project acme-test lists no " \
+           "such quota, so it was not checked" in err
+
+
+def test_without_credentials_one_line_says_not_checked(monkeypatch, tmp_path):
+    monkeypatch.delenv("TRAINSPEC_API_ENDPOINT", raising=False)
+    monkeypatch.delenv("TRAINSPEC_ACCESS_TOKEN", raising=False)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "none.json"))
+    code, out, err = run("quota", spec(tmp_path, "a", A100_POOLS))
+    assert code == 0 and out.startswith("quota not checked: ") and out.count("\n") == 1
+
+
+# --- what a job holds --------------------------------------------------------------------------
+
+def test_needs_per_pool_trial_and_strategy(tmp_path):
+    result = pipeline.compile_file(spec(tmp_path, "h", H100_POOLS, "FLEX_START"))
+    found = {n.metric: n for n in quota.of_result(result)}
+    assert found[H100].amount == 16 and found[H100].verified
+    assert found[CPUS.replace("training_", "training_preemptible_")].amount == 2 * 208
+    result = pipeline.compile_file(spec(tmp_path, "a", A100_POOLS))
+    assert {n.metric: n.verified for n in quota.of_result(result)}[A100] is False
+
+
+def test_the_emulator_reads_what_a_job_holds_itself(tmp_path):
+    body = _body(spec(tmp_path, "h", H100_POOLS, "SPOT"))
+    assert holds(body)[H100] == 16
+    assert parse_quota("custom_model_training_cpus@us-central1=8:2") == (CPUS, "us-central1", 8, 2)
+
+
+def test_every_row_names_a_source_and_only_primary_rows_are_verified():
+    rows = [*table.ACCELERATORS.values(), table.CPU_ROW]
+    assert all(r.source for r in rows)
+    verified = [(r.stem, p) for r in rows for p in (False, True)
+                if table.status(r, p) == table.VERIFIED]
+    assert verified == [("nvidia_h100_gpus", True)]  # [DWS], facts §A.10 ✅
+    assert all(table.status(r, p) == table.VERIFIED or not r.source.startswith("[DWS]")
+               for r in rows for p in (True,))
+
+
+# --- the provider's Check (a preview) ----------------------------------------------------------
+
+def test_preview_check_refuses_the_job_that_tips_the_stack_over(emulator, plugin, tmp_path):  # noqa: F811
+    from pulumi.runtime.proto import provider_pb2
+
+    from compiler.provider import wire
+
+    stub, folder = plugin
+    requests: list[str] = []
+    emulator.emulator.log = requests.append
+    stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+        {"project": "acme-test", "region": "us-central1", "endpoint": emulator.url})), timeout=20)
+    for name in ("one", "two"):
+        spec(folder, name, H100_POOLS, "FLEX_START")
+
+    def check(name, olds=None):
+        answer = stub.Check(provider_pb2.CheckRequest(
+            urn=f"urn:pulumi:dev::acme::trainspec:index:VertexCustomJob::{name}",
+            olds=wire.encode(olds or {}), news=wire.encode({"specFile": f"{name}.yaml"})),
+            timeout=60)
+        return wire.decode(answer.inputs)[0], [(f.property, f.reason) for f in answer.failures]
+
+    inputs, failures = check("one")  # 16 of the 22 free
+    assert failures == []
+    _, failures = check("two")  # 32 together
+    ((prop, reason),) = failures
+    assert prop == "specFile" and reason.startswith("two.yaml:10:")
+    assert reason.endswith("[quota]") and "need 32 at once" in reason and "with 2 in use" in reason
+    _, failures = check("one", olds=inputs)  # unchanged: claims nothing, submits nothing
+    _, failures = check("two")
+    assert failures == []
+    assert not [r for r in requests if '"POST ' in r], requests  # nothing was sent
+
+
+def test_a_tuning_job_holds_its_parallel_trials():
+    from pathlib import Path  # noqa: PLC0415
+
+    every = Path(__file__).parent / "golden" / "hpt-vertex-every-field" / "spec.yaml"
+    result = pipeline.compile_text(every.read_text().replace("  region:", "  project: acme-ml\n"
+                                                             "  region:"), "hpt.yaml")
+    found = {n.metric.rsplit("_training_", 1)[1]: n.amount for n in quota.of_result(result)}
+    assert found == {"nvidia_t4_gpus": 8, "cpus": 8 * 8}  # 8 parallel trials × (T4, 8 vCPUs)
+    assert holds(result.body)[f"{table.PREFIX}nvidia_t4_gpus"] == 8  # the emulator agrees
+
+
+def test_odd_answers_are_not_checked_never_a_traceback():
+    from test_rest_client import FakeResponse, FakeSession  # noqa: PLC0415
+
+    from compiler.cloud.quotas import Quotas  # noqa: PLC0415
+
+    odd = [FakeResponse(200, text="[1, 2]"),
+           FakeResponse(200, {"metrics": [{"metric": A100, "consumerQuotaLimits": [
+               {"unit": "1/{project}/{region}", "quotaBuckets": ["x", {"dimensions": "y",
+                                                                       "effectiveLimit": "3"}]},
+               "z"]}, 7]}),
+           FakeResponse(403, {"error": {"code": 403, "status": "PERMISSION_DENIED",
+                                        "message": "no serviceusage.quotas.get"}})]
+    found = [quota.read(["p"], Quotas("https://example.test", "t", session=FakeSession(
+        answer, FakeResponse(200, {"timeSeries": [{"points": [{"value": 3}]}, None]}))))
+        for answer in odd]
+    assert "not a JSON object" in found[0].problem
+    assert found[1].problem is None and found[1].limits == {("p", A100, ""): 3}
+    assert "PERMISSION_DENIED" in found[2].problem
