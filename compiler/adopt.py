@@ -18,6 +18,7 @@ predicts a refusal; a write that still fails is undone to the byte, folders it m
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 import stat
@@ -235,22 +236,25 @@ def write(target: Path, steps: list[Step]) -> str | None:
                     appended.append((path, os.fstat(fd).st_size))
                     f.write(step.text.encode("utf-8", "surrogateescape"))
     except OSError as exc:
-        for path, size in appended:
-            fd = os.open(path, os.O_WRONLY | nofollow)
+        undo = [*(functools.partial(_truncate, path, size, nofollow) for path, size in appended),
+                *(functools.partial(path.unlink, missing_ok=True) for path in created),
+                *(folder.rmdir for folder in reversed(made))]
+        for step in undo:
             try:
-                os.ftruncate(fd, size)
-            finally:
-                os.close(fd)
-        for path in created:
-            path.unlink(missing_ok=True)
-        for folder in reversed(made):
-            try:
-                folder.rmdir()
+                step()
             except OSError:
-                pass  # not empty: something else was put there meanwhile
+                pass  # a folder not empty: something else was put there meanwhile
         where = _rel(Path(exc.filename), target) if exc.filename else str(target)
         return f"cannot write {where}: {exc.strerror or exc}"
     return None
+
+
+def _truncate(path: Path, size: int, flags: int) -> None:
+    fd = os.open(path, os.O_WRONLY | flags)
+    try:
+        os.ftruncate(fd, size)
+    finally:
+        os.close(fd)
 
 
 def _folders(target: Path, rel: Path, made: list[Path]) -> None:
@@ -300,8 +304,9 @@ def next_steps(target: Path, steps: list[Step], install: str, foreign: str | Non
                   "python -m compiler validate specs && python -m compiler compile specs --out "
                   "compiled"]
     if foreign:
+        sub = target / "infra" / "trainspec"
         lines += [f"# no Pulumi here ({foreign}): to apply the specs, a Pulumi project of "
-                  "their own in a subfolder:", f"python -m compiler init {target / 'infra' / 'trainspec'}"
+                  "their own in a subfolder:", f"python -m compiler init {sub}"
                   "   # its stack setting trainspec:specs names the specs folder"]
     else:
         lines += ["pulumi login --local   # or Pulumi Cloud, or a bucket: where stack state lives",

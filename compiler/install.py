@@ -39,7 +39,8 @@ class NoInstallableSource(Exception):
 def index_line() -> tuple[str, list[str]]:
     return f"{EXTRA}=={VERSION}", [
         f"# trainspec {VERSION} from your package index. Not there? Install it from its git",
-        f"# repository at the release tag: {EXTRA} @ git+URL@{TAG} (init --from git)."]
+        f"# repository at the release tag: {EXTRA} @ git+URL@{TAG} (init --from git;",
+        "# a commit instead of the tag before the release is tagged)."]
 
 
 def requirement(source: str = "auto", root: Path = PACKAGE_ROOT) -> tuple[str, list[str]]:
@@ -52,7 +53,8 @@ def requirement(source: str = "auto", root: Path = PACKAGE_ROOT) -> tuple[str, l
             raise NoInstallableSource(
                 "this trainspec came from no git remote that a CI runner can reach (a source "
                 "checkout needs an http(s) or ssh `origin`; a wheel or index install has none): "
-                f"pass --from index, or --requirement '{EXTRA} @ git+URL@{TAG}'")
+                f"pass --from index, or --requirement '{EXTRA} @ git+URL@{TAG}' (a commit "
+                f"for {TAG} until that tag exists)")
         return index_line()
     url, ref, why = found
     clean = without_credentials(url)

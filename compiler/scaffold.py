@@ -70,8 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     how.add_argument("--from", dest="source", choices=install.SOURCES, default="auto",
                      help="where requirements.txt installs trainspec from: the package index "
                           f"(trainspec[pulumi]=={VERSION}) or the git repository at tag "
-                          f"{install.TAG}; auto (default): git when this trainspec came from "
-                          "git, else the index")
+                          f"{install.TAG} (at this checkout's commit while that tag does not "
+                          "exist; credentials in the URL dropped); auto (default): git when "
+                          "this trainspec came from git, else the index")
     how.add_argument("--requirement", metavar="LINE",
                      help="your own requirements.txt line that installs trainspec")
     p.add_argument("--dry-run", action="store_true",

@@ -217,7 +217,7 @@ def test_requirement_is_the_index_version_or_the_git_remote_at_the_tag_never_a_p
         tmp_path, monkeypatch):
     pinned = f"trainspec[pulumi]=={VERSION}"
     index = (pinned, install.index_line()[1])
-    assert "(init --from git)" in index[1][-1]
+    assert "(init --from git;" in index[1][-2] and "before the release is tagged" in index[1][-1]
     installed = tmp_path / "site-packages"
     installed.mkdir()
     assert install.requirement("auto", installed) == index  # an index install
