@@ -160,7 +160,8 @@ def _unwritable(target: Path, rel: str) -> str | None:
 
 
 def _rel(path: Path, target: Path) -> str:
-    return path.relative_to(target).as_posix() if path != target else str(target)
+    """`path` as the report names it: relative to `target`, else as it is."""
+    return path.relative_to(target).as_posix() if target in path.parents else str(path)
 
 
 def _gitignore(old: str, ours: str) -> Step:

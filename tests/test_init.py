@@ -559,3 +559,28 @@ def test_a_pulumi_project_of_another_program_is_left_and_never_run(tmp_path):
     code, out, _ = run("init", str(tmp_path / "mine"))
     assert code == 0 and "  left     Pulumi.yaml (exists)" in out.splitlines()
     assert "pulumi preview" in out
+
+
+def test_a_folder_init_may_not_write_is_refused_before_anything_is_written(tmp_path,
+                                                                           monkeypatch):
+    """(Permissions as os.access and mkdir see them: tests may run as root, who writes all.)"""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    access, mkdir = os.access, os.mkdir
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: Path(p) != locked and access(
+        p, mode, **kw))
+
+    def refuse(path, *args, **kwargs):
+        if Path(path).parent == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return mkdir(path, *args, **kwargs)
+    monkeypatch.setattr(os, "mkdir", refuse)
+    code, out, err = run("init", str(locked / "new"))
+    assert (code, out) == (1, "")
+    assert err == f"error: cannot write {locked / 'new'}: Permission denied; nothing written\n"
+    for extra in (["--dry-run"], []):
+        code, out, err = run("init", str(locked), *extra)
+        assert (code, out) == (1, "")
+        assert err == (f"error: cannot write Pulumi.yaml: {locked} is not writable; nothing "
+                       "written\n")
+    assert list(locked.iterdir()) == []
