@@ -320,11 +320,11 @@ def next_steps(target: Path, steps: list[Step], install: str, foreign: str | Non
 def gcloud_scripts(target: Path, limit: int = 2000) -> list[str]:
     """Files under `target` (not venvs or .git) that run a gcloud training-job command."""
     found = []
-    for n, (folder, dirs, files) in enumerate(os.walk(target)):
+    for n, (folder, dirs, names) in enumerate(os.walk(target)):
         dirs[:] = sorted(d for d in dirs if d not in _SKIP)
         if n > limit:
             break
-        for file in sorted(files):
+        for file in sorted(names):
             path = Path(folder) / file
             if path.suffix in {".sh", ".bash", ".zsh", ""} and \
                     any(command in (_text(path, "replace") or "") for command in GCLOUD):
