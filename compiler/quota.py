@@ -154,6 +154,17 @@ def check(all_needs: Iterable[Need], quota: Quota, locate: Any = lambda file, pa
     return found
 
 
+def less(known: Quota, held: Iterable[Need]) -> Quota:
+    """`known` with what `held` holds given back to its usage (jobs cancelled before the new
+    ones are created, or kept as they are); never below zero."""
+    usage = dict(known.usage)
+    for n in held:
+        key = (n.project, n.metric, n.region)
+        if key in usage:
+            usage[key] = max(0, usage[key] - n.amount)
+    return Quota(known.limits, usage, known.problem)
+
+
 def how_to_request(project: str | None, name: str) -> str:
     return (f"wait for running jobs to end, or request more: {table.console_url(project)} "
             f"filtered to {name} ({table.HOW_TO_REQUEST})")

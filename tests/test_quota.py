@@ -277,3 +277,88 @@ def test_odd_answers_are_not_checked_never_a_traceback():
     assert "not a JSON object" in found[0].problem
     assert found[1].problem is None and found[1].limits == {("p", A100, ""): 3}
     assert "PERMISSION_DENIED" in found[2].problem
+
+
+def test_replacing_a_running_job_gives_its_share_back_and_says_so_once(emulator, plugin,  # noqa: F811
+                                                                        tmp_path):
+    """The engine's replace of a running job: Check (old inputs), Diff (replace, delete-first),
+    Check again without olds. The new job fits once the old one is cancelled: its share of the
+    usage is given back, and a second job is checked against what is left."""
+    from pulumi.runtime.proto import provider_pb2
+
+    from compiler.provider import jobs, wire
+
+    stub, folder = plugin
+    emulator.emulator.state.setdefault("vertex", {})
+    config = {"project": "acme-test", "region": "us-central1", "endpoint": emulator.url}
+    stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(config)), timeout=20)
+    path = spec(folder, "one", H100_POOLS, "FLEX_START")
+    urn = "urn:pulumi:dev::acme::trainspec:index:VertexCustomJob::one"
+    token = "trainspec:index:VertexCustomJob"
+    old = jobs.check(token, urn, {}, {"specFile": path}, jobs.Config.from_inputs(config)).inputs
+    outs = VertexCustomJob().create(old).outs  # running: 2 + 16 of 24 in use
+    old = {k: v for k, v in old.items() if k not in jobs.NOT_IN_STATE}
+    (folder / "one.yaml").write_text((folder / "one.yaml").read_text().replace(
+        "trainer:1", "trainer:2"))
+
+    def check(name, olds=None):
+        answer = stub.Check(provider_pb2.CheckRequest(
+            urn=urn.replace("::one", f"::{name}"), olds=wire.encode(olds or {}),
+            news=wire.encode({"specFile": f"{name}.yaml"})), timeout=60)
+        return wire.decode(answer.inputs)[0], [f.reason for f in answer.failures]
+
+    news, failures = check("one", old)
+    assert failures == []
+    diff = stub.Diff(provider_pb2.DiffRequest(
+        urn=urn, id=outs["name"], olds=wire.encode(outs), news=wire.encode(news),
+        old_inputs=wire.encode(old)), timeout=60)
+    assert diff.deleteBeforeReplace and "request" in diff.replaces
+    _, failures = check("one")  # the replacement: 16 against 24 less (18 - its 16)
+    assert failures == []
+    spec(folder, "two", H100_POOLS, "FLEX_START")
+    _, failures = check("two")  # 32 together against the 2 others use
+    (reason,) = failures
+    assert "need 32 at once (one, two)" in reason and "limit is 24 with 2 in use now" in reason
+
+
+def test_a_replaced_job_that_has_finished_gives_nothing_back(emulator, tmp_path):
+    """Its share is no longer in the usage: subtracting it would hide the others' use."""
+    from compiler import plan
+    from compiler.provider import capacity, jobs
+
+    config = {"project": "acme-test", "region": "us-central1", "endpoint": emulator.url}
+    urn = "urn:pulumi:dev::acme::trainspec:index:VertexCustomJob::one"
+    path = spec(tmp_path, "one", H100_POOLS, "FLEX_START")
+    inputs = jobs.check("trainspec:index:VertexCustomJob", urn, {}, {"specFile": path},
+                        jobs.Config.from_inputs(config)).inputs
+    outs = VertexCustomJob().create(inputs).outs
+    emulator.emulator.cancel_seconds = 0
+    Client().vertex_cancel(outs["name"])
+    assert Client().vertex_get(outs["name"])["state"] == "JOB_STATE_CANCELLED"
+    ledger = capacity.Ledger()
+    assert ledger.check(urn, inputs, inputs, plan.REPLACE, emulator.url, None) == ([], [], [])
+    ledger.replacing(urn, {**outs, "state": "JOB_STATE_RUNNING"})  # as last recorded
+    bigger = {**inputs, "request": _body(spec(tmp_path, "one", H100_POOLS.replace(
+        "replicas: 1", "replicas: 2"), "FLEX_START"))}  # 24 of 24, 2 in use (not 0)
+    failures, warnings, notes = ledger.check(urn, {}, bigger, plan.CREATE, emulator.url, None)
+    assert len(failures) == 1 and "need 24 at once" in failures[0][1]
+    assert "with 2 in use now, so 22 free" in failures[0][1]
+    # The same Check again (the engine's second one) says nothing new.
+    assert ledger.check(urn, {}, bigger, plan.CREATE, emulator.url, None)[1:] == ([], [])
+
+
+def test_a_label_only_change_is_neither_priced_nor_counted(emulator, tmp_path):
+    from compiler import plan
+    from compiler.provider import capacity
+
+    result = pipeline.compile_file(spec(tmp_path, "one", H100_POOLS, "FLEX_START"))
+    assert capacity.cost_note(plan.UPDATE, result) is None
+    assert capacity.cost_note(plan.NONE, result) is None
+    assert capacity.cost_note(plan.REPLACE, result).startswith("cost: $")
+    inputs = {"platform": "vertex", "project": "acme-test", "region": "us-central1",
+              "request": {**result.body, "labels": {"team": "b"}}, "specFile": result.file}
+    ledger = capacity.Ledger()
+    for _ in range(2):  # 16 + 16 > 22 free if the update were counted
+        assert ledger.check("urn:a", {"request": result.body}, inputs, plan.UPDATE,
+                            emulator.url, None) == ([], [], [])
+    assert ledger.claims == {"urn:a": []}
