@@ -166,8 +166,8 @@ def test_usage_counts_the_emulators_running_jobs_and_unverified_is_a_warning(emu
     path = spec(tmp_path, "a", A100_POOLS)
     Client().vertex_create("acme-test", "us-central1", _body(path))  # 4 A100s now in use
     code, out, err = run("quota", path)
-    assert code == 0
-    assert f"{A100}: need 4, in use 4, limit 6" in out
+    assert code == quota.EXIT_UNVERIFIED  # over, on a metric name not verified
+    assert f"{A100}: need 4, in use 4, limit 6: over by 2" in out
     assert "warning:" in err and err.rstrip().endswith("[quota-unverified]")
     assert "not verified ([429] issue 21" in err
 
@@ -362,3 +362,75 @@ def test_a_label_only_change_is_neither_priced_nor_counted(emulator, tmp_path):
         assert ledger.check("urn:a", {"request": result.body}, inputs, plan.UPDATE,
                             emulator.url, None) == ([], [], [])
     assert ledger.claims == {"urn:a": []}
+
+
+# --- `trainspec quota`: the stack, what is skipped, exit codes ---------------------------------
+
+def _stack_repo(tmp_path, monkeypatch, pools: str = H100_POOLS, strategy: str = "FLEX_START"):
+    """A Pulumi project whose stack `dev` sets the project and region; one spec without them."""
+    monkeypatch.setenv("PULUMI_HOME", str(tmp_path / "pulumi-home"))  # no selected stack
+    monkeypatch.delenv("PULUMI_STACK", raising=False)
+    (tmp_path / "Pulumi.yaml").write_text("name: trainspec\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  gcp:project: acme-test\n"
+                                              "  gcp:region: us-central1\n")
+    path = spec(tmp_path, "llm", pools, strategy)
+    text = (tmp_path / "llm.yaml").read_text()
+    (tmp_path / "llm.yaml").write_text(text.replace("  project: acme-test\n", "").replace(
+        "  region: us-central1\n", ""))
+    return path
+
+
+def test_quota_reads_project_and_region_from_the_stack_and_says_what_it_skips(
+        emulator, tmp_path, monkeypatch):
+    path = _stack_repo(tmp_path, monkeypatch)
+    code, out, err = run("quota", path)
+    assert code == 0, (out, err)
+    assert f"skipped {path}: no project and no region" in out
+    assert "--stack" in out
+    code, out, err = run("quota", "--stack", "dev", path)
+    assert code == 0, (out, err)
+    assert f"acme-test us-central1 {H100}: need 16, in use 2, limit 24" in out
+    assert "skipped" not in out
+
+
+def test_quota_counts_the_stacks_unchanged_running_job_as_kept(emulator, tmp_path, monkeypatch):
+    """Deployed and unchanged: its job holds its share already (in use), `pulumi up` submits
+    nothing. Changed: its running job is cancelled first (a replace), its share given back."""
+    from compiler.jobs import track, workspace
+
+    path = _stack_repo(tmp_path, monkeypatch)
+    stack = workspace.resolve(path, stack="dev")
+    result = track.compile_for(path, stack)
+    owner = identity(stack.organization, stack.project, stack.name, "llm")
+    from compiler.jobs.identity import spec_hash
+    from compiler.pulumi_resources.provider import owner_labels
+    body = {**result.body, "labels": owner_labels(result.body, owner,
+                                                   spec_hash(owner, result.body, None))}
+    Client().vertex_create("acme-test", "us-central1", body)  # 2 + 16 of 24 in use
+    code, out, err = run("quota", "--stack", "dev", path)
+    assert code == 0, (out, err)
+    assert f"{H100}: need 0, in use 18, limit 24: fits" in out
+    assert "kept: llm's running job" in out
+    (tmp_path / "llm.yaml").write_text((tmp_path / "llm.yaml").read_text().replace(
+        "trainer:1", "trainer:2"))
+    code, out, err = run("quota", "--stack", "dev", path)
+    assert code == 0, (out, err)
+    assert f"{H100}: need 16, in use 2, limit 24: fits" in out  # 18 less the replaced 16
+
+
+def test_quota_says_over_and_exits_by_how_sure_the_metric_is(emulator, tmp_path):
+    spec(tmp_path, "h100", H100_POOLS, "FLEX_START")
+    spec(tmp_path, "h100-b", H100_POOLS, "SPOT")
+    code, out, _ = run("quota", str(tmp_path))
+    assert code == 1 and f"{H100}: need 32, in use 2, limit 24: over by 10" in out
+    (tmp_path / "a").mkdir()
+    path = spec(tmp_path / "a", "a", A100_POOLS.replace("count: 4", "count: 8"))  # 8 > 6
+    code, out, err = run("quota", path)
+    assert code == 3, (out, err)  # over on a metric whose name is not verified: a warning
+    assert f"{A100}: need 8, in use 0, limit 6: over by 2" in out
+    assert ": warning: " in err and err.rstrip().endswith("[quota-unverified]")
+    code, out, err = run("quota", "--strict", path)
+    assert code == 1 and ": error: " in err and err.rstrip().endswith("[quota-unverified]")
+    (tmp_path / "a" / "trainspec.yaml").write_text("severity:\n  quota-unverified: error\n")
+    code, out, err = run("quota", path)
+    assert code == 1 and ": error: " in err and err.rstrip().endswith("[quota-unverified]")
