@@ -434,3 +434,22 @@ def test_quota_says_over_and_exits_by_how_sure_the_metric_is(emulator, tmp_path)
     (tmp_path / "a" / "trainspec.yaml").write_text("severity:\n  quota-unverified: error\n")
     code, out, err = run("quota", path)
     assert code == 1 and ": error: " in err and err.rstrip().endswith("[quota-unverified]")
+
+
+def test_the_preview_follows_the_repo_configs_severity_for_quota_unverified(emulator, tmp_path):
+    from compiler import plan
+    from compiler.provider import capacity
+
+    path = spec(tmp_path, "a", A100_POOLS.replace("count: 4", "count: 8"))  # 8 of 6
+    result = pipeline.compile_file(path)
+    inputs = {"platform": "vertex", "project": "acme-test", "region": "us-central1",
+              "request": result.body, "specFile": path, "sourceMap": source_map(result)}
+    failures, warnings, _ = capacity.Ledger().check("urn:a", {}, inputs, plan.CREATE,
+                                                    emulator.url, None)
+    assert failures == [] and warnings[0].endswith("[quota-unverified]")
+    (tmp_path / "trainspec.yaml").write_text("severity:\n  quota-unverified: error\n")
+    failures, warnings, _ = capacity.Ledger().check("urn:a", {}, inputs, plan.CREATE,
+                                                    emulator.url, None)
+    ((prop, reason),) = failures
+    assert prop == "specFile" and ": error: " in reason and reason.endswith("[quota-unverified]")
+    assert warnings == []

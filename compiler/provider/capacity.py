@@ -94,7 +94,9 @@ class Ledger:
             usage = quota.less(known, [n for share in self.freed.values() for n in share])
             everything = [n for claim in self.claims.values() for n in claim]
         at = {v.get("path"): v.get("at", "") for v in smap.values() if isinstance(v, dict)}
-        found = quota.check(everything, usage, lambda f, p: _position(at.get(p)), wanted)
+        # The repo config's severity of the spec (docs/config.md), as `trainspec quota` reads it.
+        found = quota.regrade(quota.check(everything, usage, lambda f, p: _position(at.get(p)),
+                                          wanted))
         # A metric the project does not list is a guess of ours, not news about the job: a note.
         unlisted = [d.format() for d in found if d.code == quota.UNKNOWN_METRIC]
         return ([("specFile", d.format()) for d in found if d.is_error],
