@@ -207,7 +207,7 @@ def cmd_quota(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     compile_file, stacks = None, {}
     if args.stack:  # as `status`: the stack's gcp:project/gcp:region, and its jobs
-        from .jobs import track, workspace  # noqa: PLC0415
+        from .jobs import workspace  # noqa: PLC0415
 
         def compile_file(f: str, *_: Any, **__: Any) -> pipeline.Result:
             folder = Path(f).parent
