@@ -200,20 +200,60 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_quota(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import quota, tree  # noqa: PLC0415 - only this command reads quotas
+    import dataclasses  # noqa: PLC0415
 
-    found = tree.compile_paths(args.paths, _options(args))
+    from . import pipeline, quota, tree  # noqa: PLC0415 - only this command reads quotas
+    from .diagnostics import TrainspecError  # noqa: PLC0415
+
+    compile_file, stacks = None, {}
+    if args.stack:  # as `status`: the stack's gcp:project/gcp:region, and its jobs
+        from .jobs import workspace  # noqa: PLC0415
+
+        def compile_file(f: str, *_: Any, **__: Any) -> pipeline.Result:
+            folder = Path(f).parent
+            stacks[folder] = stacks.get(folder) or workspace.resolve(f, stack=args.stack,
+                                                                     org=args.org)
+            options = dataclasses.replace(_options(args), project=args.project or stacks[
+                folder].config.get("gcp:project"), region=args.region or stacks[
+                folder].config.get("gcp:region"))
+            return pipeline.compile_file(f, options)
+    try:
+        found = tree.compile_paths(args.paths, _options(args), compile_file=compile_file) \
+            if compile_file else tree.compile_paths(args.paths, _options(args))
+    except TrainspecError as exc:  # no Pulumi project or stack
+        err.write(f"error: {exc}\n")
+        return EXIT_FAILED
     if found.empty:
         err.write("error: " + tree.nothing_found(args.paths) + "\n")
         return EXIT_FAILED
     _report(found.results, found.missing, "text", out, err)
     if found.failed:
         return EXIT_FAILED
-    return quota.run(found.results, out, err)
+    deployed = None
+    if args.stack:
+        deployed = _deployed(found.results, stacks, out)
+    return quota.run(found.results, out, err, strict=args.strict, stack=deployed)
 
 
-def _quota_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (a stack)")
+def _deployed(results: list[pipeline.Result], stacks: dict, out: TextIO) -> Any:
+    """What the stack's jobs hold already (quota.Deployed), found as `status` finds them; None
+    (one line says why) when they cannot be read."""
+    from . import quota  # noqa: PLC0415
+    from .catalog.quotas import PLATFORMS  # noqa: PLC0415
+    from .cloud.errors import ApiError, ConfigError  # noqa: PLC0415
+    from .cloud.rest import Client  # noqa: PLC0415
+    from .jobs import track  # noqa: PLC0415
+
+    mine = [r for r in results if r.job is not None and r.job.platform in PLATFORMS
+            and r.job.project and r.job.region]
+    try:
+        client = Client()
+        return quota.deployed(track.locate(r, stacks[Path(r.file).parent], client)
+                              for r in mine)
+    except (ApiError, ConfigError) as exc:
+        out.write(f"the stack's jobs were not read ({' '.join(str(exc).split())}): its own "
+                  "running jobs count as in use\n")
+        return None
 
 
 def cmd_emulator(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -390,7 +430,8 @@ def parser(command: str | None = "") -> argparse.ArgumentParser:
 
     _command(sub, "prices", ".prices:add_arguments", ".prices:run",
              help="the price catalog explain, diff and the cost policies read: refresh it")
-    _command(sub, "quota", _quota_arguments, cmd_quota, platform=True,
+    _command(sub, "quota", ".quota:add_arguments", cmd_quota, platform=True, strict=True,
+             texts=True,
              help="whether the projects' Vertex AI quotas (GPUs, TPU cores, vCPUs per region) "
              "can hold every job of the specs at once: limits and usage read from the APIs")
     _command(sub, "rules", ".ruledoc:add_arguments", ".ruledoc:run",

@@ -7,6 +7,7 @@ it cannot ("not checked"), and `run` is `trainspec quota PATH`."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 from collections.abc import Iterable
@@ -17,7 +18,20 @@ from .catalog import quotas as table
 from .catalog import vertex_machines as machines
 from .diagnostics import ERROR, WARNING, Diagnostic
 
+DESCRIPTION = """Whether the projects' Vertex AI allocation quotas (GPUs, TPU cores, vCPUs per
+region, on-demand or preemptible) can hold every job of the specs at once: limits and usage
+read from the APIs. A spec holds no quota this knows when it is an ai-platform job or has no
+project or region: a line says which were skipped and why."""
+EXIT_CODES = """exit codes:
+  0  every metric fits, or the quotas could not be read (one line says so)
+  1  a spec does not compile, or a metric is over on a verified metric name (an error; with
+     --strict, or a repo config's `severity: {quota-unverified: error}`, any metric over)
+  3  a metric is over, but only on a metric name not verified from Google's docs (a warning:
+     the API may count the job against another quota)"""
+
 UNKNOWN_METRIC = "quota-unknown-metric"
+OVER_CODES = ("quota", "quota-unverified")  # a metric over its free quota
+EXIT_OK, EXIT_OVER, EXIT_UNVERIFIED = 0, 1, 3
 PREEMPTIBLE_STRATEGIES = frozenset({"SPOT", "FLEX_START"})
 # Compute Engine's predefined machine names end in their vCPU count (n2-standard-8: 8 vCPUs).
 _PREDEFINED = re.compile(r"^[a-z][a-z0-9]*-(?:standard|highmem|highcpu|megamem|ultramem)-"
@@ -64,6 +78,16 @@ def vcpus(machine: str | None) -> int | None:
         return shape[0]
     match = _PREDEFINED.match(machine or "")
     return int(match[1]) if match else None
+
+
+def add_arguments(p: Any) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (a stack)")
+    p.add_argument("--stack", metavar="NAME", help="the Pulumi stack the specs deploy to "
+                   "(STACK, ORG/STACK or ORG/PROJECT/STACK): its gcp:project/gcp:region are "
+                   "the defaults, as for `status`, and its running jobs are known: an unchanged "
+                   "spec's job is kept (in use already), a changed one's is given back")
+    p.add_argument("--org", metavar="ORG", help="with --stack: the Pulumi organization (as "
+                   "`status`)")
 
 
 def needs(body: dict, project: str, region: str, file: str,
@@ -140,7 +164,7 @@ def check(all_needs: Iterable[Need], quota: Quota, locate: Any = lambda file, pa
                                     "Quotas page", UNKNOWN_METRIC))
             continue
         used = quota.used(project, name, region)
-        if limit == table.UNLIMITED or total + used <= limit:
+        if limit == table.UNLIMITED or total == 0 or total + used <= limit:
             continue
         jobs = ", ".join(dict.fromkeys(n.job for n in group))
         verified = all(n.verified for n in group)
@@ -152,6 +176,17 @@ def check(all_needs: Iterable[Need], quota: Quota, locate: Any = lambda file, pa
             f"free{note}", ERROR if verified else WARNING, first.file, at,
             how_to_request(project, name), "quota" + ("" if verified else "-unverified")))
     return found
+
+
+def less(known: Quota, held: Iterable[Need]) -> Quota:
+    """`known` with what `held` holds given back to its usage (jobs cancelled before the new
+    ones are created, or kept as they are); never below zero."""
+    usage = dict(known.usage)
+    for n in held:
+        key = (n.project, n.metric, n.region)
+        if key in usage:
+            usage[key] = max(0, usage[key] - n.amount)
+    return Quota(known.limits, usage, known.problem)
 
 
 def how_to_request(project: str | None, name: str) -> str:
@@ -200,20 +235,94 @@ def unchecked(problem: str) -> str:
     return f"quota not checked: {problem}"
 
 
-def run(results: list, out: TextIO, err: TextIO) -> int:
+@dataclass
+class Deployed:
+    """What a stack's jobs hold already: the needs of specs whose running job is the spec as
+    written (`pulumi up` keeps it: its share is in the usage), and the running jobs a changed
+    spec replaces (cancelled before the new one is created: their share is given back)."""
+
+    kept: list[Need] = field(default_factory=list)
+    freed: list[Need] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def deployed(found: Iterable[Any]) -> Deployed:
+    """`Deployed` of each spec's jobs in its stack (compiler/jobs/track.py `Found`s)."""
+    from .cloud.jobs import is_final  # noqa: PLC0415
+
+    out = Deployed()
+    for f in found:
+        running = [j for j in f.jobs if not is_final(j.get("state", ""))]
+        mine = of_result(f.result)
+        if not running or not mine:
+            continue
+        if f.current:
+            out.kept += mine
+            out.lines.append(f"kept: {f.name}'s running job {running[0].get('name')} is the "
+                             "spec as written: its share is in use already, nothing new")
+            continue
+        for job in running:
+            out.freed += needs(job, f.project, f.result.job.region or "", f.result.file)
+        out.lines.append(f"replaced: {f.name}'s running job is cancelled before its new one "
+                         "is created: its share is given back")
+    return out
+
+
+def skipped(results: list) -> list[str]:
+    """Why each spec holds no quota this check knows (an ai-platform job, no project or
+    region)."""
+    lines = []
+    for r in results:
+        job = r.job
+        if job is None or not r.ok:
+            continue
+        if job.platform not in table.PLATFORMS:
+            lines.append(f"skipped {r.file}: a {job.platform} job (its quotas are not checked)")
+            continue
+        missing = [k for k in ("project", "region") if not getattr(job, k)]
+        if missing:
+            lines.append(f"skipped {r.file}: no {' and no '.join(missing)} (set them in the "
+                         "spec, pass --project/--region, or --stack NAME whose "
+                         "Pulumi.NAME.yaml sets gcp:project/gcp:region)")
+    return lines
+
+
+def regrade(found: list[Diagnostic], strict: bool = False) -> list[Diagnostic]:
+    """The repo config's ignore/severity of each diagnostic's spec and --strict applied, as
+    to the spec's own diagnostics (compiler/config/apply.py)."""
+    from .config import apply, load  # noqa: PLC0415
+
+    groups: dict[str, list[Diagnostic]] = {}
+    for d in found:
+        groups.setdefault(d.file or "", []).append(d)
+    out = []
+    for file, group in groups.items():
+        repo = load.find(file) if file else load.Found()
+        out += [d for d in apply.apply(group, repo, {}, file, strict) if d not in repo.problems]
+    return out
+
+
+def run(results: list, out: TextIO, err: TextIO, *, strict: bool = False,
+        stack: Deployed | None = None) -> int:
     """`trainspec quota PATH...` on compiled specs (pipeline.Results, none failed): the sum of
-    what their jobs hold at once against each project's limits and usage. 1 on an error."""
-    wanted = [n for r in results for n in of_result(r)]
+    what their jobs hold at once against each project's limits and usage; with the `stack`'s
+    jobs, a kept job needs nothing new and a replaced one gives its share back. EXIT_CODES."""
+    for line in skipped(results) + (stack.lines if stack else []):
+        out.write(line + "\n")
+    kept = stack.kept if stack else []
+    wanted = [n for r in results for n in of_result(r) if n not in kept]
+    wanted += [dataclasses.replace(n, amount=0) for n in kept]
     if not wanted:
         out.write("no Vertex job holds a quota trainspec knows: nothing to check\n")
-        return 0
+        return EXIT_OK
     quota = read(n.project for n in wanted)
     if quota.problem:
         out.write(unchecked(quota.problem) + "\n")
-        return 0
+        return EXIT_OK
+    quota = less(quota, stack.freed) if stack else quota
     collectors = {r.file: r.document.collector() for r in results if r.document}
-    problems = check(wanted, quota, lambda f, p: collectors[f].locate(p)
-                     if f in collectors else None)
+    problems = regrade(check(wanted, quota, lambda f, p: collectors[f].locate(p)
+                             if f in collectors else None), strict)
     for d in problems:
         err.write(d.format() + "\n")
     for (project, region, name), total in sorted(_totals(wanted).items()):
@@ -221,8 +330,16 @@ def run(results: list, out: TextIO, err: TextIO) -> int:
         used = quota.used(project, name, region)
         shown = "unlimited" if limit == table.UNLIMITED else "not listed" if limit is None \
             else f"{limit}"
-        out.write(f"{project} {region} {name}: need {total}, in use {used}, limit {shown}\n")
-    return 1 if any(d.is_error for d in problems) else 0
+        verdict = "" if limit is None else ": fits" if limit == table.UNLIMITED or \
+            total + used <= limit or total == 0 else f": over by {total + used - limit}"
+        out.write(f"{project} {region} {name}: need {total}, in use {used}, limit {shown}"
+                  f"{verdict}\n")
+    if not stack and any(d.code in OVER_CODES for d in problems):
+        out.write("in use counts this stack's own running jobs too: pass --stack NAME to "
+                  "count a deployed, unchanged spec's job as kept\n")
+    if any(d.is_error for d in problems):
+        return EXIT_OVER
+    return EXIT_UNVERIFIED if any(d.code in OVER_CODES for d in problems) else EXIT_OK
 
 
 def _totals(wanted: list[Need]) -> dict[tuple[str, str, str], int]:

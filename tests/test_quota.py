@@ -166,8 +166,8 @@ def test_usage_counts_the_emulators_running_jobs_and_unverified_is_a_warning(emu
     path = spec(tmp_path, "a", A100_POOLS)
     Client().vertex_create("acme-test", "us-central1", _body(path))  # 4 A100s now in use
     code, out, err = run("quota", path)
-    assert code == 0
-    assert f"{A100}: need 4, in use 4, limit 6" in out
+    assert code == quota.EXIT_UNVERIFIED  # over, on a metric name not verified
+    assert f"{A100}: need 4, in use 4, limit 6: over by 2" in out
     assert "warning:" in err and err.rstrip().endswith("[quota-unverified]")
     assert "not verified ([429] issue 21" in err
 
@@ -277,3 +277,179 @@ def test_odd_answers_are_not_checked_never_a_traceback():
     assert "not a JSON object" in found[0].problem
     assert found[1].problem is None and found[1].limits == {("p", A100, ""): 3}
     assert "PERMISSION_DENIED" in found[2].problem
+
+
+def test_replacing_a_running_job_gives_its_share_back_and_says_so_once(emulator, plugin,  # noqa: F811
+                                                                        tmp_path):
+    """The engine's replace of a running job: Check (old inputs), Diff (replace, delete-first),
+    Check again without olds. The new job fits once the old one is cancelled: its share of the
+    usage is given back, and a second job is checked against what is left."""
+    from pulumi.runtime.proto import provider_pb2
+
+    from compiler.provider import jobs, wire
+
+    stub, folder = plugin
+    emulator.emulator.state.setdefault("vertex", {})
+    config = {"project": "acme-test", "region": "us-central1", "endpoint": emulator.url}
+    stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(config)), timeout=20)
+    path = spec(folder, "one", H100_POOLS, "FLEX_START")
+    urn = "urn:pulumi:dev::acme::trainspec:index:VertexCustomJob::one"
+    token = "trainspec:index:VertexCustomJob"
+    old = jobs.check(token, urn, {}, {"specFile": path}, jobs.Config.from_inputs(config)).inputs
+    outs = VertexCustomJob().create(old).outs  # running: 2 + 16 of 24 in use
+    old = {k: v for k, v in old.items() if k not in jobs.NOT_IN_STATE}
+    (folder / "one.yaml").write_text((folder / "one.yaml").read_text().replace(
+        "trainer:1", "trainer:2"))
+
+    def check(name, olds=None):
+        answer = stub.Check(provider_pb2.CheckRequest(
+            urn=urn.replace("::one", f"::{name}"), olds=wire.encode(olds or {}),
+            news=wire.encode({"specFile": f"{name}.yaml"})), timeout=60)
+        return wire.decode(answer.inputs)[0], [f.reason for f in answer.failures]
+
+    news, failures = check("one", old)
+    assert failures == []
+    diff = stub.Diff(provider_pb2.DiffRequest(
+        urn=urn, id=outs["name"], olds=wire.encode(outs), news=wire.encode(news),
+        old_inputs=wire.encode(old)), timeout=60)
+    assert diff.deleteBeforeReplace and "request" in diff.replaces
+    _, failures = check("one")  # the replacement: 16 against 24 less (18 - its 16)
+    assert failures == []
+    spec(folder, "two", H100_POOLS, "FLEX_START")
+    _, failures = check("two")  # 32 together against the 2 others use
+    (reason,) = failures
+    assert "need 32 at once (one, two)" in reason and "limit is 24 with 2 in use now" in reason
+
+
+def test_a_replaced_job_that_has_finished_gives_nothing_back(emulator, tmp_path):
+    """Its share is no longer in the usage: subtracting it would hide the others' use."""
+    from compiler import plan
+    from compiler.provider import capacity, jobs
+
+    config = {"project": "acme-test", "region": "us-central1", "endpoint": emulator.url}
+    urn = "urn:pulumi:dev::acme::trainspec:index:VertexCustomJob::one"
+    path = spec(tmp_path, "one", H100_POOLS, "FLEX_START")
+    inputs = jobs.check("trainspec:index:VertexCustomJob", urn, {}, {"specFile": path},
+                        jobs.Config.from_inputs(config)).inputs
+    outs = VertexCustomJob().create(inputs).outs
+    emulator.emulator.cancel_seconds = 0
+    Client().vertex_cancel(outs["name"])
+    assert Client().vertex_get(outs["name"])["state"] == "JOB_STATE_CANCELLED"
+    ledger = capacity.Ledger()
+    assert ledger.check(urn, inputs, inputs, plan.REPLACE, emulator.url, None) == ([], [], [])
+    ledger.replacing(urn, {**outs, "state": "JOB_STATE_RUNNING"})  # as last recorded
+    bigger = {**inputs, "request": _body(spec(tmp_path, "one", H100_POOLS.replace(
+        "replicas: 1", "replicas: 2"), "FLEX_START"))}  # 24 of 24, 2 in use (not 0)
+    failures, warnings, notes = ledger.check(urn, {}, bigger, plan.CREATE, emulator.url, None)
+    assert len(failures) == 1 and "need 24 at once" in failures[0][1]
+    assert "with 2 in use now, so 22 free" in failures[0][1]
+    # The same Check again (the engine's second one) says nothing new.
+    assert ledger.check(urn, {}, bigger, plan.CREATE, emulator.url, None)[1:] == ([], [])
+
+
+def test_a_label_only_change_is_neither_priced_nor_counted(emulator, tmp_path):
+    from compiler import plan
+    from compiler.provider import capacity
+
+    result = pipeline.compile_file(spec(tmp_path, "one", H100_POOLS, "FLEX_START"))
+    assert capacity.cost_note(plan.UPDATE, result) is None
+    assert capacity.cost_note(plan.NONE, result) is None
+    assert capacity.cost_note(plan.REPLACE, result).startswith("cost: $")
+    inputs = {"platform": "vertex", "project": "acme-test", "region": "us-central1",
+              "request": {**result.body, "labels": {"team": "b"}}, "specFile": result.file}
+    ledger = capacity.Ledger()
+    for _ in range(2):  # 16 + 16 > 22 free if the update were counted
+        assert ledger.check("urn:a", {"request": result.body}, inputs, plan.UPDATE,
+                            emulator.url, None) == ([], [], [])
+    assert ledger.claims == {"urn:a": []}
+
+
+# --- `trainspec quota`: the stack, what is skipped, exit codes ---------------------------------
+
+def _stack_repo(tmp_path, monkeypatch, pools: str = H100_POOLS, strategy: str = "FLEX_START"):
+    """A Pulumi project whose stack `dev` sets the project and region; one spec without them."""
+    monkeypatch.setenv("PULUMI_HOME", str(tmp_path / "pulumi-home"))  # no selected stack
+    monkeypatch.delenv("PULUMI_STACK", raising=False)
+    (tmp_path / "Pulumi.yaml").write_text("name: trainspec\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  gcp:project: acme-test\n"
+                                              "  gcp:region: us-central1\n")
+    path = spec(tmp_path, "llm", pools, strategy)
+    text = (tmp_path / "llm.yaml").read_text()
+    (tmp_path / "llm.yaml").write_text(text.replace("  project: acme-test\n", "").replace(
+        "  region: us-central1\n", ""))
+    return path
+
+
+def test_quota_reads_project_and_region_from_the_stack_and_says_what_it_skips(
+        emulator, tmp_path, monkeypatch):
+    path = _stack_repo(tmp_path, monkeypatch)
+    code, out, err = run("quota", path)
+    assert code == 0, (out, err)
+    assert f"skipped {path}: no project and no region" in out
+    assert "--stack" in out
+    code, out, err = run("quota", "--stack", "dev", path)
+    assert code == 0, (out, err)
+    assert f"acme-test us-central1 {H100}: need 16, in use 2, limit 24" in out
+    assert "skipped" not in out
+
+
+def test_quota_counts_the_stacks_unchanged_running_job_as_kept(emulator, tmp_path, monkeypatch):
+    """Deployed and unchanged: its job holds its share already (in use), `pulumi up` submits
+    nothing. Changed: its running job is cancelled first (a replace), its share given back."""
+    from compiler.jobs import track, workspace
+
+    path = _stack_repo(tmp_path, monkeypatch)
+    stack = workspace.resolve(path, stack="dev")
+    result = track.compile_for(path, stack)
+    owner = identity(stack.organization, stack.project, stack.name, "llm")
+    from compiler.jobs.identity import spec_hash
+    from compiler.pulumi_resources.provider import owner_labels
+    body = {**result.body, "labels": owner_labels(result.body, owner,
+                                                   spec_hash(owner, result.body, None))}
+    Client().vertex_create("acme-test", "us-central1", body)  # 2 + 16 of 24 in use
+    code, out, err = run("quota", "--stack", "dev", path)
+    assert code == 0, (out, err)
+    assert f"{H100}: need 0, in use 18, limit 24: fits" in out
+    assert "kept: llm's running job" in out
+    (tmp_path / "llm.yaml").write_text((tmp_path / "llm.yaml").read_text().replace(
+        "trainer:1", "trainer:2"))
+    code, out, err = run("quota", "--stack", "dev", path)
+    assert code == 0, (out, err)
+    assert f"{H100}: need 16, in use 2, limit 24: fits" in out  # 18 less the replaced 16
+
+
+def test_quota_says_over_and_exits_by_how_sure_the_metric_is(emulator, tmp_path):
+    spec(tmp_path, "h100", H100_POOLS, "FLEX_START")
+    spec(tmp_path, "h100-b", H100_POOLS, "SPOT")
+    code, out, _ = run("quota", str(tmp_path))
+    assert code == 1 and f"{H100}: need 32, in use 2, limit 24: over by 10" in out
+    (tmp_path / "a").mkdir()
+    path = spec(tmp_path / "a", "a", A100_POOLS.replace("count: 4", "count: 8"))  # 8 > 6
+    code, out, err = run("quota", path)
+    assert code == 3, (out, err)  # over on a metric whose name is not verified: a warning
+    assert f"{A100}: need 8, in use 0, limit 6: over by 2" in out
+    assert ": warning: " in err and err.rstrip().endswith("[quota-unverified]")
+    code, out, err = run("quota", "--strict", path)
+    assert code == 1 and ": error: " in err and err.rstrip().endswith("[quota-unverified]")
+    (tmp_path / "a" / "trainspec.yaml").write_text("severity:\n  quota-unverified: error\n")
+    code, out, err = run("quota", path)
+    assert code == 1 and ": error: " in err and err.rstrip().endswith("[quota-unverified]")
+
+
+def test_the_preview_follows_the_repo_configs_severity_for_quota_unverified(emulator, tmp_path):
+    from compiler import plan
+    from compiler.provider import capacity
+
+    path = spec(tmp_path, "a", A100_POOLS.replace("count: 4", "count: 8"))  # 8 of 6
+    result = pipeline.compile_file(path)
+    inputs = {"platform": "vertex", "project": "acme-test", "region": "us-central1",
+              "request": result.body, "specFile": path, "sourceMap": source_map(result)}
+    failures, warnings, _ = capacity.Ledger().check("urn:a", {}, inputs, plan.CREATE,
+                                                    emulator.url, None)
+    assert failures == [] and warnings[0].endswith("[quota-unverified]")
+    (tmp_path / "trainspec.yaml").write_text("severity:\n  quota-unverified: error\n")
+    failures, warnings, _ = capacity.Ledger().check("urn:a", {}, inputs, plan.CREATE,
+                                                    emulator.url, None)
+    ((prop, reason),) = failures
+    assert prop == "specFile" and ": error: " in reason and reason.endswith("[quota-unverified]")
+    assert warnings == []

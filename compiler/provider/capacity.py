@@ -3,41 +3,78 @@ project's quota cannot hold, located at its spec, before anything is sent.
 
 A provider process serves one deployment, so the `Ledger` keeps what each resource to be
 created holds (by URN: a second Check of the same resource replaces its claim) and checks their
-sum: the stack's jobs together, as `trainspec quota` does. A resource whose request is
-unchanged submits nothing and claims nothing (its running job is in the usage already); a
-changed one is replaced delete-first, so its old job's share is given back. Limits and usage
-are read once per project and process; when they cannot be read, one line says so."""
+sum: the stack's jobs together, as `trainspec quota` does. Only a create or a replace submits
+a job (compiler/plan.py `decide`, the plan `diff` shows): an unchanged resource or an update
+(labels) claims nothing, its running job is in the usage already. A replace is delete-first:
+the engine checks it twice, first with its old inputs (then its Diff says replace), again
+without them; the first Check claims nothing, the Diff records the old job (`replacing`), and
+the second Check claims the new job against the usage less the old job's share, unless the
+API says that job has finished (then it holds nothing). What a resource's Checks say is said
+once. Limits and usage are read once per project and process; when they cannot be read, one
+line says so."""
 
 from __future__ import annotations
 
 import threading
 from typing import Any
 
-from .. import quota
+from .. import plan, quota
 from ..catalog import quotas as table
-from ..cloud.errors import ConfigError
+from ..cloud.errors import ApiError, ConfigError
+from ..cloud.jobs import is_final
 from ..cloud.quotas import Quotas
+from ..cloud.rest import Client
 from ..diagnostics import Position
+
+SUBMITS = (plan.CREATE, plan.REPLACE)  # the plan actions that submit a job
 
 
 class Ledger:
     def __init__(self) -> None:
         self.claims: dict[str, list[quota.Need]] = {}
+        self.freed: dict[str, list[quota.Need]] = {}  # by URN: a replaced running job's share
+        self.replaced: dict[str, dict] = {}  # by URN: the old outputs of a resource replaced
         self.read: dict[str, quota.Quota] = {}
+        self.said: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
 
-    def check(self, urn: str, olds: dict, inputs: dict, endpoint: str | None,
+    def action(self, urn: str, olds: dict, planned: str | None) -> str:
+        """The plan action of a Check: `planned` (decide's, given the old inputs), else a
+        replace's second Check when its Diff was seen, else a create."""
+        if olds:
+            return planned or plan.NONE
+        return plan.REPLACE if urn in self.replaced else plan.CREATE
+
+    def replacing(self, urn: str, outputs: dict) -> None:
+        """The engine's Diff said replace: `outputs` (with the job's name and last state) are
+        the old job's, which its second Check gives back."""
+        with self._lock:
+            self.replaced[urn] = outputs
+
+    def first(self, urn: str, text: str) -> bool:
+        """Whether `text` was not said of `urn` yet (its replace is checked twice)."""
+        with self._lock:
+            new = (urn, text) not in self.said
+            self.said.add((urn, text))
+            return new
+
+    def check(self, urn: str, olds: dict, inputs: dict, action: str, endpoint: str | None,
               account: str | None) -> tuple[list[tuple[str, str]], list[str], list[str]]:
-        """(failures as (property, reason), warnings, notes) of one resource's Check."""
+        """(failures as (property, reason), warnings, notes) of one resource's Check whose plan
+        is `action` (`Ledger.action`)."""
         if inputs.get("platform") not in table.PLATFORMS:
             return [], [], []
         project, region = inputs.get("project") or "", inputs.get("region") or ""
         smap = inputs.get("sourceMap") or {}
         origins = {k: v.get("path", "") for k, v in smap.items() if isinstance(v, dict)}
-        wanted = [] if not submits(olds, inputs) else quota.needs(inputs["request"], project, region,
-                                             inputs.get("specFile") or "", origins)
+        # A replace's first Check (old inputs): its second, after the Diff, claims for it.
+        claims = action in SUBMITS and not (olds and action == plan.REPLACE)
+        wanted = quota.needs(inputs["request"], project, region, inputs.get("specFile") or "",
+                             origins) if claims else []
+        old = self.replaced.get(urn) if claims and not olds else None
         with self._lock:
             self.claims[urn] = wanted
+            self.freed[urn] = []
             if not wanted:
                 return [], [], []
             notes = []
@@ -53,43 +90,48 @@ class Ledger:
             known = self.read[project]
             if known.problem:
                 return [], [], notes
-            freed = _freed(olds, known)
+            self.freed[urn] = _held(old, endpoint, account) if old else []
+            usage = quota.less(known, [n for share in self.freed.values() for n in share])
             everything = [n for claim in self.claims.values() for n in claim]
         at = {v.get("path"): v.get("at", "") for v in smap.values() if isinstance(v, dict)}
-        found = quota.check(everything, freed, lambda f, p: _position(at.get(p)), wanted)
+        # The repo config's severity of the spec (docs/config.md), as `trainspec quota` reads it.
+        found = quota.regrade(quota.check(everything, usage, lambda f, p: _position(at.get(p)),
+                                          wanted))
         # A metric the project does not list is a guess of ours, not news about the job: a note.
         unlisted = [d.format() for d in found if d.code == quota.UNKNOWN_METRIC]
         return ([("specFile", d.format()) for d in found if d.is_error],
-                [d.format() for d in found if not d.is_error and d.code != quota.UNKNOWN_METRIC],
-                notes + unlisted)
+                [t for t in (d.format() for d in found if not d.is_error
+                             and d.code != quota.UNKNOWN_METRIC) if self.first(urn, t)],
+                [t for t in notes + unlisted if self.first(urn, t)])
 
 
-def submits(olds: dict, inputs: dict) -> bool:
-    """Whether applying these inputs submits a job: a new resource, or a changed request, run
-    or location (an unchanged one keeps its job)."""
-    return any(olds.get(k) != inputs.get(k) for k in ("request", "run", "project", "region"))
-
-
-def cost_note(olds: dict, inputs: dict, result: Any) -> str | None:
-    """`cost: ...` of a job this update submits (compiler/cost.py), None for one it keeps."""
+def cost_note(action: str, result: Any) -> str | None:
+    """`cost: ...` of a job this update submits (a create or replace, compiler/cost.py),
+    None for one it keeps or only relabels."""
     from .. import cost  # noqa: PLC0415
 
-    found = cost.of_result(result) if submits(olds, inputs) else None
+    found = cost.of_result(result) if action in SUBMITS else None
     return f"cost: {cost.summary(found)}" if found is not None else None
 
 
-def _freed(olds: dict, known: quota.Quota) -> quota.Quota:
-    """The usage with a replaced job's share given back (it is cancelled before the new one is
-    created); never below zero (the old job may have ended already)."""
-    old = olds.get("request")
-    if not isinstance(old, dict) or olds.get("platform") not in table.PLATFORMS:
-        return known
-    usage = dict(known.usage)
-    for n in quota.needs(old, olds.get("project") or "", olds.get("region") or "", ""):
-        key = (n.project, n.metric, n.region)
-        if key in usage:
-            usage[key] = max(0, usage[key] - n.amount)
-    return quota.Quota(known.limits, usage)
+def _held(old: dict, endpoint: str | None, account: str | None) -> list[quota.Need]:
+    """What a replaced job holds now: its request's needs while it runs (it is cancelled
+    before the new one is created), nothing once it has finished, as the API says now (else
+    its last known state)."""
+    request = old.get("request")
+    if not isinstance(request, dict) or old.get("platform") not in table.PLATFORMS:
+        return []
+    state = old.get("state") or ""
+    if old.get("name"):
+        try:
+            state = Client(endpoint, impersonate_service_account=account,
+                           max_attempts=1).vertex_get(
+                old["name"]).get("state", state)
+        except (ApiError, ConfigError):
+            pass  # not readable now: its last known state
+    if state and is_final(state):
+        return []
+    return quota.needs(request, old.get("project") or "", old.get("region") or "", "")
 
 
 def _position(at: Any) -> Position | None:

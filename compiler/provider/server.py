@@ -98,9 +98,13 @@ class Servicer(ProviderServicer):
             result = await asyncio.to_thread(self.providers[type_token].check, olds, inputs)
             failures += [(f.property, f.reason) for f in result.failures]
         if not failures and "request" in inputs and not has_unknown(inputs):
-            failures += await self._quota(request.urn, olds, inputs)
-            note = capacity.cost_note(olds, inputs, checked.result)
-            if note and not failures:
+            # What applying does (plan.decide, as `diff` says): only a create or replace
+            # submits, so only it is counted against the quota and priced.
+            planned = self.providers[type_token].plan(olds, inputs).action if olds else None
+            action = self.ledger.action(request.urn, olds, planned)
+            failures += await self._quota(request.urn, olds, inputs, action)
+            note = capacity.cost_note(action, checked.result)
+            if note and not failures and self.ledger.first(request.urn, note):
                 await self._log(engine_pb2.INFO, note, request.urn)
         inputs = {k: v for k, v in inputs.items() if k not in jobs.NOT_IN_STATE}
         if isinstance(checked.inputs.get("sourceMap"), dict):
@@ -136,6 +140,10 @@ class Servicer(ProviderServicer):
             planned = provider.plan(seen, news) if result.changes else None
             if planned is not None and (planned.action == plan.REPLACE or planned.recorded):
                 await self._log(engine_pb2.INFO, planned.description, request.urn)
+            if planned is not None and planned.action == plan.REPLACE and result.replaces:
+                # The engine checks the replacement again without olds: the quota check
+                # there gives this job's share back (capacity.py).
+                self.ledger.replacing(request.urn, {**seen, "name": request.id})
         return provider_pb2.DiffResponse(
             changes=changes, replaces=result.replaces or [], diffs=diffs,
             deleteBeforeReplace=bool(result.delete_before_replace))
@@ -197,12 +205,13 @@ class Servicer(ProviderServicer):
 
     # -- helpers --
 
-    async def _quota(self, urn: str, olds: dict, inputs: dict) -> list[tuple[str, str]]:
+    async def _quota(self, urn: str, olds: dict, inputs: dict,
+                     action: str) -> list[tuple[str, str]]:
         """The project's quota against what the stack's new jobs hold (capacity.py): errors
         as failures, the rest logged."""
         account = inputs.get("impersonateServiceAccount")
         failures, warnings, notes = await asyncio.to_thread(
-            self.ledger.check, urn, olds, inputs, self.config.endpoint,
+            self.ledger.check, urn, olds, inputs, action, self.config.endpoint,
             account if isinstance(account, str) and account else
             self.config.impersonate_service_account)
         for text in warnings:

@@ -83,6 +83,7 @@ def from_spec(raw: dict, c: Collector) -> Tuning:
     t.measurement = _key(raw.get("measurement"), MEASUREMENTS)
     t.resume_from = raw.get("resumeFrom") if isinstance(raw.get("resumeFrom"), str) else None
     t.study_stopping = _study_stopping(raw.get("studyStopping"), c)
+    _study_stopping_bounds(t, c)
     return t
 
 
@@ -109,6 +110,37 @@ def _study_stopping(raw: Any, c: Collector) -> dict[str, Any] | None:
         elif kind == "flag" and isinstance(value, bool):
             out[key] = value
     return out
+
+
+# studyStopping's (minimum, maximum) pairs: a minimum above its maximum cannot both hold.
+STUDY_BOUNDS = (("minTrials", "maxTrials"), ("minRuntime", "maxRuntime"))
+NO_PROGRESS = ("noProgressFor", "noProgressTrials")  # [DD-AIP]: single-objective studies only
+
+
+def _study_stopping_bounds(t: Tuning, c: Collector) -> None:
+    """studyStopping against itself and the job: a minimum above its maximum is an error;
+    a trial bound the job's maxTrials never reaches and a no-progress rule of a
+    multi-objective study have no effect (warnings: the API accepts them)."""
+    rules = t.study_stopping or {}
+    at = f"{SPEC_PATH}.{SETTINGS['study_stopping'][0]}"
+    for low, high in STUDY_BOUNDS:
+        if low in rules and high in rules and rules[low] > rules[high]:
+            shown = [durations.human(rules[k]) if k.endswith("Runtime") else rules[k] for k in (low, high)]
+            c.error(child(at, low), f"{low} {shown[0]} is more than {high} {shown[1]}: the "
+                    "study can never satisfy both", f"lower {low} or raise {high}",
+                    code="study-stopping-contradiction")
+    for key in ("maxTrials", "minTrials"):
+        if key in rules and t.max_trials is not None and rules[key] > t.max_trials:
+            c.warning(child(at, key), f"{key} {rules[key]} is more than the job's "
+                      f"tuning.maxTrials {t.max_trials}, which ends the study first: it has "
+                      "no effect", f"keep {key} at most {t.max_trials}",
+                      code="study-stopping-ineffective")
+    if len(t.metrics) > 1:
+        for key in NO_PROGRESS:
+            if key in rules:
+                c.warning(child(at, key), f"{key} works for single-objective studies only "
+                          f"and this study has {len(t.metrics)} metrics: it has no effect",
+                          "drop it, or tune one metric", code="study-stopping-ineffective")
 
 
 def _spec_parameter(pid: str, raw: dict, path: str, c: Collector) -> Parameter:

@@ -32,3 +32,26 @@ def test_preview_fails_on_quota_with_nothing_sent(yaml_project, emulator):  # no
     assert up.returncode != 0 and "[quota]" in up.stdout + up.stderr
     assert len(emulator.requests("POST", "/customJobs HTTP")) <= 1
     assert len(emulator.vertex_jobs()) <= 1
+
+
+def test_replacing_the_running_job_that_holds_the_quota_fits(yaml_project, emulator):  # noqa: F811
+    """All 16 of 16 held by the stack's own running job: an edit replaces it delete-first, so
+    preview and `up --skip-preview` check the new job against the usage less its share."""
+    emulator.api.quotas[(H100, "us-central1")] = [16, 0]
+    p = yaml_project()
+    held = h100("llm", 1, FLEX).replace("  name: llm\n", "  name: llm\n  labels: "
+                                        "{emulator-hold: running}\n")
+    p.write("specs/llm.yaml", held)
+    p.up()
+    assert [j["state"] for j in emulator.vertex_jobs().values()] != []
+    p.write("specs/llm.yaml", held.replace("llm:1.0", "llm:1.1"))
+    preview = p.run("preview", check=False)
+    text = preview.stdout + preview.stderr
+    assert preview.returncode == 0 and "[quota]" not in text, text
+    # Said once, though the engine checks the replaced resource twice.
+    assert text.split("Diagnostics:")[1].count("cost: $") == 1, text
+    up = p.up(check=False)
+    assert up.returncode == 0, up.stdout + up.stderr
+    states = sorted(j["state"] for j in emulator.vertex_jobs().values())
+    assert len(states) == 2 and "JOB_STATE_CANCELLED" in states or \
+        "JOB_STATE_CANCELLING" in states, states
