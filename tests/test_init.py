@@ -351,3 +351,16 @@ def test_the_published_pre_commit_hooks_run_existing_commands_on_every_commit(mo
         assert (mine[hook_id]["always_run"], mine[hook_id]["pass_filenames"]) == (True, False)
         assert mine[hook_id]["entry"] == "venv/bin/python -m compiler " + " ".join(
             words + hook["args"])
+
+
+def test_the_workflow_diffs_the_stack_its_preview_previews():
+    """The PR comment's plan reads the stack config the preview uses (a changed gcp:region or
+    secret replaces jobs in both), and only when that stack's file is committed."""
+    workflow = yaml.safe_load((scaffold.TEMPLATES / "github-workflow.yml").read_text())
+    steps = {job: workflow["jobs"][job]["steps"] for job in ("review", "preview")}
+    preview = next(s for s in steps["preview"] if s.get("with", {}).get("command") == "preview")
+    diff = next(s for s in steps["review"] if s.get("id") == "diff")
+    assert diff["env"]["PULUMI_STACK"] == preview["with"]["stack-name"]
+    assert 'if [ -f "Pulumi.$PULUMI_STACK.yaml" ]; then stack=(--stack "$PULUMI_STACK"); fi' \
+        in diff["run"]
+    assert ' --merge-base "${stack[@]}" --format markdown' in diff["run"]
