@@ -620,7 +620,9 @@ def test_an_untouched_spec_that_no_longer_compiles_is_reported(repo):
     assert "specs/resnet.yaml:15:" in out and "census:3.2" in out
 
 
-STACK = "config:\n  gcp:project: acme-prod\n  gcp:region: us-central1\n"
+# resnet.yaml reads the secret trainspec:wandbApiKey: `pulumi up` refuses a stack without it.
+STACK = ("config:\n  gcp:project: acme-prod\n  gcp:region: us-central1\n"
+         "  trainspec:wandbApiKey:\n    secure: v1:AAAA\n")
 
 
 def test_stack_config_defaults_are_part_of_the_plan(repo):
@@ -655,6 +657,30 @@ def test_a_changed_stack_secret_replaces_the_jobs_that_read_it(repo):
     assert "specs/resnet.yaml (job resnet, vertex)\n  replace:" in out
     assert "stack secret trainspec:wandbApiKey" in out and "AAAA" not in out
     assert "census" not in out
+
+
+def test_a_secret_the_provider_does_not_read_is_refused_by_diff_as_by_pulumi_up(repo):
+    """The provider reads a job's secret from trainspec:KEY only: one set (or changed) only in
+    the project's namespace is `secret-not-set` in `diff --stack` as in preview, never "no
+    change"; a plain (not --secret) trainspec: value is read, and a change of it replaces."""
+    secret = "config:\n  specs:wandbApiKey:\n    secure: v1:AAAA\n"
+    (repo / "Pulumi.dev.yaml").write_text(secret)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "stack")
+    (repo / "Pulumi.dev.yaml").write_text(secret.replace("AAAA", "BBBB"))
+    code, out, _ = run(repo, "main", "--stack", "dev")
+    assert code == 1, out
+    assert "specs/resnet.yaml:" in out and "$.spec.env.WANDB_API_KEY" in out
+    assert "secret config 'trainspec:wandbApiKey' is not set; specs:wandbApiKey is set, but " \
+           "secrets are read only from trainspec:" in out
+    assert "(pulumi config set trainspec:wandbApiKey VALUE --secret) [secret-not-set]" in out
+    assert "AAAA" not in out and "BBBB" not in out
+    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:wandbApiKey: plain-1\n")
+    git(repo, "commit", "-qam", "plain")
+    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:wandbApiKey: plain-2\n")
+    code, out, _ = run(repo, "main", "--stack", "dev")
+    assert code == 2 and "stack secret trainspec:wandbApiKey" in out and "plain-" not in out
+    assert run(repo, "main")[0] == 0  # without --stack no config is read, nothing refused
 
 
 @pytest.mark.parametrize("name,message", [("prod", "no Pulumi.prod.yaml at main"),
