@@ -659,6 +659,24 @@ def test_a_changed_stack_secret_replaces_the_jobs_that_read_it(repo):
     assert "census" not in out
 
 
+@pytest.mark.parametrize("before,after,how,job", [
+    ("  run: 3\n", "", "removed", "census"), ("  run: 3\n", "  run: 2\n", "lowered", "census_run_2")])
+def test_an_ai_platform_run_taken_back_is_a_warning_offline(repo, before, after, how, job):
+    """Offline, `diff` cannot tell whether an earlier run used the jobId a run removed or
+    lowered gives (preview reads it and refuses then): the plan says so, not a refusal."""
+    census = repo / "specs" / "legacy" / "census.yaml"
+    edit(census, "  name: census\n", "  name: census\n" + before)
+    git(repo, "commit", "-qam", "run 3")
+    edit(census, "  name: census\n" + before, "  name: census\n" + after)
+    code, out, _ = run(repo, "main")
+    assert code == 2, out
+    assert (f"warning: metadata.run {how}: jobId {job!r} may be an earlier run's, which ml v1 "
+            "never reuses (`pulumi preview` reads it and refuses then); bump metadata.run past "
+            "every earlier run") in out
+    edit(census, "  name: census\n" + after, "  name: census\n  run: 4\n")
+    assert "may be an earlier run" not in run(repo, "main")[1]  # a bump: a new jobId
+
+
 def test_a_secret_the_provider_does_not_read_is_refused_by_diff_as_by_pulumi_up(repo):
     """The provider reads a job's secret from trainspec:KEY only: one set (or changed) only in
     the project's namespace is `secret-not-set` in `diff --stack` as in preview, never "no

@@ -55,6 +55,7 @@ class JobProvider(dynamic.ResourceProvider):
     api = ""
     schema = ""
     output_keys = OUTPUT_KEYS
+    platform_ids_checked = False  # check reads whether a new client-chosen job id is taken
 
     # -- check / diff (no API calls) --
 
@@ -131,7 +132,11 @@ class JobProvider(dynamic.ResourceProvider):
 
     def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
         """The change `pulumi up` refuses (`plan.decide`, as `diff` does), located in the spec."""
-        refusal = self.plan(olds, news).refusal
+        return self._refused(self.plan(olds, news).refusal, news)
+
+    @staticmethod
+    def _refused(refusal: plan.Refusal | None, news: dict) -> list[dynamic.CheckFailure]:
+        """`refusal` as a located check failure ([] for None)."""
         if refusal is None:
             return []
         at, spec_path = locate(refusal.at, news.get("sourceMap"))
@@ -157,7 +162,8 @@ class JobProvider(dynamic.ResourceProvider):
                            old_location=(olds.get("project"), olds.get("region")),
                            new_location=(news.get("project"), news.get("region")),
                            old_run=olds.get("run"), new_run=news.get("run"),
-                           changed_secrets=changed, state=olds.get("state"))
+                           changed_secrets=changed, state=olds.get("state"),
+                           ids_checked=self.platform_ids_checked)
 
     def diff(self, _id: str, olds: dict, news: dict) -> dynamic.DiffResult:
         # olds are the previous *outputs*; news the checked inputs.

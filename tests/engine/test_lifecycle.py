@@ -388,3 +388,26 @@ def test_a_rollback_killed_mid_create_adopts_its_own_job_when_run_again(project,
             jobs, key=lambda n: jobs[n]["createTime"])
     finally:
         p.kill_strays()
+
+
+def test_an_ai_platform_run_removed_is_refused_by_preview_when_its_jobid_was_used(
+        project, emulator):
+    """metadata.run removed or lowered names a jobId an earlier run has: the provider's check
+    reads it, so preview refuses (located, with the way out) and `up` cancels nothing."""
+    p = project()
+    p.write(CENSUS, ml())  # it succeeds: the same request as the last spec below
+    p.up()
+    p.write(CENSUS, ml(labels=HOLD).replace("  name: census\n", "  name: census\n  run: 2\n"))
+    p.up()
+    assert sorted(emulator.ml_jobs()) == ["projects/acme-test/jobs/census",
+                                          "projects/acme-test/jobs/census_run_2"]
+    p.write(CENSUS, ml())  # the run removed: jobId census again, its finished job's
+    preview = p.run("preview", check=False)
+    assert preview.returncode != 0
+    text = preview.stdout + preview.stderr
+    assert "the AI Platform jobId 'census' is taken by an earlier run of this job" in text
+    assert "bump metadata.run past every earlier run" in text and "[ml-job-immutable]" in text
+    before = len(emulator.calls)
+    assert p.up(check=False).returncode != 0
+    assert not [c for c in emulator.calls[before:] if ":cancel" in c or "POST" in c]
+    assert emulator.ml_jobs()["projects/acme-test/jobs/census_run_2"]["state"] == "RUNNING"
