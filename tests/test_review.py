@@ -646,13 +646,18 @@ def test_stack_config_defaults_are_part_of_the_plan(repo):
     assert code == 2 and '+ project: "acme-test"' in out
 
 
-def test_a_changed_stack_secret_replaces_the_jobs_that_read_it(repo):
-    secret = "config:\n  trainspec:wandbApiKey:\n    secure: v1:AAAA\n"
-    (repo / "Pulumi.dev.yaml").write_text(secret)
+def stack_changed(repo: Path, before: str, after: str) -> tuple[int, str, str]:
+    """`diff --stack dev` after Pulumi.dev.yaml went from `before` (committed) to `after`."""
+    (repo / "Pulumi.dev.yaml").write_text(before)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "stack")
-    (repo / "Pulumi.dev.yaml").write_text(secret.replace("AAAA", "BBBB"))
-    code, out, _ = run(repo, "main", "--stack", "dev")
+    (repo / "Pulumi.dev.yaml").write_text(after)
+    return run(repo, "main", "--stack", "dev")
+
+
+def test_a_changed_stack_secret_replaces_the_jobs_that_read_it(repo):
+    secret = "config:\n  trainspec:wandbApiKey:\n    secure: v1:AAAA\n"
+    code, out, _ = stack_changed(repo, secret, secret.replace("AAAA", "BBBB"))
     assert code == 2
     assert "specs/resnet.yaml (job resnet, vertex)\n  replace:" in out
     assert "stack secret trainspec:wandbApiKey" in out and "AAAA" not in out
@@ -682,21 +687,15 @@ def test_a_secret_the_provider_does_not_read_is_refused_by_diff_as_by_pulumi_up(
     the project's namespace is `secret-not-set` in `diff --stack` as in preview, never "no
     change"; a plain (not --secret) trainspec: value is read, and a change of it replaces."""
     secret = "config:\n  specs:wandbApiKey:\n    secure: v1:AAAA\n"
-    (repo / "Pulumi.dev.yaml").write_text(secret)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "stack")
-    (repo / "Pulumi.dev.yaml").write_text(secret.replace("AAAA", "BBBB"))
-    code, out, _ = run(repo, "main", "--stack", "dev")
+    code, out, _ = stack_changed(repo, secret, secret.replace("AAAA", "BBBB"))
     assert code == 1, out
     assert "specs/resnet.yaml:" in out and "$.spec.env.WANDB_API_KEY" in out
     assert "secret config 'trainspec:wandbApiKey' is not set; specs:wandbApiKey is set, but " \
            "secrets are read only from trainspec:" in out
     assert "(pulumi config set trainspec:wandbApiKey VALUE --secret) [secret-not-set]" in out
     assert "AAAA" not in out and "BBBB" not in out
-    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:wandbApiKey: plain-1\n")
-    git(repo, "commit", "-qam", "plain")
-    (repo / "Pulumi.dev.yaml").write_text("config:\n  trainspec:wandbApiKey: plain-2\n")
-    code, out, _ = run(repo, "main", "--stack", "dev")
+    plain = "config:\n  trainspec:wandbApiKey: plain-1\n"
+    code, out, _ = stack_changed(repo, plain, plain.replace("-1", "-2"))
     assert code == 2 and "stack secret trainspec:wandbApiKey" in out and "plain-" not in out
     assert run(repo, "main")[0] == 0  # without --stack no config is read, nothing refused
 
