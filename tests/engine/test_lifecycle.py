@@ -366,6 +366,12 @@ def test_a_spec_rolled_back_to_an_earlier_generation_submits_a_new_job(project, 
     assert name not in (first,) and name in jobs
     before = len(emulator.calls)
     assert "3 unchanged" in p.up().stdout and emulator.calls[before:] == []
+    p.write(BERT, vertex().replace("  name: bert\n", "  name: bert\n  run: 2\n"))
+    p.up()
+    p.write(BERT, vertex())  # the run removed: the spec hash of the first and third jobs
+    p.up()
+    assert len(emulator.requests("POST", "/customJobs HTTP")) == 5
+    assert p.outputs()["jobs"]["bert"]["name"] not in (first, name)
 
 
 def test_a_rollback_killed_mid_create_adopts_its_own_job_when_run_again(project, emulator):
