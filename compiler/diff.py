@@ -83,7 +83,7 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
         if before is not None:
             old_side = Side(old, *before, sources=old_sources)
         if after is not None:
-            new_side = Side(new, *after, sources=new_sources)
+            new_side = Side(new, *after, sources=new_sources, stack=True)
     return Review(base, head or WORKTREE, prefix or ".", compare(old_side, new_side),
                   len(set(old) | set(new)))
 

@@ -26,7 +26,10 @@ CONFIG_NAMESPACE = "trainspec"
 # Labels the Pulumi providers put on every job they create (compiler/pulumi_resources/):
 # whose job it is, and which generation. Both APIs allow 64 labels per job.
 IDENTITY_LABEL, SPEC_HASH_LABEL = "trainspec-resource", "trainspec-spec-hash"
-MANAGED_LABELS = (IDENTITY_LABEL, SPEC_HASH_LABEL)
+# On a Vertex job that replaced another: which replace made it (a retried create adopts only
+# its own replace's job, never an earlier generation's with the same spec hash).
+REPLACES_LABEL = "trainspec-replaces"
+MANAGED_LABELS = (IDENTITY_LABEL, SPEC_HASH_LABEL, REPLACES_LABEL)
 MAX_LABELS = 64
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -21,6 +22,7 @@ from .schema import validate as schemas
 from .source import read as source
 from .source.document import Document
 from .source.files import STDIN
+from .source.jsonpath import child
 
 
 @dataclass
@@ -152,6 +154,50 @@ def location_errors(result: Result) -> list[Diagnostic]:
                                     f"gcp:{key} ...`", file=result.file, position=at,
                                     code="job-location"))
     return found
+
+
+def secret_errors(result: Result, is_set: Callable[[str], bool],
+                  elsewhere: Callable[[str], str | None]) -> list[Diagnostic]:
+    """`secret-not-set` for each secret config key (``trainspec:KEY``) the job reads that
+    `is_set` says is not set; `elsewhere(KEY)` names where else the stack sets it (the
+    project's namespace: never read). For the Pulumi program and `diff --stack` alike."""
+    if not result.ok or result.job is None:
+        return []
+    collector = result.document.collector() if result.document is not None else None
+    found = []
+    for key in result.job.secrets:
+        if is_set(key):
+            continue
+        bare = key.split(":", 1)[1]
+        other = elsewhere(bare)
+        also = (f"; {other} is set, but secrets are read only from trainspec:, whatever the "
+                "project is called") if other else ""
+        path = _secret_path(result.document.data if result.document is not None else None,
+                            key) or "$.spec"
+        found.append(Diagnostic(path, f"secret config {key!r} is not set{also}",
+                                file=result.file,
+                                position=collector.locate(path) if collector else None,
+                                hint=f"pulumi config set {key} VALUE --secret",
+                                code="secret-not-set"))
+    return found
+
+
+def _secret_path(data, key: str, path: str = "$") -> str | None:
+    """The JSON path of the env value `{secret: ...}` that names config `key`."""
+    if isinstance(data, dict):
+        secret = data.get("secret")
+        if isinstance(secret, str) and key in (secret, f"trainspec:{secret}"):
+            return path
+        items = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return None
+    for k, v in items:
+        found = _secret_path(v, key, child(path, k))
+        if found:
+            return found
+    return None
 
 
 def check_set(results: list[Result]) -> list[Diagnostic]:

@@ -72,6 +72,7 @@ class Plan:
     refusal: Refusal | None = None
     recorded: bool = False  # an update with no API call: labels kept for the next run
     job: str = UNKNOWN  # FINISHED | RUNNING | UNKNOWN: the replaced job's state, if known
+    caution: str | None = None  # what may be refused but cannot be told here (offline)
 
     @property
     def rerun(self) -> bool:
@@ -95,7 +96,8 @@ class Plan:
         if self.action != REPLACE:
             return DESCRIPTIONS[self.action]
         reason = RERUN_REASON if self.rerun else CODE_REASON if self.code_changed else ""
-        return f"replace: {reason + ': ' if reason else ''}{REPLACE_COSTS[self.job]}"
+        caution = f"; warning: {self.caution}" if self.caution else ""
+        return f"replace: {reason + ': ' if reason else ''}{REPLACE_COSTS[self.job]}{caution}"
 
 
 _MISSING = object()
@@ -188,6 +190,34 @@ ML_IMMUTABLE = Refusal(
     "can) and its jobId can never be reused",
     "set or bump metadata.run to submit the changed job as a new run, jobId <name>_run_<run>; "
     "the old one is cancelled first")
+# A new jobId an earlier run of the job already used (metadata.run removed or lowered): told by
+# the API (the provider's check reads the jobId), or only suspected offline (`diff`).
+ID_TAKEN = ("the AI Platform jobId {job!r} is taken by {who} ({name}, state {state}) and ml v1 "
+            "never reuses a jobId")
+ID_TAKEN_HINT = ("bump metadata.run past every earlier run of this job (a new jobId "
+                 "<name>_run_<run>); the old job is cancelled first")
+ID_TAKEN_ELSEWHERE_HINT = "rename metadata.name (a new jobId)"
+ID_MAY_BE_TAKEN = ("metadata.run {how}: jobId {job!r} may be an earlier run's, which ml v1 never "
+                   "reuses (`pulumi preview` reads it and refuses then); " + ID_TAKEN_HINT)
+
+
+def id_taken(job_id: str, name: str, state: str, earlier_run: bool) -> Refusal:
+    """The refusal of a new jobId that a job already has: an earlier run of this one (same
+    owner label), or another stack's, project's or a job trainspec did not start (`who`)."""
+    who = "an earlier run of this job" if earlier_run else "another job"
+    return Refusal(ML_IMMUTABLE.code, JOB_ID, ID_TAKEN.format(job=job_id, who=who, name=name,
+                                                              state=state or "?"),
+                   ID_TAKEN_HINT if earlier_run else ID_TAKEN_ELSEWHERE_HINT)
+
+
+def _run_back(old_run: str | None, new_run: str | None) -> str | None:
+    """How metadata.run went back (removed, or lowered as a number), None if it did not."""
+    if old_run is not None and new_run is None:
+        return "removed"
+    try:
+        return "lowered" if old_run is not None and int(new_run) < int(old_run) else None
+    except (TypeError, ValueError):
+        return None
 
 
 def job_state(state: str | None) -> str:
@@ -200,12 +230,14 @@ def job_state(state: str | None) -> str:
 def decide(platform: str, old: dict | None, new: dict | None, old_platform: str | None = None,
            *, old_location: tuple | None = None, new_location: tuple | None = None,
            old_run: str | None = None, new_run: str | None = None,
-           changed_secrets: list[str] = (), state: str | None = None) -> Plan:
+           changed_secrets: list[str] = (), state: str | None = None,
+           ids_checked: bool = False) -> Plan:
     """What `pulumi up` does to a job, or refuses: `classify`, then the changed secrets the
     new job reads (the job would run with the old value: a replace), the AI Platform refusal
     (a replace that keeps the jobId) and what the replace costs given the job's `state` (None:
     not known, as in an offline `diff`). The provider's check and diff and the `diff` command
-    all call this one function."""
+    all call this one function. `ids_checked`: the caller reads whether a new jobId is taken
+    (the provider's check); else a run removed or lowered is a caution (it may be)."""
     found = classify(platform, old, new, old_platform, old_location=old_location,
                      new_location=new_location, old_run=old_run, new_run=new_run)
     if old is not None and new is not None and changed_secrets:
@@ -225,4 +257,8 @@ def decide(platform: str, old: dict | None, new: dict | None, old_platform: str 
     if chosen and same_id and same_project:
         found.refusal = Refusal(ML_IMMUTABLE.code, JOB_ID, ML_IMMUTABLE.message.format(
             job=old[JOB_ID]), ML_IMMUTABLE.hint)
+    elif chosen and same_project and not ids_checked and (new or {}).get(JOB_ID) is not None:
+        how = _run_back(old_run, new_run)
+        if how:
+            found.caution = ID_MAY_BE_TAKEN.format(how=how, job=new[JOB_ID])
     return found

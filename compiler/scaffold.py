@@ -106,8 +106,12 @@ def files(name: str, requirement_line: str, comments: list[str],
                     f"{command}\n", *pins])
     workflow = template("github-workflow.yml").replace(
         "requirements.lock", lock_name).replace("requirements.txt", txt_name)
-    if not pulumi:  # the preview job is the workflow's last
+    if not pulumi:  # the preview job is the workflow's last; no stack for diff to read
         workflow = workflow[:workflow.index("\n  preview:\n") + 1]
+        start = workflow.index("        env:\n          PULUMI_STACK:")
+        end = workflow.index("          set +e\n", start)
+        workflow = workflow[:start] + "        run: |\n" + workflow[end:]
+        workflow = workflow.replace(' "${stack[@]}"', "")
     project = {"Pulumi.yaml": f"name: {name}\n" + pulumi_yaml[len("name: trainspec\n"):],
                "__main__.py": template("__main__.py")} if pulumi else {}
     return {

@@ -584,3 +584,16 @@ def test_a_folder_init_may_not_write_is_refused_before_anything_is_written(tmp_p
         assert err == (f"error: cannot write Pulumi.yaml: {locked} is not writable; nothing "
                        "written\n")
     assert list(locked.iterdir()) == []
+
+
+def test_the_workflow_diffs_the_stack_its_preview_previews():
+    """The PR comment's plan reads the stack config the preview uses (a changed gcp:region or
+    secret replaces jobs in both), and only when that stack's file is committed."""
+    workflow = yaml.safe_load((scaffold.TEMPLATES / "github-workflow.yml").read_text())
+    steps = {job: workflow["jobs"][job]["steps"] for job in ("review", "preview")}
+    preview = next(s for s in steps["preview"] if s.get("with", {}).get("command") == "preview")
+    diff = next(s for s in steps["review"] if s.get("id") == "diff")
+    assert diff["env"]["PULUMI_STACK"] == preview["with"]["stack-name"]
+    assert 'if [ -f "Pulumi.$PULUMI_STACK.yaml" ]; then stack=(--stack "$PULUMI_STACK"); fi' \
+        in diff["run"]
+    assert ' --merge-base "${stack[@]}" --format markdown' in diff["run"]

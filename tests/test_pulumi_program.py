@@ -264,7 +264,7 @@ def test_a_missing_secret_is_a_located_error(program, tmp_path):
     with pytest.raises(pulumi.RunError) as info:
         run({"trainspec:specs": str(tmp_path)})
     assert (f"{spec}:7:12: error: $.spec.env.TOKEN: secret config 'trainspec:apiToken' is not "
-            "set (pulumi config set --secret trainspec:apiToken VALUE) [secret-not-set]"
+            "set (pulumi config set trainspec:apiToken VALUE --secret) [secret-not-set]"
             ) in str(info.value)
     assert recorder.registered == []
 

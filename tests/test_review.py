@@ -620,7 +620,9 @@ def test_an_untouched_spec_that_no_longer_compiles_is_reported(repo):
     assert "specs/resnet.yaml:15:" in out and "census:3.2" in out
 
 
-STACK = "config:\n  gcp:project: acme-prod\n  gcp:region: us-central1\n"
+# resnet.yaml reads the secret trainspec:wandbApiKey: `pulumi up` refuses a stack without it.
+STACK = ("config:\n  gcp:project: acme-prod\n  gcp:region: us-central1\n"
+         "  trainspec:wandbApiKey:\n    secure: v1:AAAA\n")
 
 
 def test_stack_config_defaults_are_part_of_the_plan(repo):
@@ -644,17 +646,58 @@ def test_stack_config_defaults_are_part_of_the_plan(repo):
     assert code == 2 and '+ project: "acme-test"' in out
 
 
-def test_a_changed_stack_secret_replaces_the_jobs_that_read_it(repo):
-    secret = "config:\n  trainspec:wandbApiKey:\n    secure: v1:AAAA\n"
-    (repo / "Pulumi.dev.yaml").write_text(secret)
+def stack_changed(repo: Path, before: str, after: str) -> tuple[int, str, str]:
+    """`diff --stack dev` after Pulumi.dev.yaml went from `before` (committed) to `after`."""
+    (repo / "Pulumi.dev.yaml").write_text(before)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "stack")
-    (repo / "Pulumi.dev.yaml").write_text(secret.replace("AAAA", "BBBB"))
-    code, out, _ = run(repo, "main", "--stack", "dev")
+    (repo / "Pulumi.dev.yaml").write_text(after)
+    return run(repo, "main", "--stack", "dev")
+
+
+def test_a_changed_stack_secret_replaces_the_jobs_that_read_it(repo):
+    secret = "config:\n  trainspec:wandbApiKey:\n    secure: v1:AAAA\n"
+    code, out, _ = stack_changed(repo, secret, secret.replace("AAAA", "BBBB"))
     assert code == 2
     assert "specs/resnet.yaml (job resnet, vertex)\n  replace:" in out
     assert "stack secret trainspec:wandbApiKey" in out and "AAAA" not in out
     assert "census" not in out
+
+
+@pytest.mark.parametrize("before,after,how,job", [
+    ("  run: 3\n", "", "removed", "census"), ("  run: 3\n", "  run: 2\n", "lowered", "census_run_2")])
+def test_an_ai_platform_run_taken_back_is_a_warning_offline(repo, before, after, how, job):
+    """Offline, `diff` cannot tell whether an earlier run used the jobId a run removed or
+    lowered gives (preview reads it and refuses then): the plan says so, not a refusal."""
+    census = repo / "specs" / "legacy" / "census.yaml"
+    edit(census, "  name: census\n", "  name: census\n" + before)
+    git(repo, "commit", "-qam", "run 3")
+    edit(census, "  name: census\n" + before, "  name: census\n" + after)
+    code, out, _ = run(repo, "main")
+    assert code == 2, out
+    assert (f"warning: metadata.run {how}: jobId {job!r} may be an earlier run's, which ml v1 "
+            "never reuses (`pulumi preview` reads it and refuses then); bump metadata.run past "
+            "every earlier run") in out
+    edit(census, "  name: census\n" + after, "  name: census\n  run: 4\n")
+    assert "may be an earlier run" not in run(repo, "main")[1]  # a bump: a new jobId
+
+
+def test_a_secret_the_provider_does_not_read_is_refused_by_diff_as_by_pulumi_up(repo):
+    """The provider reads a job's secret from trainspec:KEY only: one set (or changed) only in
+    the project's namespace is `secret-not-set` in `diff --stack` as in preview, never "no
+    change"; a plain (not --secret) trainspec: value is read, and a change of it replaces."""
+    secret = "config:\n  specs:wandbApiKey:\n    secure: v1:AAAA\n"
+    code, out, _ = stack_changed(repo, secret, secret.replace("AAAA", "BBBB"))
+    assert code == 1, out
+    assert "specs/resnet.yaml:" in out and "$.spec.env.WANDB_API_KEY" in out
+    assert "secret config 'trainspec:wandbApiKey' is not set; specs:wandbApiKey is set, but " \
+           "secrets are read only from trainspec:" in out
+    assert "(pulumi config set trainspec:wandbApiKey VALUE --secret) [secret-not-set]" in out
+    assert "AAAA" not in out and "BBBB" not in out
+    plain = "config:\n  trainspec:wandbApiKey: plain-1\n"
+    code, out, _ = stack_changed(repo, plain, plain.replace("-1", "-2"))
+    assert code == 2 and "stack secret trainspec:wandbApiKey" in out and "plain-" not in out
+    assert run(repo, "main")[0] == 0  # without --stack no config is read, nothing refused
 
 
 @pytest.mark.parametrize("name,message", [("prod", "no Pulumi.prod.yaml at main"),

@@ -72,7 +72,7 @@ def test_at_most_100_env_vars_per_pool() -> None:
     assert any("101 environment variables: at most 100" in e for e in found)
 
 
-@pytest.mark.parametrize("platform,limit", [("vertex", 62), ("ai-platform", 62)])
+@pytest.mark.parametrize("platform,limit", [("vertex", 61), ("ai-platform", 61)])
 def test_label_count_limit(platform: str, limit: int) -> None:
     def labels(n: int) -> str:
         return "metadata:\n  name: job\n  labels: {" + ", ".join(f"k{i}: v" for i in range(n)) + "}"

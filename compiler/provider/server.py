@@ -24,7 +24,7 @@ from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2
 from .. import plan
 from ..diagnostics import TrainspecError
 from ..pulumi_resources.bodies import has_unknown
-from ..pulumi_resources.provider import INPUT_KEYS, JobError
+from ..pulumi_resources.provider import INPUT_KEYS, REPLACES, JobError
 from . import capacity, jobs, wire
 
 
@@ -40,6 +40,9 @@ class Servicer(ProviderServicer):
         # Create and Update locate an API error with. Kept here, not in the state: the engine
         # checks a resource before it creates or updates it, in this process.
         self.source_maps: dict[str, dict] = {}
+        # Each job's `replaces` (pulumi_resources.provider.REPLACES) from its last Check with
+        # olds: a replacement's second Check, without olds, records the same.
+        self.replacing: dict[str, str | None] = {}
         self._engine: engine_pb2_grpc.EngineStub | None = None
 
     # -- configuration --
@@ -97,6 +100,17 @@ class Servicer(ProviderServicer):
             # The request body checked against the API's own schema, and the change rules.
             result = await asyncio.to_thread(self.providers[type_token].check, olds, inputs)
             failures += [(f.property, f.reason) for f in result.failures]
+            # Which replace creates the job (what its create adopts: vertex._mine). The engine
+            # checks a replacement again without its olds before creating it: that Check
+            # takes what the Check with olds found, in this process.
+            replaces = result.inputs.get(REPLACES)
+            if olds:
+                self.replacing[request.urn] = replaces
+            else:
+                replaces = self.replacing.pop(request.urn, None)
+            inputs = {k: v for k, v in inputs.items() if k != REPLACES}
+            if replaces:
+                inputs[REPLACES] = replaces
         if not failures and "request" in inputs and not has_unknown(inputs):
             # What applying does (plan.decide, as `diff` says): only a create or replace
             # submits, so only it is counted against the quota and priced.

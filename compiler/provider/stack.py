@@ -13,7 +13,6 @@ from .. import pipeline, tree
 from ..diagnostics import Diagnostic
 from ..model import CONFIG_NAMESPACE
 from ..options import Options
-from ..source.jsonpath import child
 
 
 class Settings:
@@ -78,42 +77,10 @@ def compile_specs(folder: str, options: Options, compile_file: Callable[[str], p
     for r in results:
         if not r.ok:
             continue
-        for key in r.job.secrets:
-            if settings.get_secret(_secret_name(key)) is None:
-                other = settings.elsewhere(_secret_name(key))
-                found = (f"; {other} is set, but secrets are read only from trainspec:, "
-                         "whatever the project is called") if other else ""
-                problems.append(_at(r, _secret_path(r.document.data, key) or "$.spec",
-                                    f"secret config {key!r} is not set{found}",
-                                    f"pulumi config set --secret {key} VALUE",
-                                    code="secret-not-set"))
+        problems += pipeline.secret_errors(
+            r, lambda key: settings.get_secret(_secret_name(key)) is not None, settings.elsewhere)
         problems += pipeline.location_errors(r)
     return results, problems
-
-
-def _at(result: pipeline.Result, path: str, message: str, hint: str | None = None, *,
-        code: str) -> Diagnostic:
-    """An error at `path` (a missing key is positioned at its parent)."""
-    return Diagnostic(path, message, file=result.file,
-                      position=result.document.collector().locate(path), hint=hint, code=code)
-
-
-def _secret_path(data, key: str, path: str = "$") -> str | None:
-    """The JSON path of the env value `{secret: ...}` that names config `key`."""
-    if isinstance(data, dict):
-        secret = data.get("secret")
-        if isinstance(secret, str) and key in (secret, f"trainspec:{secret}"):
-            return path
-        items = data.items()
-    elif isinstance(data, list):
-        items = enumerate(data)
-    else:
-        return None
-    for k, v in items:
-        found = _secret_path(v, key, child(path, k))
-        if found:
-            return found
-    return None
 
 
 def secret_env(keys: list[str]) -> pulumi.Output | dict:

@@ -10,9 +10,10 @@ from pulumi import dynamic
 from .. import plan
 from ..cloud.jobs import ML_TERMINAL, failure
 from ..cloud.rest import ApiError, Client
+from ..jobs.track import parse_time
 from ..model import IDENTITY_LABEL
 from ..targets import body_schema
-from .bodies import describe, restore_ints
+from .bodies import describe, has_unknown, restore_ints
 from .polling import ignore_precondition, wait
 from .provider import JobError, JobProvider, owner_labels
 
@@ -24,6 +25,50 @@ class TrainingJobProvider(JobProvider):
 
     platform = "ai-platform"
     api, schema = body_schema(platform)
+    platform_ids_checked = True
+
+    def check(self, olds: dict, news: dict) -> dynamic.CheckResult:
+        """The common check, then a replace's new jobId read: one an earlier run of this job
+        (metadata.run removed or lowered) or another job has is refused here, before `up`
+        cancels anything, as `pulumi up`'s create would refuse it after."""
+        result = super().check(olds, news)
+        if result.failures or not isinstance(olds.get("request"), dict) or any(
+                has_unknown(news.get(k)) for k in ("request", "project", "identity")):
+            return result
+        if self.plan(olds, news).action != plan.REPLACE:
+            return result
+        body = restore_ints(self.api, self.schema, news["request"])
+        name = f"projects/{news['project']}/jobs/{body.get('jobId')}"
+        client = self._client()
+        try:
+            job = client.ml_get(name)
+        except ApiError:
+            return result  # not there (or not readable now): the create finds out
+        if self._resumable(job, news["identity"], body) and self._newer(client, job, olds):
+            return result  # this very replace, interrupted after its create: adopted
+        owner = (job.get("labels") or {}).get(IDENTITY_LABEL)
+        refusal = plan.id_taken(body["jobId"], name, job.get("state", ""),
+                                owner == news["identity"])
+        return dynamic.CheckResult(result.inputs, self._refused(refusal, news))
+
+    @staticmethod
+    def _newer(client: Client, job: dict, olds: dict) -> bool:
+        """`job` was created after the job it replaces (an interrupted create of this replace),
+        or that cannot be told; False for an earlier run's job, created before it."""
+        replaced = f"projects/{olds.get('project')}/jobs/{olds['request'].get('jobId')}"
+        try:
+            before = parse_time(client.ml_get(replaced).get("createTime"))
+        except ApiError:
+            return True
+        created = parse_time(job.get("createTime"))
+        return before is None or created is None or created > before
+
+    @staticmethod
+    def _resumable(job: dict, identity: str, body: dict) -> bool:
+        """`job` is this resource's, of `body`'s request, and not over: a create to adopt."""
+        return ((job.get("labels") or {}).get(IDENTITY_LABEL) == identity
+                and job.get("state") not in ("FAILED", "CANCELLED", "CANCELLING")
+                and _contains(job.get("trainingInput") or {}, body.get("trainingInput") or {}))
 
     def _get(self, client: Client, name: str) -> dict:
         return client.ml_get(name)
@@ -63,10 +108,12 @@ class TrainingJobProvider(JobProvider):
             why = ("an earlier, different version of this job" if owner == body["labels"][
                 IDENTITY_LABEL] else "another Pulumi stack or project" if owner
                 else "a job trainspec did not start")
+            hint = plan.ID_TAKEN_HINT if owner == body["labels"][IDENTITY_LABEL] \
+                else plan.ID_TAKEN_ELSEWHERE_HINT
             raise JobError(
                 f"the AI Platform jobId {body['jobId']!r} is taken by {why} ({name}, state "
                 f"{job.get('state', '?')}); ml v1 job ids are unique per project and never "
-                "reused: rename metadata.name")
+                f"reused: {hint}")
         if job.get("state") in ("FAILED", "CANCELLED", "CANCELLING"):
             raise JobError(
                 f"the AI Platform jobId {body['jobId']!r} belongs to this job's earlier run, now "

@@ -3,6 +3,8 @@ the ownership rule (a job is touched only if its owner label is this resource's)
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 
 from pulumi import dynamic
@@ -22,6 +24,9 @@ INPUT_KEYS = ("request", "platform", "project", "region", "identity", "specFile"
 OUTPUT_KEYS = ("name", "owner", "state", "error", "createTime", "startTime", "endTime",
                "consoleUrl", "logsUrl")
 TUNING_OUTPUT_KEYS = ("trialCount", "succeededTrials", "bestTrial")
+# The input Check records for a replace: which replace it is (`JobProvider.replaces`). Not an
+# INPUT_KEYS key: never echoed into the outputs, so Diff never sees it change.
+REPLACES = "replaces"
 # Keys whose change needs no API call: provider-side flags and bookkeeping.
 LOCAL_KEYS = ("identity", "specFile", "specHash", "sourceMap", "keepJobRecords", "__provider",
               "formerOwners")
@@ -50,6 +55,7 @@ class JobProvider(dynamic.ResourceProvider):
     api = ""
     schema = ""
     output_keys = OUTPUT_KEYS
+    platform_ids_checked = False  # check reads whether a new client-chosen job id is taken
 
     # -- check / diff (no API calls) --
 
@@ -83,8 +89,26 @@ class JobProvider(dynamic.ResourceProvider):
                     failures.append(dynamic.CheckFailure(
                         "specFile", "no value for secret config key(s) " + ", ".join(missing)))
             failures += self._check_change(_olds, news)
+            news = {k: v for k, v in news.items() if k != REPLACES}
+            replaces = self.replaces(_olds, news)
+            if replaces:
+                news[REPLACES] = replaces
         failures += self._check_spec(news)
         return dynamic.CheckResult(news, failures)
+
+    def replaces(self, olds: dict, news: dict) -> str | None:
+        """Which replace creates this job: a hash of the state it replaces (its specHash and
+        its own `replaces`), else the state's. A create adopts only a job of its own replace:
+        the same replace retried (an interrupted `up` leaves the old inputs in state, so it
+        hashes alike), never an earlier generation's finished job that has the same specHash
+        (a spec rolled back, a run removed, a secret changed)."""
+        before = olds.get(REPLACES)
+        before = before if isinstance(before, str) and before else None
+        if not isinstance(olds.get("request"), dict) or self.plan(olds, news).action != \
+                plan.REPLACE:
+            return before
+        seen = json.dumps([olds.get("specHash"), before, olds.get("run")])
+        return hashlib.sha256(seen.encode()).hexdigest()[:16]
 
     def _check_spec(self, news: dict) -> list[dynamic.CheckFailure]:
         """The spec file re-validated by the compiler itself (the same validator as the CLI).
@@ -108,7 +132,11 @@ class JobProvider(dynamic.ResourceProvider):
 
     def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
         """The change `pulumi up` refuses (`plan.decide`, as `diff` does), located in the spec."""
-        refusal = self.plan(olds, news).refusal
+        return self._refused(self.plan(olds, news).refusal, news)
+
+    @staticmethod
+    def _refused(refusal: plan.Refusal | None, news: dict) -> list[dynamic.CheckFailure]:
+        """`refusal` as a located check failure ([] for None)."""
         if refusal is None:
             return []
         at, spec_path = locate(refusal.at, news.get("sourceMap"))
@@ -134,7 +162,8 @@ class JobProvider(dynamic.ResourceProvider):
                            old_location=(olds.get("project"), olds.get("region")),
                            new_location=(news.get("project"), news.get("region")),
                            old_run=olds.get("run"), new_run=news.get("run"),
-                           changed_secrets=changed, state=olds.get("state"))
+                           changed_secrets=changed, state=olds.get("state"),
+                           ids_checked=self.platform_ids_checked)
 
     def diff(self, _id: str, olds: dict, news: dict) -> dynamic.DiffResult:
         # olds are the previous *outputs*; news the checked inputs.

@@ -11,11 +11,11 @@ from ..cloud.jobs import (
     best_trial,
 )
 from ..cloud.rest import CUSTOM_JOBS, TUNING_JOBS, ApiError, Client
-from ..model import IDENTITY_LABEL, SPEC_HASH_LABEL
+from ..model import IDENTITY_LABEL, REPLACES_LABEL, SPEC_HASH_LABEL
 from ..targets import TUNING, body_schema
 from .bodies import describe
 from .polling import ignore_precondition, poll, settle_seconds, wait
-from .provider import OUTPUT_KEYS, TUNING_OUTPUT_KEYS, JobError, JobProvider
+from .provider import OUTPUT_KEYS, REPLACES, TUNING_OUTPUT_KEYS, JobError, JobProvider
 
 
 class CustomJobProvider(JobProvider):
@@ -32,6 +32,8 @@ class CustomJobProvider(JobProvider):
 
     def create(self, props: dict) -> dynamic.CreateResult:
         body, client = self._body(props), self._client()
+        if props.get(REPLACES):  # the replace that makes it: what a retry adopts (`_mine`)
+            body["labels"][REPLACES_LABEL] = props[REPLACES]
         project, region = props["project"], props["region"]
         where = f"projects/{project}/locations/{region}"
         try:
@@ -82,8 +84,10 @@ class CustomJobProvider(JobProvider):
             return job
 
     def _mine(self, client: Client, project: str, region: str, labels: dict) -> list[dict]:
-        """This generation's jobs (both owner labels, checked here too), oldest first."""
-        keys = (IDENTITY_LABEL, SPEC_HASH_LABEL)
+        """This generation's jobs (both owner labels, and the replace that made it if any:
+        checked here too), oldest first."""
+        keys = (IDENTITY_LABEL, SPEC_HASH_LABEL) + ((REPLACES_LABEL,) if REPLACES_LABEL in
+                                                    labels else ())
         found = client.vertex_list(project, region, " AND ".join(
             f'labels.{k}="{labels[k]}"' for k in keys), self.collection)[self.collection]
         ours = [j for j in found if all((j.get("labels") or {}).get(k) == labels[k] for k in keys)]

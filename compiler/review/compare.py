@@ -9,6 +9,7 @@ from typing import Any
 from .. import packaging, pipeline, tree
 from .. import plan as planning
 from ..diagnostics import Diagnostic
+from ..model import CONFIG_NAMESPACE
 from ..options import Options
 from ..tree import Content
 from ..tuning.model import summary as tuning_summary
@@ -142,25 +143,38 @@ class Side:
 
     files: dict[str, Content]
     options: Options = Options()
-    secrets: dict[str, Any] = field(default_factory=dict)  # config key → encrypted value
+    secrets: dict[str, Any] = field(default_factory=dict)  # config key → value (or {secure:})
+    # The stack config was read (`diff --stack`): a secret the job reads must be set in it.
+    stack: bool = False
     # Where the side's python.source folders are read: the working tree or a git revision.
     sources: packaging.Files | None = None
 
 
 def _compile(side: Side, keep: dict[str, str] | None = None,
-             shared: tree.Shared | None = None) -> dict[str, _Compiled]:
+             shared: tree.Shared | None = None, check_secrets: bool = False
+             ) -> dict[str, _Compiled]:
     """The side's tree compiled (`tree.compile_contents`: the cross-spec rules of `validate`
     and the Pulumi program), each result with the values its spec marks as secret: they are
     kept out of diagnostics even when the spec does not compile and there is no body to
-    redact. `shared`: what the other side compiled (a spec alike on both is compiled once)."""
+    redact. `shared`: what the other side compiled (a spec alike on both is compiled once).
+    `check_secrets`: the side `pulumi up` applies, whose jobs' secrets must be set."""
     found = tree.compile_contents(side.files, side.options, files=side.sources, keep=keep,
                                   shared=shared)
     out: dict[str, _Compiled] = {}
     for path, result in zip(side.files, found.results):
+        if check_secrets and side.stack:  # `pulumi up` refuses it: so does `diff --stack`
+            result.diagnostics += pipeline.secret_errors(
+                result, lambda key: key in side.secrets, lambda bare: _elsewhere(side, bare))
         secrets = spec_secrets(result.document.data if result.document is not None else None)
         result.document = None  # positions are in the diagnostics; the tree is not needed
         out[path] = (result, secrets)
     return out
+
+
+def _elsewhere(side: Side, bare: str) -> str | None:
+    """The config key other than ``trainspec:KEY`` that sets `bare` (never read for a secret)."""
+    return next((k for k in side.secrets if k.split(":", 1)[-1] == bare
+                 and not k.startswith(f"{CONFIG_NAMESPACE}:")), None)
 
 
 def _entry(old_file: str | None, new_file: str | None, old: _Compiled | None,
@@ -201,7 +215,7 @@ def compare(old: Side, new: Side) -> list[Entry]:
     shared: tree.Shared = {}
     olds = _compile(old, shared=shared)
     old_named, old_loose = _by_identity(olds)
-    news = _compile(new, keep=old_named, shared=shared)
+    news = _compile(new, keep=old_named, shared=shared, check_secrets=True)
     new_named, new_loose = _by_identity(news, old_named)
     pairs = {name: (old_named.get(name), new_named.get(name))
              for name in sorted(set(old_named) | set(new_named))}

@@ -149,7 +149,11 @@ def stack_side(root: Path, ref: str | None, path: str,
     """What stack config file `path` (Pulumi.NAME.yaml) at `ref` adds to the specs, as the
     Pulumi program reads it: `gcp:project` / `gcp:region` are defaults for specs without their
     own (`options` given on the command line win), and its secret entries (`{secure: ...}`),
-    compared between the sides. None if the file is not there."""
+    compared between the sides. None if the file is not there.
+
+    Every entry is returned, not only `{secure: ...}` ones: the program reads a job's secret
+    from ``trainspec:KEY`` whether or not it was set with --secret, and `compare` refuses a
+    secret set only elsewhere (the project's namespace) as the program does."""
     content = _read_file(root, ref, path)
     if content is None:
         return None
@@ -170,6 +174,5 @@ def stack_side(root: Path, ref: str | None, path: str,
                                  region=options.region or text("gcp:region"),
                                  staging_bucket=options.staging_bucket
                                  or text("trainspec:stagingBucket"))
-    secrets = {k: v for k, v in config.items() if isinstance(v, dict) and "secure" in v}
-    return chosen, secrets
+    return chosen, dict(config)
 

@@ -137,11 +137,8 @@ def test_removing_a_spec_cancels_its_job_and_keep_job_records_false_deletes_it(p
     assert states(emulator.vertex_jobs()) == ["JOB_STATE_RUNNING"]
 
 
-def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, emulator):
-    p = project()
-    for name in ("a", "b", "c"):
-        p.write(f"specs/{name}.yaml", vertex(name=name, labels=HOLD))
-    p.write(CENSUS, ml(labels=HOLD))
+def kill_mid_create(p, emulator) -> None:
+    """`pulumi up` killed once the API has taken a job's POST, before it answers."""
     created, release = threading.Event(), threading.Event()
     handle = emulator.api.handle
 
@@ -162,6 +159,14 @@ def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, 
     finally:
         emulator.api.handle = handle
         release.set()
+
+
+def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, emulator):
+    p = project()
+    for name in ("a", "b", "c"):
+        p.write(f"specs/{name}.yaml", vertex(name=name, labels=HOLD))
+    p.write(CENSUS, ml(labels=HOLD))
+    kill_mid_create(p, emulator)
     assert 1 <= len(emulator.vertex_jobs()) + len(emulator.ml_jobs()) <= 4
 
     # The killed `up` left its lock behind: `pulumi cancel` is the documented way out. What it
@@ -339,3 +344,76 @@ def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
     cancel = next(i for i, c in enumerate(calls) if f"{old}:cancel" in c)
     creates = [i for i, c in enumerate(calls) if c.endswith('/customJobs HTTP/1.1" 200 -')]
     assert cancel < creates[1]  # delete before create: never two generations at once
+
+
+def test_a_spec_rolled_back_to_an_earlier_generation_submits_a_new_job(project, emulator):
+    """A replace never adopts a job of an earlier generation: rolling a spec back to a request
+    that already ran (its job finished, same owner and specHash labels) submits a new job, as
+    preview and diff say. Only the retried create of the same replace adopts (below)."""
+    p = project()
+    p.write(BERT, vertex())
+    p.up()
+    (first,) = emulator.vertex_jobs()
+    p.write(BERT, vertex(steps=20))
+    p.up()
+    p.write(BERT, vertex())  # back to the first request: same specHash as the first job
+    preview = p.run("preview", "--diff")
+    assert "+-1 to replace" in preview.stdout
+    p.up()
+    jobs = emulator.vertex_jobs()
+    assert len(emulator.requests("POST", "/customJobs HTTP")) == 3 and len(jobs) == 3
+    name = p.outputs()["jobs"]["bert"]["name"]
+    assert name not in (first,) and name in jobs
+    before = len(emulator.calls)
+    assert "3 unchanged" in p.up().stdout and emulator.calls[before:] == []
+    p.write(BERT, vertex().replace("  name: bert\n", "  name: bert\n  run: 2\n"))
+    p.up()
+    p.write(BERT, vertex())  # the run removed: the spec hash of the first and third jobs
+    p.up()
+    assert len(emulator.requests("POST", "/customJobs HTTP")) == 5
+    assert p.outputs()["jobs"]["bert"]["name"] not in (first, name)
+
+
+def test_a_rollback_killed_mid_create_adopts_its_own_job_when_run_again(project, emulator):
+    """The retried create of a replace adopts the job its interrupted attempt made, and only
+    that one: not the first generation's finished job with the same spec hash."""
+    p = project()
+    p.write(BERT, vertex())
+    p.up()
+    p.write(BERT, vertex(steps=20))
+    p.up()
+    p.write(BERT, vertex())
+    kill_mid_create(p, emulator)
+    assert len(emulator.vertex_jobs()) == 3
+    p.run("cancel", "--yes")
+    try:
+        p.up()
+        jobs = emulator.vertex_jobs()
+        assert len(jobs) == 3 and len(emulator.requests("POST", "/customJobs HTTP")) == 3
+        assert p.outputs()["jobs"]["bert"]["name"] == max(
+            jobs, key=lambda n: jobs[n]["createTime"])
+    finally:
+        p.kill_strays()
+
+
+def test_an_ai_platform_run_removed_is_refused_by_preview_when_its_jobid_was_used(
+        project, emulator):
+    """metadata.run removed or lowered names a jobId an earlier run has: the provider's check
+    reads it, so preview refuses (located, with the way out) and `up` cancels nothing."""
+    p = project()
+    p.write(CENSUS, ml())  # it succeeds: the same request as the last spec below
+    p.up()
+    p.write(CENSUS, ml(labels=HOLD).replace("  name: census\n", "  name: census\n  run: 2\n"))
+    p.up()
+    assert sorted(emulator.ml_jobs()) == ["projects/acme-test/jobs/census",
+                                          "projects/acme-test/jobs/census_run_2"]
+    p.write(CENSUS, ml())  # the run removed: jobId census again, its finished job's
+    preview = p.run("preview", check=False)
+    assert preview.returncode != 0
+    text = preview.stdout + preview.stderr
+    assert "the AI Platform jobId 'census' is taken by an earlier run of this job" in text
+    assert "bump metadata.run past every earlier run" in text and "[ml-job-immutable]" in text
+    before = len(emulator.calls)
+    assert p.up(check=False).returncode != 0
+    assert not [c for c in emulator.calls[before:] if ":cancel" in c or "POST" in c]
+    assert emulator.ml_jobs()["projects/acme-test/jobs/census_run_2"]["state"] == "RUNNING"
