@@ -772,8 +772,9 @@ COND = {"parameterSpec": {"parameterId": "c", "integerValueSpec": {"minValue": 1
 @pytest.mark.parametrize("body, where, phrase", [
     (_study(studySpec__observationNoise="LOW"), "$.studySpec.observationNoise",
      "has no trainspec key (HyperparameterTuningJob does not support it)"),
-    (_study(studySpec__studyStoppingConfig={"maxNumTrials": 3}), "$.studySpec.studyStoppingConfig",
-     "has no trainspec key"),
+    (_study(studySpec__studyStoppingConfig={"maxNumTrials": 3, "maximumRuntimeConstraint": {
+        "endTime": "2030-01-01T00:00:00Z"}}),
+     "$.studySpec.studyStoppingConfig.maximumRuntimeConstraint.endTime", "has no trainspec key"),
     (_study(studySpec__metrics__0__safetyConfig={"safetyThreshold": 1}),
      "$.studySpec.metrics[0].safetyConfig", "has no trainspec key"),
     (_study(studySpec__parameters__1__integerValueSpec={"minValue": 1, "maxValue": 2,
