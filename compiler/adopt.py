@@ -2,26 +2,59 @@
 
 Never overwrites. A missing file is created; `.gitignore` gets the lines it lacks (once);
 `.pre-commit-config.yaml` gets trainspec's hooks appended when the result parses to the same
-hooks plus ours (else it is left and the snippet printed); a file holding the name of one of
-ours but not written by trainspec (requirements.txt, requirements.lock, the workflow) makes
-ours go under another name (NAMED); anything else that exists is left.
+hooks plus ours (else it is left and the snippet printed: also when it is a link or not
+UTF-8); a file holding the name of one of ours but not written by trainspec (a requirements.txt
+without a trainspec requirement, requirements.lock, the workflow) makes ours go under another
+name (NAMED); anything else that exists is left.
+
+Nothing outside the target is read or written: a symbolic link on the way to a file (the file
+itself or a folder above it) leaves that file alone, with a note; only regular files are read
+(a named pipe never blocks), at most files.MAX_BYTES each. A Pulumi.yaml or __main__.py of
+another program makes init write no Pulumi project (foreign_pulumi). Every write is checked
+while planning (a file where a folder must go, a folder it may not write), so a dry run
+predicts a refusal; a write that still fails is undone to the byte, folders it made included.
 """
 
 from __future__ import annotations
 
+import errno
+import functools
 import os
+import re
+import stat
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from .source import files
+
+
+def _requires_trainspec(text: str) -> bool:
+    """A requirements file with a line that installs trainspec (a comment naming it is not)."""
+    for line in text.replace("\\\n", "").splitlines():
+        line = re.split(r"\s+(?:#|-)", line.strip(), maxsplit=1)[0]  # a comment, --hash=…
+        if not line or line.startswith(("#", "-")):
+            continue
+        try:
+            if canonicalize_name(Requirement(line).name) == "trainspec":
+                return True
+        except InvalidRequirement:
+            continue
+    return False
+
 
 WORKFLOW = ".github/workflows/trainspec.yml"
 # Our name → the name used when a file of someone else's has it, and how ours is recognised.
-NAMED = {
-    "requirements.txt": ("requirements-trainspec.txt", "trainspec"),
-    "requirements.lock": ("requirements-trainspec.lock", "# trainspec "),
-    WORKFLOW: (".github/workflows/trainspec-specs.yml", "python -m compiler "),
+NAMED: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "requirements.txt": ("requirements-trainspec.txt", _requires_trainspec),
+    "requirements.lock": ("requirements-trainspec.lock",
+                          re.compile(r"# trainspec \S+'s lock:").match),
+    WORKFLOW: (".github/workflows/trainspec-specs.yml", lambda text: "python -m compiler " in text),
 }
 GITIGNORE, PRE_COMMIT = ".gitignore", ".pre-commit-config.yaml"
 GCLOUD = ("gcloud ai custom-jobs create", "gcloud ai hp-tuning-jobs create",
@@ -32,7 +65,7 @@ _SKIP = {".git", "venv", ".venv", "node_modules", "__pycache__", "compiled"}
 @dataclass(frozen=True)
 class Step:
     path: str
-    action: str  # created | merged | left
+    action: str  # created | merged | left | blocked (cannot be written: the note says why)
     text: str = ""  # created: the file; merged: what is appended
     note: str = ""
 
@@ -40,25 +73,95 @@ class Step:
 def names(target: Path) -> dict[str, str]:
     """Our file names in `target`: the alternative where another file holds ours."""
     chosen = {}
-    for ours, (other, mark) in NAMED.items():
+    for ours, (other, is_ours) in NAMED.items():
         path = target / ours
-        chosen[ours] = other if path.is_file() and mark not in _read(path) else ours
+        text = _text(path)
+        chosen[ours] = other if os.path.lexists(path) and not (text and is_ours(text)) else ours
     return chosen
+
+
+def foreign_pulumi(target: Path) -> str | None:
+    """Why `target`'s Pulumi.yaml or __main__.py is another program's (init then writes neither
+    and runs no Pulumi), or None."""
+    project, main = target / "Pulumi.yaml", target / "__main__.py"
+    program = _text(main)
+    if os.path.lexists(main) and not (program and "compiler.pulumi_program" in program):
+        return "__main__.py is another program's"
+    if not os.path.lexists(project):
+        return None
+    try:
+        config = yaml.safe_load(_text(project) or "")
+    except yaml.YAMLError:
+        config = None
+    if not isinstance(config, dict):
+        return "Pulumi.yaml is not a Pulumi project init can read"
+    runtime = config.get("runtime")
+    runtime = runtime.get("name") if isinstance(runtime, dict) else runtime
+    if runtime != "python" or "main" in config or not os.path.lexists(main):
+        return f"Pulumi.yaml is project {str(config.get('name'))!r} ({runtime or 'no runtime'})" \
+            + ("" if runtime != "python" else ", not trainspec's program")
+    return None
 
 
 def plan(target: Path, planned: dict[str, str]) -> list[Step]:
     steps = []
     for rel, text in planned.items():
         path = target / rel
-        if not os.path.lexists(path):
+        why = _unwritable(target, rel)
+        if why and why.endswith("symbolic link"):
+            steps.append(Step(rel, "left", _snippet(text) if rel == PRE_COMMIT else "",
+                              why + ": init never writes through one"))
+        elif why:
+            steps.append(Step(rel, "blocked", note=why))
+        elif not os.path.lexists(path):
             steps.append(Step(rel, "created", text))
-        elif rel == GITIGNORE and path.is_file():
-            steps.append(_gitignore(_read(path), text))
-        elif rel == PRE_COMMIT and path.is_file():
-            steps.append(_pre_commit(_read(path), text))
+        elif rel in (GITIGNORE, PRE_COMMIT) and stat.S_ISREG(os.lstat(path).st_mode):
+            old = _text(path, "surrogateescape" if rel == GITIGNORE else "strict")
+            if old is None:
+                steps.append(Step(rel, "left", _snippet(text) if rel == PRE_COMMIT else "",
+                                  "not UTF-8 text, or unreadable"
+                                  + ("; add the hooks below" if rel == PRE_COMMIT else "")))
+            else:
+                step = (_gitignore if rel == GITIGNORE else _pre_commit)(old, text)
+                steps.append(Step(rel, "blocked", note=f"{rel} is not writable")
+                             if step.action == "merged" and not os.access(path, os.W_OK)
+                             else step)
         else:
             steps.append(Step(rel, "left", note="exists"))
     return steps
+
+
+def blocked(steps: list[Step]) -> str | None:
+    """Why the plan cannot be written (the first blocked file), or None."""
+    return next((f"cannot write {s.path}: {s.note}" for s in steps if s.action == "blocked"),
+                None)
+
+
+def _unwritable(target: Path, rel: str) -> str | None:
+    """Why `rel` under `target` must not or cannot be written: a symbolic link on the way (the
+    file or a folder above it), a file where a folder must go, a folder it may not write."""
+    folder = target
+    parts = Path(rel).parts
+    for n, part in enumerate(parts):
+        path = folder / part
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return None if os.access(folder, os.W_OK | os.X_OK) or not folder.exists() \
+                else f"{_rel(folder, target)} is not writable"
+        except OSError as exc:
+            return f"{_rel(path, target)}: {exc.strerror or exc}"
+        if stat.S_ISLNK(mode):
+            return f"{_rel(path, target)} is a symbolic link"
+        if n < len(parts) - 1 and not stat.S_ISDIR(mode):
+            return f"{_rel(path, target)} exists and is not a folder"
+        folder = path
+    return None  # it exists: only a merge writes it (plan checks that it may)
+
+
+def _rel(path: Path, target: Path) -> str:
+    """`path` as the report names it: relative to `target`, else as it is."""
+    return path.relative_to(target).as_posix() if target in path.parents else str(path)
 
 
 def _gitignore(old: str, ours: str) -> Step:
@@ -97,38 +200,77 @@ def _pre_commit(old: str, ours: str) -> Step:
                 {k: v for k, v in merged.items() if k != "repos"} == \
                 {k: v for k, v in config.items() if k != "repos"}:
             return Step(PRE_COMMIT, "merged", text, "added " + ", ".join(sorted(ids)))
-    return Step(PRE_COMMIT, "left", ours[ours.index("repos:"):],
+    return Step(PRE_COMMIT, "left", _snippet(ours),
                 "not a list of repos trainspec can append to; add the hooks below")
 
 
+def _snippet(ours: str) -> str:
+    """What to add to a pre-commit config by hand: our template's repos."""
+    return ours[ours.index("repos:"):]
+
+
 def write(target: Path, steps: list[Step]) -> str | None:
-    """Apply the plan; on any failure undo it all and return why."""
-    done: list[tuple[Path, str | None]] = []  # path, its text before (None: created)
-    made = [p for p in (target, *{(target / s.path).parent for s in steps}) if not p.exists()]
+    """Apply the plan (checked by `plan`); on any failure undo it all and return why: created
+    files and folders removed, merged files cut back to their size before (their bytes)."""
+    made: list[Path] = []  # folders created, outermost first
+    created: list[Path] = []
+    appended: list[tuple[Path, int]] = []  # a merged file, its size before
+    nofollow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
+        missing = [p for p in (target, *target.parents) if not p.exists()]
+        target.mkdir(parents=True, exist_ok=True)
+        made += reversed(missing)
         for step in steps:
             path = target / step.path
             if step.action == "created":
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with open(path, "x", encoding="utf-8") as f:  # "x": never replace a file
-                    done.append((path, None))
-                    f.write(step.text)
+                _folders(target, Path(step.path).parent, made)
+                # O_EXCL: never replace a file, never follow a link put there since the plan
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow, 0o666)
+                created.append(path)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(step.text.encode("utf-8", "surrogateescape"))
             elif step.action == "merged":
-                before = _read(path)
-                with open(path, "a", encoding="utf-8") as f:
-                    done.append((path, before))
-                    f.write(step.text)
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | nofollow)
+                with os.fdopen(fd, "wb") as f:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        raise OSError(errno.EINVAL, "not a regular file", str(path))
+                    appended.append((path, os.fstat(fd).st_size))
+                    f.write(step.text.encode("utf-8", "surrogateescape"))
     except OSError as exc:
-        for path, before in reversed(done):
-            if before is None:
-                path.unlink(missing_ok=True)
-            else:
-                path.write_text(before, encoding="utf-8")
-        for folder in sorted(made, key=lambda p: len(p.parts), reverse=True):
-            if folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
-        return f"cannot write {exc.filename or target}: {exc.strerror or exc}"
+        undo = [*(functools.partial(_truncate, path, size, nofollow) for path, size in appended),
+                *(functools.partial(path.unlink, missing_ok=True) for path in created),
+                *(folder.rmdir for folder in reversed(made))]
+        for step in undo:
+            try:
+                step()
+            except OSError:
+                pass  # a folder not empty: something else was put there meanwhile
+        where = _rel(Path(exc.filename), target) if exc.filename else str(target)
+        return f"cannot write {where}: {exc.strerror or exc}"
     return None
+
+
+def _truncate(path: Path, size: int, flags: int) -> None:
+    fd = os.open(path, os.O_WRONLY | flags)
+    try:
+        os.ftruncate(fd, size)
+    finally:
+        os.close(fd)
+
+
+def _folders(target: Path, rel: Path, made: list[Path]) -> None:
+    """Make each missing folder of `rel` under `target`, one at a time: a link or a file where
+    a folder must go (put there since the plan) is an error, never followed."""
+    folder = target
+    for part in rel.parts:
+        folder = folder / part
+        try:
+            os.mkdir(folder)
+            made.append(folder)
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                raise NotADirectoryError(errno.ENOTDIR, "not a folder (or a link)",
+                                         str(folder)) from None
 
 
 def report(steps: list[Step]) -> str:
@@ -140,9 +282,9 @@ def report(steps: list[Step]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def next_steps(target: Path, steps: list[Step], install: str) -> str:
+def next_steps(target: Path, steps: list[Step], install: str, foreign: str | None = None) -> str:
     """The commands still to run, for the repository found (git or not, venv or not, gcloud
-    scripts to import, hooks to add by hand)."""
+    scripts to import, hooks to add by hand, another program's Pulumi project: `foreign`)."""
     cd = [] if target.absolute() == Path.cwd().absolute() else [f"cd {target}"]
     git = [] if _inside_git(target) else ["git init"]
     venv = ". venv/bin/activate" if (target / "venv" / "bin").is_dir() else \
@@ -162,24 +304,30 @@ def next_steps(target: Path, steps: list[Step], install: str) -> str:
                   "python -m compiler import --out specs/NAME.yaml -- gcloud ai custom-jobs create ...",
                   "python -m compiler validate specs && python -m compiler compile specs --out "
                   "compiled"]
-    lines += ["pulumi login --local   # or Pulumi Cloud, or a bucket: where stack state lives",
-              "pulumi stack init dev && pulumi config set gcp:project PROJECT && "
-              "pulumi config set gcp:region REGION",
-              "pulumi preview"]
+    if foreign:
+        sub = target / "infra" / "trainspec"
+        lines += [f"# no Pulumi here ({foreign}): to apply the specs, a Pulumi project of "
+                  "their own in a subfolder:", f"python -m compiler init {sub}"
+                  "   # its stack setting trainspec:specs names the specs folder"]
+    else:
+        lines += ["pulumi login --local   # or Pulumi Cloud, or a bucket: where stack state lives",
+                  "pulumi stack init dev && pulumi config set gcp:project PROJECT && "
+                  "pulumi config set gcp:region REGION",
+                  "pulumi preview"]
     return "next: " + "\n      ".join(lines) + "\n"
 
 
 def gcloud_scripts(target: Path, limit: int = 2000) -> list[str]:
     """Files under `target` (not venvs or .git) that run a gcloud training-job command."""
     found = []
-    for n, (folder, dirs, files) in enumerate(os.walk(target)):
+    for n, (folder, dirs, names) in enumerate(os.walk(target)):
         dirs[:] = sorted(d for d in dirs if d not in _SKIP)
         if n > limit:
             break
-        for file in sorted(files):
+        for file in sorted(names):
             path = Path(folder) / file
             if path.suffix in {".sh", ".bash", ".zsh", ""} and \
-                    any(command in _read(path, 1 << 20) for command in GCLOUD):
+                    any(command in (_text(path, "replace") or "") for command in GCLOUD):
                 found.append(path.relative_to(target).as_posix())
     return found
 
@@ -196,9 +344,18 @@ def _inside_git(target: Path) -> bool:
     return run.stdout.strip() == "true"
 
 
-def _read(path: Path, limit: int = 1 << 22) -> str:
+def _text(path: Path, errors: str = "strict") -> str | None:
+    """The text of `path` if it is a regular file (not a link, a pipe, a device) of at most
+    files.MAX_BYTES bytes that decodes, else None."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read(limit)
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
     except OSError:
-        return ""
+        return None
+    data, problem = files.read_bytes(str(path))
+    if data is None or problem is not None or len(data) > files.MAX_BYTES:
+        return None
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError:
+        return None

@@ -10,19 +10,22 @@ import argparse
 import shlex
 import sys
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
-from . import diagnostics as diag
-from . import diff, emit, explain, localrun, pipeline, prices, ruledoc, scaffold, tree
-from .importers import decompile
-from .importers import job as job_import
-from .jobs import watch
-from .options import Options
-from .report import DIAGNOSTICS, REPORTERS, choices, help_text
-from .schema.modeline import suggest as suggest_modeline
-from .source.files import STDIN, shown
 from .version import VERSION
+
+# Each command's module is imported only when that command is parsed or run (`--help` alone
+# builds them all, to list each): `--version` imports nothing else and `validate FILE` none of
+# the importers, cloud clients, `diff` or `init` (benchmarks/bench_startup.py).
+
+if TYPE_CHECKING:
+    from . import diagnostics as diag
+    from . import pipeline
+    from .options import Options
+
+from .source.files import STDIN
 
 # 2 is `diff`'s "changes" (review.EXIT_CHANGED): a usage error must not read as a plan, so
 # usage errors exit 64 (EX_USAGE, sysexits.h), never argparse's default 2.
@@ -38,29 +41,62 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _options(args: argparse.Namespace) -> Options:
+    from .options import Options
+
     return Options(platform=args.platform, project=args.project, region=args.region,
                    staging_bucket=args.staging_bucket, strict=getattr(args, "strict", False))
 
 
 def _report(results: list[pipeline.Result], extra: list[diag.Diagnostic], fmt: str,
-            out: TextIO, err: TextIO) -> None:
+            out: TextIO, err: TextIO, also: list[tuple[str, str]] | None = None) -> None:
+    """Report the diagnostics in format `fmt`, and in each (format, file) of `also` to that
+    file: one run, several reports (CI's annotations and its SARIF upload)."""
+    from .report import REPORTERS
+
     # A repo config's problem is in the result of every spec under it: reported once.
     items = list(dict.fromkeys(extra + [d for r in results for d in r.diagnostics]))
-    reporter = REPORTERS[fmt]
     files = sorted({r.file for r in results} | {d.file for d in extra})
+    for name, path in also or ():
+        reporter = REPORTERS[name]
+        assert reporter.diagnostics is not None, name
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(reporter.diagnostics(items, files))
+    reporter = REPORTERS[fmt]
     assert reporter.diagnostics is not None, fmt
     (err if reporter.stderr else out).write(reporter.diagnostics(items, files))
 
 
+def _cache(args: argparse.Namespace):  # noqa: ANN202 - a compiler.cache.Cache or None
+    """The result cache of --cache DIR (default: $TRAINSPEC_CACHE), if one is named."""
+    import os
+
+    folder = getattr(args, "cache", None) or os.environ.get("TRAINSPEC_CACHE")
+    if not folder:
+        return None
+    from .cache import Cache
+
+    return Cache.open(folder, _options(args))
+
+
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import tree
+    from .schema.modeline import suggest as suggest_modeline
+    from .source.files import shown
+
     if args.paths.count(STDIN) > 1:
         err.write("error: `-` (standard input) can be given once\n")
         return EXIT_USAGE
-    found = tree.compile_paths(args.paths, _options(args), jobs=args.jobs, stdin=args.stdin)
+    found = tree.compile_paths(args.paths, _options(args), jobs=args.jobs, stdin=args.stdin,
+                               cache=_cache(args))
     if found.empty:
         err.write("error: " + tree.nothing_found(args.paths) + "\n")
         return EXIT_FAILED
-    _report(found.results, found.missing, args.format, out, err)
+    try:
+        _report(found.results, found.missing, args.format, out, err, args.report)
+    except OSError as e:
+        err.write(f"error: cannot write {shown(str(e.filename))}: {shown(str(e.strerror or e))}"
+                  "\n")
+        return EXIT_FAILED
     if args.format == "text":
         suggest_modeline([r.file for r in found.results], err)
         err.write(f"{len(found.results)} spec(s) checked, {found.failed} with errors\n")
@@ -68,6 +104,8 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import emit, pipeline
+
     target = Path(args.path)
     if args.path == STDIN and args.out:
         err.write("error: --out compiles a folder; a spec from standard input (-) is printed\n")
@@ -83,11 +121,14 @@ def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import emit, tree
+    from .source.files import shown
+
     if not args.out:
         err.write("error: compiling a folder needs --out OUTDIR\n")
         return EXIT_USAGE
     root = Path(args.path)
-    found = tree.compile_paths([args.path], _options(args), jobs=args.jobs)
+    found = tree.compile_paths([args.path], _options(args), jobs=args.jobs, cache=_cache(args))
     if found.empty:
         err.write(f"error: {tree.nothing_found([args.path])}; nothing written\n")
         return EXIT_FAILED
@@ -148,6 +189,8 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from .jobs import watch  # noqa: PLC0415 - only --last-run asks the API
 
         return watch.cmd_explain_last_run(args, out, err)
+    from . import explain, pipeline
+
     result = pipeline.compile_path(args.path, _options(args), args.stdin)
     _report([result], [], "text", out, err)
     if result.job is None or not result.ok:
@@ -157,7 +200,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_quota(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import quota  # noqa: PLC0415 - only this command reads quotas
+    from . import quota, tree  # noqa: PLC0415 - only this command reads quotas
 
     found = tree.compile_paths(args.paths, _options(args))
     if found.empty:
@@ -201,10 +244,21 @@ def _platform_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _command(sub: argparse._SubParsersAction, name: str,
-             add_arguments: Callable[[argparse.ArgumentParser], None],
-             run: Callable[[argparse.Namespace, TextIO, TextIO], int], platform: bool = False,
-             strict: bool = False, **kwargs: Any) -> None:
-    """A command whose module declares its own arguments and runs it."""
+             add_arguments: Callable[[argparse.ArgumentParser], None] | str,
+             run: Callable[[argparse.Namespace, TextIO, TextIO], int] | str,
+             platform: bool = False, strict: bool = False, texts: bool = False,
+             **kwargs: Any) -> None:
+    """A command whose module declares its own arguments and runs it. `add_arguments` and
+    `run` are functions or "module:function" names (relative to compiler), imported only if
+    the parser being built holds this command (`_wanted`).
+    `texts`: the module's DESCRIPTION and EXIT_CODES are the command's description and epilog."""
+    if not _wanted(sub, name):
+        return
+    add_arguments, run = _resolve(add_arguments), _resolve(run)
+    if texts:
+        module = import_module(add_arguments.__module__)
+        kwargs.update(description=module.DESCRIPTION, epilog=module.EXIT_CODES,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
     p = sub.add_parser(name, **kwargs)
     add_arguments(p)
     if platform:
@@ -212,6 +266,20 @@ def _command(sub: argparse._SubParsersAction, name: str,
     if strict:
         _strict_flag(p)
     p.set_defaults(run=run)
+
+
+def _resolve(where: Callable | str) -> Callable:
+    """A function, or the function named "module:function" (a module of compiler)."""
+    if callable(where):
+        return where
+    module, _, function = where.partition(":")
+    return getattr(import_module(module, __package__), function)
+
+
+def _wanted(sub: argparse._SubParsersAction, *names: str) -> bool:
+    """Whether the parser being built holds the command(s) `names` (see `parser`)."""
+    only = getattr(sub, "only", "")
+    return only == "" or only in names
 
 
 def _strict_flag(p: argparse.ArgumentParser) -> None:
@@ -225,11 +293,34 @@ def _jobs_flag(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _validate_arguments(p: argparse.ArgumentParser) -> None:
+    from .report import DIAGNOSTICS, choices, help_text
+
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="spec files or folders; - reads one spec from standard input")
     p.add_argument("--format", choices=choices(DIAGNOSTICS), default="text",
                    help=help_text(DIAGNOSTICS))
+    p.add_argument("--report", action="append", type=_report_arg, default=[],
+                   metavar="FORMAT=FILE", help="also write the report in FORMAT to FILE "
+                   f"(repeatable; {', '.join(choices(DIAGNOSTICS))}), from the same run")
     _jobs_flag(p, "")
+    _cache_flag(p)
+
+
+def _report_arg(text: str) -> tuple[str, str]:
+    """argparse type of --report: FORMAT=FILE."""
+    from .report import DIAGNOSTICS, choices
+
+    name, _, path = text.partition("=")
+    if name not in choices(DIAGNOSTICS) or not path:
+        raise argparse.ArgumentTypeError(f"{text!r} is not FORMAT=FILE with FORMAT one of "
+                                         f"{', '.join(choices(DIAGNOSTICS))}")
+    return name, path
+
+
+def _cache_flag(p: argparse.ArgumentParser, what: str = "") -> None:
+    p.add_argument("--cache", metavar="DIR", help=f"read and store each spec's result{what} in "
+                   "DIR, keyed by its content, its configs and trainspec's (default: "
+                   "$TRAINSPEC_CACHE; none if unset); docs/speed.md")
 
 
 def _compile_arguments(p: argparse.ArgumentParser) -> None:
@@ -239,6 +330,7 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="store_true",
                    help="with --out: fail if OUTDIR differs from what would be written")
     _jobs_flag(p, " for a tree")
+    _cache_flag(p, " (of a tree, with --out)")
 
 
 def _explain_arguments(p: argparse.ArgumentParser) -> None:
@@ -251,11 +343,21 @@ def _explain_arguments(p: argparse.ArgumentParser) -> None:
                    "`status`)")
 
 
-def parser() -> argparse.ArgumentParser:
+# Every command's name: what `parser` needs to know that a word of argv names one.
+COMMANDS = ("validate", "compile", "explain", "diff", "import", "status", "logs", "wait",
+            "cancel", "local-run", "init", "prices", "quota", "rules", "emulator")
+
+
+def parser(command: str | None = "") -> argparse.ArgumentParser:
+    """The CLI's parser: with every command (`command` ""), only `command`'s (its module alone
+    is imported), or none (None: `--version`, or no command, whose usage error names none)."""
     top = _Parser(prog="trainspec", description="Validate, compile and apply "
                                   "training-job specs for Vertex AI and AI Platform Training.")
     top.add_argument("--version", action="version", version=f"trainspec {VERSION}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    if command is None:
+        return top
+    sub.only = command  # type: ignore[attr-defined]  # read by _wanted
 
     _command(sub, "validate", _validate_arguments, cmd_validate, platform=True, strict=True,
              help="check specs; report every problem as file:line:col")
@@ -263,14 +365,13 @@ def parser() -> argparse.ArgumentParser:
              help="print the API request body of a spec (or --out a tree)")
     _command(sub, "explain", _explain_arguments, cmd_explain, platform=True, strict=True,
              help="summarise a spec: pools, machines, defaults applied")
-    _command(sub, "diff", diff.add_arguments, diff.cmd_diff, platform=True, strict=True,
-             help="what applying HEAD's specs does, compared with BASE",
-             description=diff.DESCRIPTION, epilog=diff.EXIT_CODES,
-             formatter_class=argparse.RawDescriptionHelpFormatter)
-    _command(sub, "import", decompile.add_arguments, job_import.run,
+    _command(sub, "diff", ".diff:add_arguments", ".diff:cmd_diff", platform=True, strict=True,
+             texts=True, help="what applying HEAD's specs does, compared with BASE")
+    _command(sub, "import", ".importers.decompile:add_arguments", ".importers.job:run",
              help="print a trainspec spec equivalent to a gcloud config, REST body or SDK dict, "
              "or to a job that exists (--job)")
-    watch.add_commands(sub)
+    if _wanted(sub, "status", "logs", "wait"):
+        _resolve(".jobs.watch:add_commands")(sub)
     _command(sub, "cancel", _cancel_arguments, cmd_cancel,
              help="the kill switch without Pulumi: cancel every running job of the specs under "
              "PATH in their stack, at once, and wait until they have stopped",
@@ -279,31 +380,45 @@ def parser() -> argparse.ArgumentParser:
              "once, then wait until each has stopped.",
              epilog="exit status: 0 every job stopped (or none was running), 1 bad input or a "
              "cancel refused, 2 still stopping at --timeout, 130 interrupted")
-    _command(sub, "local-run", localrun.add_arguments, localrun.run, platform=True,
+    _command(sub, "local-run", ".localrun:add_arguments", ".localrun:run", platform=True,
              help="run the trainer of a python.source spec here, as a replica of its job would "
              "(a container spec: print its docker run)",
              usage="%(prog)s SPEC [--pool ROLE] [--output DIR] [-- ARGS...]")
-    _command(sub, "init", scaffold.add_arguments, scaffold.run,
+    _command(sub, "init", ".scaffold:add_arguments", ".scaffold:run",
              help="write a ready specs repository: Pulumi project, example spec, CI, "
              "pre-commit; never overwrites a file")
 
-    _command(sub, "prices", prices.add_arguments, prices.run,
+    _command(sub, "prices", ".prices:add_arguments", ".prices:run",
              help="the price catalog explain, diff and the cost policies read: refresh it")
-
     _command(sub, "quota", _quota_arguments, cmd_quota, platform=True,
              help="whether the projects' Vertex AI quotas (GPUs, TPU cores, vCPUs per region) "
              "can hold every job of the specs at once: limits and usage read from the APIs")
+    _command(sub, "rules", ".ruledoc:add_arguments", ".ruledoc:run",
+             help="list the rule codes diagnostics end with (docs/rules.md)")
 
-    p = sub.add_parser("rules", help="list the rule codes diagnostics end with (docs/rules.md)")
-    ruledoc.add_arguments(p)
-    p.set_defaults(run=ruledoc.run)
-
-    p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs and Cloud "
-                       "Logging",
-                       add_help=False)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(run=cmd_emulator)
+    if _wanted(sub, "emulator"):
+        p = sub.add_parser("emulator", help="serve a local emulator of both REST APIs and Cloud "
+                           "Logging", add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(run=cmd_emulator)
     return top
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The parser `main` needs for `argv`: its command's alone, all ("") for help or a word that
+    names no command (the error lists them), none (None) for `--version` or no command."""
+    for word in argv:
+        if word in ("-h", "--help"):
+            return ""
+        if not word.startswith("-"):
+            return word if word in COMMANDS else ""
+    return None
+
+
+def _worker_died() -> tuple[type[BaseException], ...]:
+    """tree.WorkerDied, if the command ran imported the tree (nothing else raises it)."""
+    tree = sys.modules.get(f"{__package__}.tree")
+    return (tree.WorkerDied,) if tree is not None else ()
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None,
@@ -315,17 +430,18 @@ def main(argv: list[str] | None = None, out: TextIO | None = None,
         args = argparse.Namespace(run=cmd_emulator, rest=argv[1:])
     elif argv[:1] == ["import"] and "--" in argv:
         cut = argv.index("--")  # import [--platform P] [--name N] -- gcloud WORDS...
-        args = argparse.Namespace(run=decompile.run, own=argv[1:cut], gcloud_words=argv[cut + 1:])
+        args = argparse.Namespace(run=_resolve(".importers.decompile:run"), own=argv[1:cut],
+                                  gcloud_words=argv[cut + 1:])
     elif argv[:1] == ["local-run"] and "--" in argv:
         cut = argv.index("--")  # local-run SPEC [flags] -- the trainer's extra args
-        args = parser().parse_args(argv[:cut])
+        args = parser("local-run").parse_args(argv[:cut])
         args.extra = argv[cut + 1:]
     else:
-        args = parser().parse_args(argv)
+        args = parser(_command_word(argv)).parse_args(argv)
     args.stdin = stdin if stdin is not None else sys.stdin.buffer
     try:
         return args.run(args, out, err)
-    except tree.WorkerDied as e:
+    except _worker_died() as e:
         err.write(f"error: {e}; nothing written\n")
         return EXIT_FAILED
     except KeyboardInterrupt:

@@ -39,6 +39,13 @@ def serialized(body: dict) -> dict:
     return out
 
 
+def serialized_from(text: str) -> dict:
+    """The body whose canonical text is `text` (a stored `dumps`), carrying that text."""
+    out = _Serialized(json.loads(text))
+    out.text = text
+    return out
+
+
 def output_name(spec_file: str, base: Path) -> str:
     try:  # files found under `base` are spelled under it: no filesystem call needed
         rel = Path(spec_file).relative_to(base)

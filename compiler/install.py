@@ -7,6 +7,9 @@ this trainspec. Never a path on this machine: a CI runner has neither the folder
 
 `auto` (the default) is `git` when this trainspec came from git (a source checkout with a remote,
 or a pip install from a git URL: PEP 610's direct_url.json) and `index` otherwise.
+
+A remote URL's credentials (`https://x-access-token:TOKEN@host/…`) are never written or printed:
+the line keeps the URL without them (an ssh URL keeps its user name, `git@`), and says so.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import urllib.parse
 from importlib import metadata
 from pathlib import Path
 
@@ -23,6 +27,8 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # a source checkout has p
 EXTRA = "trainspec[pulumi]"
 TAG = f"v{VERSION}"
 SOURCES = ("auto", "index", "git")
+DROPPED = ("# The credentials in the remote URL were dropped (never written): a CI runner "
+           "brings its own.")
 _SCP = re.compile(r"^(?P<user>[\w.-]+)@(?P<host>[\w.-]+):(?P<path>[^/].*)\Z")  # git@host:o/r.git
 
 
@@ -33,7 +39,8 @@ class NoInstallableSource(Exception):
 def index_line() -> tuple[str, list[str]]:
     return f"{EXTRA}=={VERSION}", [
         f"# trainspec {VERSION} from your package index. Not there? Install it from its git",
-        f"# repository at the release tag: {EXTRA} @ git+URL@{TAG} (init --from git)."]
+        f"# repository at the release tag: {EXTRA} @ git+URL@{TAG} (init --from git;",
+        "# a commit instead of the tag before the release is tagged)."]
 
 
 def requirement(source: str = "auto", root: Path = PACKAGE_ROOT) -> tuple[str, list[str]]:
@@ -46,13 +53,29 @@ def requirement(source: str = "auto", root: Path = PACKAGE_ROOT) -> tuple[str, l
             raise NoInstallableSource(
                 "this trainspec came from no git remote that a CI runner can reach (a source "
                 "checkout needs an http(s) or ssh `origin`; a wheel or index install has none): "
-                f"pass --from index, or --requirement '{EXTRA} @ git+URL@{TAG}'")
+                f"pass --from index, or --requirement '{EXTRA} @ git+URL@{TAG}' (a commit "
+                f"for {TAG} until that tag exists)")
         return index_line()
     url, ref, why = found
-    line = f"{EXTRA} @ git+{url}@{ref}"
+    clean = without_credentials(url)
+    line = f"{EXTRA} @ git+{clean}@{ref}"
     return line, [f"# trainspec {VERSION} from its git repository, {why}.",
+                  *([DROPPED] if clean != url else []),
                   f"# Once trainspec {VERSION} is on your package index, use instead:",
                   f"#   {EXTRA}=={VERSION}"]
+
+
+def without_credentials(url: str) -> str:
+    """`url` without its userinfo: none for http(s) and git (a user name alone may be a
+    token: `https://TOKEN@host`), the user name only for ssh (`ssh://git@host`)."""
+    parts = urllib.parse.urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
+        return url
+    user = userinfo.split(":", 1)[0]
+    netloc = f"{user}@{host}" if parts.scheme == "ssh" and user and ":" not in userinfo \
+        else host
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
 def pip_url(remote: str) -> str | None:

@@ -102,12 +102,13 @@ def _tuned(result: Result, repo: config_load.Found, doc: Document, options: Opti
 
 def compile_text(text: bytes | str, file: str = "<input>", options: Options = Options(),
                  today: datetime.date | None = None, files: packaging.Files | None = None,
-                 seen: config_load.Seen | None = None) -> Result:
-    """Compile spec text named `file` (a path in `files`) with its repo config, read here;
-    `seen` is shared by the specs of one tree (config_load.find)."""
+                 seen: config_load.Seen | None = None,
+                 repo: config_load.Found | None = None) -> Result:
+    """Compile spec text named `file` (a path in `files`) with its repo config `repo`, or the
+    one read here; `seen` is shared by the specs of one tree (config_load.find)."""
     doc, found = source.parse(text, file)
     return compile_document(doc, found, options, today or datetime.date.today(),
-                            config_load.find(doc.file, files, seen), files)
+                            repo or config_load.find(doc.file, files, seen), files)
 
 
 def compile_file(path: str, options: Options = Options(),

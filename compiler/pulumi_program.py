@@ -79,8 +79,8 @@ def main() -> dict[str, pulumi.CustomResource]:
 
     config = Settings()
     provider_config = Config()  # defaults come from gcp:project / gcp:region, as before
-    results = compile_folder(config.get("specs") or "specs",
-                             stack_options(provider_config, str(packaging.cache_dir())))
+    options = stack_options(provider_config, str(packaging.cache_dir()))
+    results = compile_folder(config.get("specs") or "specs", options)
     gcp = pulumi.Config("gcp")
     runner = service_account(gcp.get("project")) if config.get_bool("createServiceAccount") \
         else None
@@ -98,7 +98,9 @@ def main() -> dict[str, pulumi.CustomResource]:
                 objects[item.uri] = upload(item)
         # The job is submitted only once its packages are uploaded.
         depends[r.job.name] = [objects[u.uri] for u in r.uploads if u.uri in objects]
-    specs = Specs("specs", results, provider_config, depends_on=depends)
-    for name in sorted(specs.resources):
-        pulumi.export(name, specs.jobs.apply(lambda jobs, n=name: jobs[n]))
+    specs = Specs("specs", results, provider_config, depends_on=depends, options=options,
+                  register_jobs=False)
+    # One stack output for every job (`pulumi stack output jobs`), not one per job: the state
+    # is saved after every step, so its size per job is paid once per job per step.
+    pulumi.export("jobs", specs.jobs)
     return specs.resources

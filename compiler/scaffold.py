@@ -25,13 +25,18 @@ Writes (paths relative to DIR):
 Into an existing repository it adds what is missing and never overwrites (compiler/adopt.py):
 each file is created, merged (.gitignore, .pre-commit-config.yaml) or left, and a file of
 another's that holds the name of ours (requirements.txt, the workflow) makes it write its own
-under another name. Nothing is written if any write fails; --dry-run writes nothing.
+under another name. A symbolic link on the way to a file leaves it (init never writes through
+one). A Pulumi.yaml or __main__.py of another program makes it write no Pulumi project (neither
+file, no preview job in the workflow, no `pulumi` next steps). Every write is checked first:
+a refusal (a file where a folder must go) writes nothing, and the dry run, planned by the same
+code, refuses too. Nothing is written if any write fails; --dry-run writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import re
 from pathlib import Path
 from typing import TextIO
@@ -65,8 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     how.add_argument("--from", dest="source", choices=install.SOURCES, default="auto",
                      help="where requirements.txt installs trainspec from: the package index "
                           f"(trainspec[pulumi]=={VERSION}) or the git repository at tag "
-                          f"{install.TAG}; auto (default): git when this trainspec came from "
-                          "git, else the index")
+                          f"{install.TAG} (at this checkout's commit while that tag does not "
+                          "exist; credentials in the URL dropped); auto (default): git when "
+                          "this trainspec came from git, else the index")
     how.add_argument("--requirement", metavar="LINE",
                      help="your own requirements.txt line that installs trainspec")
     p.add_argument("--dry-run", action="store_true",
@@ -74,9 +80,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def files(name: str, requirement_line: str, comments: list[str],
-          names: dict[str, str] | None = None) -> dict[str, str]:
+          names: dict[str, str] | None = None, pulumi: bool = True) -> dict[str, str]:
     """Every file of a new repository: relative path → text. `names` renames the files that
-    may belong to someone else already (adopt.NAMED: requirements, the workflow)."""
+    may belong to someone else already (adopt.NAMED: requirements, the workflow); without
+    `pulumi`, no Pulumi project (Pulumi.yaml, __main__.py) and no preview job."""
     names = {**{n: n for n in adopt.NAMED}, **(names or {})}
     lock_name, txt_name = names["requirements.lock"], names["requirements.txt"]
     command = install_command(lock_name, txt_name)
@@ -99,9 +106,12 @@ def files(name: str, requirement_line: str, comments: list[str],
                     f"{command}\n", *pins])
     workflow = template("github-workflow.yml").replace(
         "requirements.lock", lock_name).replace("requirements.txt", txt_name)
+    if not pulumi:  # the preview job is the workflow's last
+        workflow = workflow[:workflow.index("\n  preview:\n") + 1]
+    project = {"Pulumi.yaml": f"name: {name}\n" + pulumi_yaml[len("name: trainspec\n"):],
+               "__main__.py": template("__main__.py")} if pulumi else {}
     return {
-        "Pulumi.yaml": f"name: {name}\n" + pulumi_yaml[len("name: trainspec\n"):],
-        "__main__.py": template("__main__.py"),
+        **project,
         lock_name: lock,
         txt_name: reqs,
         EXAMPLE: example,
@@ -136,17 +146,23 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"error: {exc}; nothing written\n")
             return 1
     names = adopt.names(target)
-    steps = adopt.plan(target, files(name, line, comments, names))
-    if not args.dry_run:
-        failed = adopt.write(target, steps)
-        if failed:
-            err.write(f"error: {failed}; nothing written\n")
-            return 1
+    foreign = adopt.foreign_pulumi(target)
+    steps = adopt.plan(target, files(name, line, comments, names, pulumi=not foreign))
+    if foreign:
+        steps[:0] = [adopt.Step(rel, "left", note="another program's: no Pulumi project written"
+                                if os.path.lexists(target / rel) else "not written: no Pulumi "
+                                "project here") for rel in ("Pulumi.yaml", "__main__.py")]
+    failed = adopt.blocked(steps) or (None if args.dry_run else adopt.write(target, steps))
+    if failed:
+        err.write(f"error: {failed}; nothing written\n")
+        return 1
     verb = "dry run: nothing written" if args.dry_run else "never overwriting a file"
-    out.write(f"{target}: Pulumi project {name!r}, trainspec {VERSION} "
-              f"({verb}):\n")
+    project = f"no Pulumi project ({foreign})" if foreign else f"Pulumi project {name!r}"
+    out.write(f"{target}: {project}, trainspec {VERSION} ({verb}):\n")
     out.write(adopt.report(steps))
     out.write(f"{names['requirements.txt']}: {line}\n")
+    if install.DROPPED in comments:
+        out.write("note: the credentials in the git remote's URL were dropped (never written)\n")
     out.write(adopt.next_steps(target, steps, install_command(
-        names["requirements.lock"], names["requirements.txt"])))
+        names["requirements.lock"], names["requirements.txt"]), foreign))
     return 0

@@ -16,20 +16,22 @@ naming it (`spec-link`, an error under --strict).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from . import emit, packaging, pipeline
 from .config import load as config_load
 from .config.load import FILE_NAME as CONFIG_FILE
 from .diagnostics import ERROR, WARNING, Diagnostic, Position, TrainspecError, sort_key
 from .options import Options
-from .source.files import STDIN, shown
+from .source.files import STDIN, read_bytes, shown
+
+if TYPE_CHECKING:
+    from .cache import Cache
 
 SUFFIXES = (".yaml", ".yml")
 WHAT = "*.yaml or *.yml spec"  # how messages name a spec file when none is found
@@ -149,11 +151,13 @@ def check(results: list[pipeline.Result], keep: Mapping[str, str] | None = None)
 
 def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int = 1,
                   stdin: BinaryIO | None = None,
-                  compile_file: Callable[[str], pipeline.Result] | None = None) -> Tree:
+                  compile_file: Callable[[str], pipeline.Result] | None = None,
+                  cache: Cache | None = None) -> Tree:
     """Discover the specs under `paths` (`-`: one spec from `stdin`), compile each, check the
     set. `jobs` other than 1 lets a large tree compile in worker processes (0: one per core),
     whose results carry no `job`, `document` or `origins`; `compile_file` compiles one file
-    instead of `pipeline.compile_file` with `options` (serially)."""
+    instead of `pipeline.compile_file` with `options` (serially). `cache` reads and stores
+    each spec's own result (compiler/cache.py), which then carries no `job` either."""
     read_stdin = stdin is not None and STDIN in paths
     notes: dict[str, list[Diagnostic]] = {}
     files, missing = discover([p for p in paths if not (read_stdin and p == STDIN)], notes,
@@ -163,7 +167,7 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
         for r in results:
             r.diagnostics = sorted(r.diagnostics + notes.get(r.file, []), key=sort_key)
     else:
-        results = compile_many(files, options, jobs, notes)
+        results = compile_many(files, options, jobs, notes, cache)
     if read_stdin:
         results.append(pipeline.compile_stream(stdin, options))
     check(results)
@@ -173,28 +177,56 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
 Content = bytes | Diagnostic  # a spec file's bytes, or why it cannot be read as one
 
 
+# Results one side of a diff compiled, for the other (compile_contents): (path, bytes) →
+# (its repo config, options, the result before the cross-spec rules).
+Shared = dict[tuple[str, bytes], list[tuple[config_load.Found, Options, pipeline.Result]]]
+
+
 def compile_contents(contents: Mapping[str, Content], options: Options = Options(), *,
                      files: packaging.Files | None = None,
-                     keep: Mapping[str, str] | None = None) -> Tree:
+                     keep: Mapping[str, str] | None = None,
+                     shared: Shared | None = None) -> Tree:
     """The tree entry point for spec files already read (diff reads a git revision or the
     working tree): path → content, or the located reason it cannot be read. `files` reads
-    their python.source folders; `keep` is as for `check`."""
+    their python.source folders; `keep` is as for `check`. `shared` is filled with each
+    result and read before compiling: a spec at the same path with the same bytes, repo
+    config and options as on the other side of a diff is compiled once (not a python.source
+    spec: its folder is read from each side's own files)."""
     seen: config_load.Seen = {}
-    results = [pipeline.Result(c.file, [c]) if isinstance(c, Diagnostic)
-               else pipeline.compile_text(c, path, options, files=files, seen=seen)
-               for path, c in contents.items()]
+    results = []
+    for path, c in contents.items():
+        if isinstance(c, Diagnostic):
+            results.append(pipeline.Result(c.file, [c]))
+            continue
+        repo = config_load.find(path, files, seen)
+        same = _same_config(repo)
+        known = shared.setdefault((path, c), []) if shared is not None else []
+        r = next((dataclasses.replace(r, diagnostics=list(r.diagnostics))
+                  for other, opts, r in known if other == same and opts == options), None)
+        if r is None:
+            r = pipeline.compile_text(c, path, options, files=files, repo=repo)
+            if shared is not None and (r.job is None or not packaging.reads_sources(r.job)):
+                known.append((same, options, dataclasses.replace(
+                    r, diagnostics=list(r.diagnostics))))
+        results.append(r)
     check(results, keep)
     return Tree(results)
+
+
+def _same_config(repo: config_load.Found) -> config_load.Found:
+    """`repo` as compared between the sides of a diff: where its folder is (the working tree,
+    a revision) is no part of what it says."""
+    return dataclasses.replace(repo, config=dataclasses.replace(repo.config, folder=""))
 
 
 def nothing_found(paths: list[str]) -> str:
     return f"no {WHAT} found under " + " ".join(paths)
 
 
-def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]]],
-                   ) -> list[pipeline.Result]:
-    files, options, notes = args
-    results = _compile_files(files, options, notes)
+def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]],
+                              Mapping[str, str], Cache | None]) -> list[pipeline.Result]:
+    files, options, notes, keys, cache = args
+    results = _compile_files(files, options, notes, keys, cache)
     for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
         ok = r.ok
         r.document, r.job, r.origins = None, None, {}
@@ -204,23 +236,66 @@ def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]
 
 
 def compile_many(files: list[str], options: Options, jobs: int = 0,
-                 notes: Mapping[str, list[Diagnostic]] | None = None) -> list[pipeline.Result]:
+                 notes: Mapping[str, list[Diagnostic]] | None = None,
+                 cache: Cache | None = None) -> list[pipeline.Result]:
     """Compile every file (with its `notes` from `discover`); with `jobs` other than 1, large
-    trees use one process per core.
+    trees use one process per core; with a `cache`, only the files it holds no result for.
 
-    Results from worker processes carry file, diagnostics, identity and body (with its
-    canonical text, see `emit.dumps`) but not the model (`job`), origins or document.
+    Results from worker processes or the cache carry file, diagnostics, identity and body
+    (with its canonical text, see `emit.dumps`) but not the model (`job`), origins or document.
     """
     workers = jobs or (os.cpu_count() or 1)
     notes = notes or {}
-    if workers <= 1 or len(files) < PARALLEL_THRESHOLD:
-        return _compile_files(files, options, notes)
+    found: dict[str, pipeline.Result] = {}
+    keys: dict[str, str] = {}
+    if cache is not None:
+        found, keys = _cached(files, notes, cache)
+    todo = [f for f in files if f not in found]
+    if workers <= 1 or len(todo) < PARALLEL_THRESHOLD:
+        done = _compile_files(todo, options, notes, keys, cache)
+    else:
+        done = _compile_parallel(todo, options, notes, keys, cache, workers)
+    if not found:
+        return done
+    found.update((r.file, r) for r in done)
+    return [found[f] for f in files]
+
+
+def _cached(files: list[str], notes: Mapping[str, list[Diagnostic]], cache: Cache,
+            ) -> tuple[dict[str, pipeline.Result], dict[str, str]]:
+    """The results `cache` holds for `files`, and the key of each cacheable file."""
+    from .cache import configs_of
+
+    found: dict[str, pipeline.Result] = {}
+    keys: dict[str, str] = {}
+    memo: dict[str, str] = {}
+    for f in files:
+        if f in notes:
+            continue
+        blob, problem = read_bytes(f)
+        if problem is not None or blob is None:
+            continue
+        keys[f] = key = cache.key(f, blob, configs_of(f, memo))
+        if (hit := cache.get(key, f)) is not None:
+            found[f] = hit
+    return found, keys
+
+
+def _compile_parallel(files: list[str], options: Options,
+                      notes: Mapping[str, list[Diagnostic]], keys: Mapping[str, str],
+                      cache: Cache | None, workers: int) -> list[pipeline.Result]:
+    # Imported here: one spec (pre-commit, an editor) never starts a worker.
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     size = (len(files) + workers - 1) // workers
-    chunks = [(files[i:i + size], options, {f: notes[f] for f in files[i:i + size] if f in notes})
-              for i in range(0, len(files), size)]
+    chunks = [(part, options, {f: notes[f] for f in part if f in notes},
+               {f: keys[f] for f in part if f in keys}, cache)
+              for part in (files[i:i + size] for i in range(0, len(files), size))]
     try:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            return [r for chunk in pool.map(_compile_chunk, chunks) for r in chunk]
+            return [r for chunk in pool.map(_compile_chunk, chunks)
+                    for r in chunk]
     except BrokenProcessPool as e:
         # Spec limits keep a worker alive; if one dies anyway (killed, out of memory), say so.
         raise WorkerDied(f"a worker process compiling {len(files)} spec(s) died ({e}); "
@@ -228,12 +303,20 @@ def compile_many(files: list[str], options: Options, jobs: int = 0,
 
 
 def _compile_files(files: list[str], options: Options,
-                   notes: Mapping[str, list[Diagnostic]]) -> list[pipeline.Result]:
-    """Each file compiled; one tree is read at one moment: each folder's config files are
+                   notes: Mapping[str, list[Diagnostic]], keys: Mapping[str, str] | None = None,
+                   cache: Cache | None = None) -> list[pipeline.Result]:
+    """Each file compiled, and stored in `cache` under its key in `keys` if it has one and
+    reads no other file; one tree is read at one moment: each folder's config files are
     looked up once (`seen`)."""
     seen: config_load.Seen = {}
-    return [pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen)
-            for f in files]
+    results = []
+    for f in files:
+        r = pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen)
+        if cache is not None and keys and f in keys and not r.uploads and (
+                r.job is None or not packaging.reads_sources(r.job)):
+            cache.put(keys[f], r)
+        results.append(r)
+    return results
 
 
 class WorkerDied(TrainspecError):

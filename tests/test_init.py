@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -145,7 +147,7 @@ def test_init_into_an_existing_repository_adds_and_never_overwrites(tmp_path):
                  "trainspec-validate)",
                  "  created  requirements-trainspec.txt",
                  "  created  .github/workflows/trainspec-specs.yml",
-                 "  left     Pulumi.yaml (exists)"]:
+                 "  left     Pulumi.yaml (another program's: no Pulumi project written)"]:
         assert line in report
     assert (target / ".gitignore").read_text() == (
         "node_modules/\n__pycache__/\n# trainspec (python -m compiler init)\nvenv/\n*.pyc\n")
@@ -215,7 +217,7 @@ def test_requirement_is_the_index_version_or_the_git_remote_at_the_tag_never_a_p
         tmp_path, monkeypatch):
     pinned = f"trainspec[pulumi]=={VERSION}"
     index = (pinned, install.index_line()[1])
-    assert "(init --from git)" in index[1][-1]
+    assert "(init --from git;" in index[1][-2] and "before the release is tagged" in index[1][-1]
     installed = tmp_path / "site-packages"
     installed.mkdir()
     assert install.requirement("auto", installed) == index  # an index install
@@ -351,3 +353,234 @@ def test_the_published_pre_commit_hooks_run_existing_commands_on_every_commit(mo
         assert (mine[hook_id]["always_run"], mine[hook_id]["pass_filenames"]) == (True, False)
         assert mine[hook_id]["entry"] == "venv/bin/python -m compiler " + " ".join(
             words + hook["args"])
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_credentials_in_the_remote_url_are_never_written_or_printed(tmp_path, monkeypatch):
+    """A remote set with a token (CI checkouts do this) gives the URL without it, and says so."""
+    secret = "ghp_SECRET0123456789"
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "pyproject.toml").write_text('[project]\nname = "trainspec"\n')
+    _git(checkout, "init", "-q")
+    _git(checkout, "add", "pyproject.toml")
+    _commit(checkout, "x")
+    commit = _git(checkout, "rev-parse", "HEAD")
+    _git(checkout, "remote", "add", "origin",
+         f"https://x-access-token:{secret}@github.com/acme/trainspec.git")
+    for source in ("auto", "git"):
+        line, comments = install.requirement(source, checkout)
+        assert line == f"trainspec[pulumi] @ git+https://github.com/acme/trainspec.git@{commit}"
+        assert install.DROPPED in comments and secret not in "".join(comments)
+    _git(checkout, "remote", "set-url", "origin", f"https://{secret}@github.com:8443/a/t")
+    assert install.requirement("git", checkout)[0] == \
+        f"trainspec[pulumi] @ git+https://github.com:8443/a/t@{commit}"
+    _git(checkout, "remote", "set-url", "origin", "ssh://git@github.com/acme/trainspec.git")
+    line, comments = install.requirement("git", checkout)  # ssh's user name is no secret
+    assert line.startswith("trainspec[pulumi] @ git+ssh://git@github.com/acme/trainspec.git@")
+    assert install.DROPPED not in comments
+    # init writes and prints neither, from a checkout or from a pip install (direct_url.json).
+
+    class Dist:
+        def read_text(self, name):
+            return json.dumps({"url": f"https://oauth2:{secret}@gitlab.com/acme/trainspec",
+                               "vcs_info": {"vcs": "git", "requested_revision": "v0.2.0"}})
+    monkeypatch.setattr(install.metadata, "distribution", lambda name: Dist())
+    monkeypatch.setattr(install, "requirement", functools.partial(  # as pip installed it
+        install.requirement, root=Path("/nonexistent")))
+    code, out, err = run("init", str(tmp_path / "repo"), "--from", "git")
+    assert (code, err) == (0, "")
+    written = (tmp_path / "repo" / "requirements.txt").read_text()
+    assert secret not in out + written
+    assert "trainspec[pulumi] @ git+https://gitlab.com/acme/trainspec@v0.2.0" in written
+    assert install.DROPPED in written
+    assert "note: the credentials in the git remote's URL were dropped (never written)" in out
+
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_named_pipes_and_links_in_the_repository_are_never_opened(tmp_path):
+    """Looking for gcloud scripts reads regular files only: a named pipe (or a link to one, or
+    to a file outside) would block `init` forever, or read what is not the repository's."""
+    target = tmp_path / "repo"
+    (target / "tools").mkdir(parents=True)
+    os.mkfifo(target / "pipe")
+    os.mkfifo(target / "tools" / "ctl.sh")
+    (target / "tools" / "link.sh").symlink_to(target / "pipe")
+    (tmp_path / "outside.sh").write_text("gcloud ai custom-jobs create --region=x\n")
+    (target / "tools" / "outside.sh").symlink_to(tmp_path / "outside.sh")
+    (target / "tools" / "train.sh").write_text("gcloud ai custom-jobs create --region=x\n")
+    for extra in (["--dry-run"], []):
+        done = subprocess.run([sys.executable, "-m", "compiler", "init", str(target), *extra],
+                              capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert (done.returncode, done.stderr) == (0, "")
+        nxt = done.stdout.split("next: ", 1)[1]
+        assert "# your gcloud jobs (tools/train.sh), one spec each:" in nxt
+
+
+def test_init_never_writes_through_a_symbolic_link(tmp_path):
+    """A file or folder that is a link (here: to outside the repository) is left, with a note;
+    nothing outside the repository changes."""
+    outside = tmp_path / "outside"
+    (outside / "github").mkdir(parents=True)
+    (outside / "specs").mkdir()
+    (outside / "global-gitignore").write_text("*.log\n")
+    (outside / "pre-commit.yaml").write_text("repos:\n- repo: local\n  hooks: []\n")
+    target = tmp_path / "repo"
+    target.mkdir()
+    (target / ".gitignore").symlink_to("../outside/global-gitignore")
+    (target / ".pre-commit-config.yaml").symlink_to(outside / "pre-commit.yaml")
+    (target / ".github").symlink_to(outside / "github")
+    (target / "specs").symlink_to(outside / "specs")
+    before = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+    for extra in (["--dry-run"], []):
+        code, out, err = run("init", str(target), *extra)
+        assert (code, err) == (0, "")
+        for line in ["  left     .gitignore (.gitignore is a symbolic link: init never writes "
+                     "through one)",
+                     "  left     .pre-commit-config.yaml (.pre-commit-config.yaml is a symbolic "
+                     "link: init never writes through one)",
+                     "  left     .github/workflows/trainspec.yml (.github is a symbolic link: "
+                     "init never writes through one)",
+                     "  left     specs/example.yaml (specs is a symbolic link: init never writes "
+                     "through one)"]:
+            assert line in out.splitlines()
+    assert {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in outside.rglob("*")) == sorted(
+        ["github", "specs", "global-gitignore", "pre-commit.yaml"])
+    assert (target / "trainspec.yaml").is_file()  # the rest was written
+
+
+def test_a_refused_write_is_predicted_by_the_dry_run_and_writes_nothing(tmp_path):
+    """A file where a folder must go: the dry run refuses as the run does (one plan), and
+    nothing is touched, not even a byte of a file that is not UTF-8."""
+    target = tmp_path / "repo"
+    target.mkdir()
+    config = b"# caf\xe9\nrepos:\n- repo: local\n  hooks: []\n"
+    (target / ".pre-commit-config.yaml").write_bytes(config)
+    (target / ".gitignore").write_bytes(b"caf\xe9.log\n")
+    (target / ".vscode").write_text("a file where a folder must go")
+    for extra in (["--dry-run"], []):
+        code, out, err = run("init", str(target), *extra)
+        assert (code, out) == (1, "")
+        assert err == ("error: cannot write .vscode/settings.json: .vscode exists and is not a "
+                       "folder; nothing written\n")
+        assert tree(target) == [".gitignore", ".pre-commit-config.yaml", ".vscode"]
+        assert (target / ".pre-commit-config.yaml").read_bytes() == config
+        assert (target / ".gitignore").read_bytes() == b"caf\xe9.log\n"
+
+
+def test_a_write_that_fails_late_is_undone_to_the_byte(tmp_path, monkeypatch):
+    """A failure the plan cannot foresee (a full disk): merged files get their bytes back,
+    created files and every folder init made go."""
+    target = tmp_path / "repo"
+    target.mkdir()
+    (target / ".gitignore").write_bytes(b"caf\xe9.log")  # Latin-1, no newline at the end
+    real = os.open
+
+    def full(path, flags, *mode):
+        if str(path).endswith("extensions.json"):
+            raise OSError(28, "No space left on device", str(path))
+        return real(path, flags, *mode)
+    monkeypatch.setattr(os, "open", full)
+    code, out, err = run("init", str(target))
+    assert (code, out) == (1, "")
+    assert err == ("error: cannot write .vscode/extensions.json: No space left on device; "
+                   "nothing written\n")
+    assert sorted(p.name for p in target.rglob("*")) == [".gitignore"]
+    assert (target / ".gitignore").read_bytes() == b"caf\xe9.log"
+    # A non-UTF-8 pre-commit config is left (pre-commit reads UTF-8), its hooks printed.
+    monkeypatch.setattr(os, "open", real)
+    (target / ".pre-commit-config.yaml").write_bytes(b"# caf\xe9\nrepos: []\n")
+    code, out, _ = run("init", str(target))
+    assert code == 0 and (target / ".pre-commit-config.yaml").read_bytes() == \
+        b"# caf\xe9\nrepos: []\n"
+    assert "  left     .pre-commit-config.yaml (not UTF-8 text, or unreadable; add the hooks " \
+           "below)" in out.splitlines()
+    assert (target / ".gitignore").read_bytes().startswith(b"caf\xe9.log\n# trainspec")
+
+
+def test_only_a_trainspec_requirement_makes_requirements_txt_ours(tmp_path):
+    """A requirements.txt that names trainspec in a comment does not install it: ours goes
+    beside it, and the workflow and next steps install from ours."""
+    target = tmp_path / "repo"
+    target.mkdir()
+    theirs = "# shared deps; trainspec specs live in specs/\nnumpy==2.1.0  # not trainspec\n"
+    (target / "requirements.txt").write_text(theirs)
+    code, out, err = run("init", str(target), "--requirement", "trainspec[pulumi]==0.2.0")
+    assert (code, err) == (0, "")
+    assert "  created  requirements-trainspec.txt" in out.splitlines()
+    assert "requirements-trainspec.txt: trainspec[pulumi]==0.2.0" in out.splitlines()
+    assert (target / "requirements.txt").read_text() == theirs
+    workflow = (target / ".github/workflows/trainspec.yml").read_text()
+    assert "-r requirements-trainspec.txt" in workflow and "-r requirements.txt" not in workflow
+    assert "-r requirements-trainspec.txt" in out.split("next: ", 1)[1]
+    for line in ("trainspec[pulumi]==0.2.0", "Trainspec>=0.2 ; python_version >= '3.10'",
+                 "trainspec[pulumi] @ git+https://github.com/acme/trainspec@v0.2.0",
+                 "trainspec==0.2.0 \\\n    --hash=sha256:" + "0" * 64, "trainspec  # ours"):
+        other = tmp_path / "other"
+        other.mkdir(exist_ok=True)
+        (other / "requirements.txt").write_text(f"numpy\n{line}\n")
+        code, out, _ = run("init", str(other), "--dry-run")
+        assert code == 0 and "  left     requirements.txt (exists)" in out.splitlines(), line
+
+
+def test_a_pulumi_project_of_another_program_is_left_and_never_run(tmp_path):
+    """Beside another team's Pulumi project, init writes no Pulumi project: the workflow and
+    the next steps run no `pulumi` (the other program)."""
+    target = tmp_path / "o7"
+    target.mkdir()
+    theirs = "name: acme-infra\nruntime: nodejs\n"
+    (target / "Pulumi.yaml").write_text(theirs)
+    code, out, err = run("init", str(target))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == (f"{target}: no Pulumi project (Pulumi.yaml is project "
+                                   f"'acme-infra' (nodejs)), trainspec {VERSION} (never "
+                                   "overwriting a file):")
+    assert out.splitlines()[1:3] == [
+        "  left     Pulumi.yaml (another program's: no Pulumi project written)",
+        "  left     __main__.py (not written: no Pulumi project here)"]
+    assert (target / "Pulumi.yaml").read_text() == theirs
+    assert not (target / "__main__.py").exists()
+    workflow = (target / ".github/workflows/trainspec.yml").read_text()
+    assert "pulumi" not in workflow.split("jobs:", 1)[1]
+    assert list(yaml.safe_load(workflow)["jobs"]) == ["review"]
+    nxt = out.split("next: ", 1)[1]
+    assert "pulumi preview" not in nxt and "pulumi stack" not in nxt
+    assert f"python -m compiler init {target / 'infra' / 'trainspec'}" in nxt
+    # A __main__.py of another program (a python Pulumi.yaml would run it) is foreign too.
+    other = tmp_path / "pkg"
+    other.mkdir()
+    (other / "__main__.py").write_text("print('hello')\n")
+    code, out, _ = run("init", str(other), "--dry-run")
+    assert code == 0 and "no Pulumi project (__main__.py is another program's)" in out
+    # A repository init made before keeps its project.
+    assert run("init", str(tmp_path / "mine"))[0] == 0
+    code, out, _ = run("init", str(tmp_path / "mine"))
+    assert code == 0 and "  left     Pulumi.yaml (exists)" in out.splitlines()
+    assert "pulumi preview" in out
+
+
+def test_a_folder_init_may_not_write_is_refused_before_anything_is_written(tmp_path,
+                                                                           monkeypatch):
+    """(Permissions as os.access and mkdir see them: tests may run as root, who writes all.)"""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    access, mkdir = os.access, os.mkdir
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: Path(p) != locked and access(
+        p, mode, **kw))
+
+    def refuse(path, *args, **kwargs):
+        if Path(path).parent == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return mkdir(path, *args, **kwargs)
+    monkeypatch.setattr(os, "mkdir", refuse)
+    code, out, err = run("init", str(locked / "new"))
+    assert (code, out) == (1, "")
+    assert err == f"error: cannot write {locked / 'new'}: Permission denied; nothing written\n"
+    for extra in (["--dry-run"], []):
+        code, out, err = run("init", str(locked), *extra)
+        assert (code, out) == (1, "")
+        assert err == (f"error: cannot write Pulumi.yaml: {locked} is not writable; nothing "
+                       "written\n")
+    assert list(locked.iterdir()) == []

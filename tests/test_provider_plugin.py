@@ -62,7 +62,8 @@ def test_the_schema_names_every_input_and_output_the_provider_keeps():
         outputs = OUTPUT_KEYS + (TUNING_OUTPUT_KEYS if cls is sdk.VertexHyperparameterTuningJob
                                  else ())
         assert set(resource["properties"]) == (
-            set(resource["inputProperties"]) | set(INPUT_KEYS) | set(outputs)), name
+            set(resource["inputProperties"]) | set(INPUT_KEYS) | set(outputs)) - set(
+            jobs.NOT_IN_STATE), name
         assert set(cls.OUTPUTS) == set(outputs)
         assert resource["inputProperties"]["secretEnv"]["secret"] is True
     assert set(schema["config"]["variables"]) == set(jobs.Config.KEYS)
@@ -133,6 +134,7 @@ def test_check_compiles_the_spec_and_reports_each_problem_located(plugin):
     assert failures == [] and secret == {"secretEnv"}
     assert inputs["platform"] == "vertex" and inputs["project"] == "acme-test"
     assert inputs["request"]["displayName"] == "bert" and inputs["keepJobRecords"] is True
+    assert "sourceMap" not in inputs  # the provider keeps it for Create, not the state
     # The same spec inline compiles to the same request and owner.
     spec = __import__("yaml").safe_load(vertex())
     inline, _, failures = check("VertexCustomJob", {"spec": spec})
@@ -207,3 +209,47 @@ def test_the_plugin_stops_when_its_stdin_from_the_engine_closes(tmp_path):
         assert b"the engine is gone" in proc.stderr.read()
     finally:
         proc.kill()
+
+
+def test_a_source_map_in_a_state_written_before_is_no_change(plugin):
+    stub, folder = plugin
+    stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+        {"project": "acme-test", "region": "us-central1"})), timeout=20)
+    (folder / "bert.yaml").write_text(vertex())
+    urn = URN.format(t="VertexCustomJob", n="bert")
+    answer = stub.Check(provider_pb2.CheckRequest(urn=urn, olds=wire.encode({}), news=wire.encode(
+        {"specFile": "bert.yaml"})), timeout=60)
+    news, _ = wire.decode(answer.inputs)
+    job = "projects/acme-test/locations/us-central1/customJobs/1"
+    olds = {**news, "sourceMap": {"*": {"at": "bert.yaml:6:1", "path": "$.spec"}}, "name": job,
+            "owner": news["identity"], "state": "JOB_STATE_RUNNING"}
+    diff = stub.Diff(provider_pb2.DiffRequest(id=job, urn=urn, olds=wire.encode(olds),
+                                              news=wire.encode(news)), timeout=60)
+    assert (diff.changes, list(diff.diffs)) == (provider_pb2.DiffResponse.DIFF_NONE, [])
+
+
+def test_an_api_error_at_create_is_located_with_the_source_map_of_the_check(plugin):
+    from compiler.cloud import emulator
+
+    stub, folder = plugin
+    server, _ = emulator.serve()
+    try:
+        stub.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+            {"project": "acme-test", "region": "us-central1", "endpoint": server.url})),
+            timeout=20)
+        (folder / "bert.yaml").write_text(vertex())
+        urn = URN.format(t="VertexCustomJob", n="bert")
+        answer = stub.Check(provider_pb2.CheckRequest(urn=urn, olds=wire.encode({}),
+                                                      news=wire.encode({"specFile": "bert.yaml"})),
+                            timeout=60)
+        news, _ = wire.decode(answer.inputs)
+        # A body the schema allows but the API refuses (no machineType in a non-empty pool).
+        del news["request"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"]
+        with pytest.raises(grpc.RpcError) as raised:
+            stub.Create(provider_pb2.CreateRequest(urn=urn, properties=wire.encode(news)),
+                        timeout=60)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "HTTP 400" in raised.value.details()
+    assert "bert.yaml:11:" in raised.value.details(), raised.value.details()

@@ -66,6 +66,11 @@ class Monitor(pmocks.MockMonitor):
     def __init__(self, recorder: Recorder) -> None:
         super().__init__(recorder)
         self.secret_outputs: dict[str, list[str]] = {}
+        self.outputs: dict[str, set[str]] = {}  # type token → the output names it registered
+
+    def RegisterResourceOutputs(self, request):
+        self.outputs[request.urn.split("::")[2].rsplit("$", 1)[-1]] = set(request.outputs)
+        return super().RegisterResourceOutputs(request)
 
     def RegisterResource(self, request):
         self.secret_outputs[request.name] = list(request.additionalSecretOutputs)
@@ -148,6 +153,17 @@ def test_one_resource_per_spec_with_the_compiled_request(program):
         assert inputs["sourceMap"] == pr.source_map(result)
         assert "__provider" not in inputs  # data only: no code is pickled into state
     assert {r.job.kind for r in expected.values()} == {"TrainingJob", "HyperparameterTuningJob"}
+
+
+def test_one_stack_output_holds_every_job(program, monkeypatch):
+    """Not one output per job: the state (saved after every step) holds the map once."""
+    run, _, monitor = program
+    exported = {}
+    monkeypatch.setattr(pulumi, "export", lambda name, value: exported.update({name: value}))
+    jobs, got = run(SPEC_CONFIG, ["trainspec:wandbApiKey"], lambda _: exported["jobs"])
+    assert set(exported) == {"jobs"} and set(got) == set(jobs)
+    assert set(got[next(iter(jobs))]) >= {"name", "state", "error", "consoleUrl", "logsUrl"}
+    assert monitor.outputs["trainspec:index:Specs"] == set()  # not a second copy
 
 
 def test_restore_ints_makes_the_float_request_canonical_again():

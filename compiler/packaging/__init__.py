@@ -112,6 +112,11 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
     return list(uploads.values())
 
 
+def reads_sources(job: Job) -> bool:
+    """Whether compiling `job` reads files other than its spec and configs (python.source)."""
+    return bool(_tasks(job))
+
+
 def _tasks(job: Job) -> list[tuple[str, str, PythonPackage]]:
     """(where its source is set, where its module is set, task) for every Python task with a
     source."""

@@ -38,6 +38,8 @@ def _provider_class():
     import pulumi
     from pulumi.provider import ConstructResult, Provider
 
+    from ..packaging import cache_dir
+    from . import compiled
     from .component import TYPE, Specs, compile_folder, stack_options
 
     class TrainspecProvider(Provider):
@@ -52,8 +54,12 @@ def _provider_class():
             path = inputs.get("path")
             if not isinstance(path, str) or not path:
                 raise pulumi.RunError(f"{TYPE} {name!r}: path (a folder of specs) is required")
-            results = compile_folder(path, stack_options(self.config))
-            component = Specs(name, results, self.config, options)
+            # The jobs' Checks compile with these options (python.source archives in the cache,
+            # as Create uploads them from there) and find each spec compiled already.
+            compile_options = stack_options(self.config, str(cache_dir()))
+            results = compile_folder(path, compile_options,
+                                     lambda f: compiled.compile_file(f, compile_options))
+            component = Specs(name, results, self.config, options, options=compile_options)
             return ConstructResult(urn=component.urn, state={"jobs": component.jobs})
 
     return TrainspecProvider

@@ -18,6 +18,8 @@ config; its `jobs` output holds each job's name, state, error and links.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pulumi
 
 from .. import pipeline, tree
@@ -41,9 +43,10 @@ def stack_options(config: Config, package_dir: str | None = None) -> Options:
                    staging_bucket=settings.get("stagingBucket"), package_dir=package_dir)
 
 
-def compile_folder(path: str, options: Options) -> list[pipeline.Result]:
+def compile_folder(path: str, options: Options, compile_file: Callable[[str], pipeline.Result]
+                   | None = None) -> list[pipeline.Result]:
     """Every spec under `path`, compiled; a RunError with every problem if one has any."""
-    results, found = program.compile_specs(path, options)
+    results, found = program.compile_specs(path, options, compile_file)
     found += program.job_options(program.Settings(), {r.job.name for r in results if r.ok})[1]
     problems = [d for d in found if d.is_error]
     for d in found:
@@ -62,7 +65,8 @@ class Specs(pulumi.ComponentResource):
 
     def __init__(self, name: str, results: list[pipeline.Result], config: Config,
                  opts: pulumi.ResourceOptions | None = None,
-                 depends_on: dict[str, list[pulumi.Resource]] | None = None) -> None:
+                 depends_on: dict[str, list[pulumi.Resource]] | None = None,
+                 options: Options | None = None, register_jobs: bool = True) -> None:
         super().__init__(TYPE, name, None, opts)
         settings = program.Settings()
         by_job = program.job_options(settings, {r.job.name for r in results})[0]
@@ -72,7 +76,7 @@ class Specs(pulumi.ComponentResource):
         # As trainspec 0.1 read it; the provider's own setting, when given, is the default.
         impersonate = pulumi.Config("gcp").get("impersonateServiceAccount")
         self.resources: dict[str, pulumi.CustomResource] = {}
-        exported = {}
+        exported: dict[str, tuple[str, ...]] = {}
         for r in results:
             job = r.job
             wanted = resource_type(job.platform, job.kind)
@@ -84,20 +88,40 @@ class Specs(pulumi.ComponentResource):
                 pulumi.Alias(type_=t) for t in JOBS if t != wanted]
             opts = pulumi.ResourceOptions.merge(by_job.get(job.name), pulumi.ResourceOptions(
                 parent=self, aliases=aliases, depends_on=(depends_on or {}).get(job.name)))
-            resource = JOBS[wanted](
-                job.name, spec_file=r.file, project=job.project, region=job.region,
-                staging_bucket=job.staging_bucket,
-                keep_job_records=True if keep is None else keep,
-                secret_env=program.secret_env(job.secrets),
-                organization=pulumi.get_organization(),
-                impersonate_service_account=impersonate, opts=opts)
+            # The defaults the folder was compiled with, when known: each job's Check then
+            # compiles with the same options, and in the provider's process finds the result
+            # of this compile (compiled.py) instead of compiling again.
+            given = (options.project, options.region, options.staging_bucket) if options \
+                else (job.project, job.region, job.staging_bucket)
+            trials = ("trialCount", "bestTrial") if "trialCount" in JOBS[wanted].OUTPUTS else ()
+            resource = JOBS[wanted].declare(job.name, {
+                "specFile": r.file, "project": given[0], "region": given[1],
+                "stagingBucket": given[2], "keepJobRecords": True if keep is None else keep,
+                "secretEnv": program.secret_env(job.secrets),
+                "organization": pulumi.get_organization(),
+                "impersonateServiceAccount": impersonate}, (*EXPORTED, *trials), opts)
             self.resources[job.name] = resource
             # What only the folder's discovery says of a spec (a link out of the folder): the
             # job's Check compiles its file alone and logs the spec's own warnings.
             for d in r.diagnostics:
                 if d.code in tree.DISCOVERY_CODES and not d.is_error:
                     pulumi.log.warn(d.format(), resource=resource)
-            trials = ("trialCount", "bestTrial") if "trialCount" in JOBS[wanted].OUTPUTS else ()
-            exported[job.name] = {k: getattr(resource, k) for k in (*EXPORTED, *trials)}
-        self.jobs = pulumi.Output.from_input(exported)
-        self.register_outputs({"jobs": self.jobs})
+            exported[job.name] = (*EXPORTED, *trials)
+        self.jobs = _map(self.resources, exported)
+        # `register_jobs=False`: the caller exports the map itself, and the state holds it once.
+        self.register_outputs({"jobs": self.jobs} if register_jobs else {})
+
+
+def _map(resources: dict[str, pulumi.CustomResource],
+         keys: dict[str, tuple[str, ...]]) -> pulumi.Output[dict]:
+    """{job name: {key: output}} as one Output over a flat list (`Output.from_input` of the
+    nested map makes an Output per job and per key on top of the resources' own)."""
+    pairs = [(name, key) for name, wanted in keys.items() for key in wanted]
+
+    def nest(values: list) -> dict:
+        out: dict[str, dict] = {name: {} for name in keys}
+        for (name, key), value in zip(pairs, values):
+            out[name][key] = value
+        return out
+
+    return pulumi.Output.all(*(getattr(resources[n], k) for n, k in pairs)).apply(nest)

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from .. import pipeline
-from ..cloud.jobs import ML_TERMINAL, VERTEX_TERMINAL
+from ..cloud.jobs import is_final
 from ..cloud.rest import Client
 from ..cloud.storage import Storage
 from ..diagnostics import Diagnostic
@@ -38,13 +38,19 @@ from ..pulumi_resources import ml, vertex
 from ..pulumi_resources.bodies import has_unknown, source_map
 from ..pulumi_resources.provider import OWNER_HELP, JobError, JobProvider
 from ..targets import PLATFORMS
-from . import uploads
+from . import compiled, uploads
 
 PACKAGE = "trainspec"
 # A Pulumi organization the engine does not tell a resource provider; the file backend's name.
 DEFAULT_ORGANIZATION = "organization"
 # Inputs that say where the spec was written, not what runs: a change alone is no update.
 PRESENTATION_KEYS = ("specFile", "sourceMap")
+# What Check computes but the state does not keep: the source map (~1.2 kB a job, ~60% of its
+# inputs) is read only to locate an API error, by the Create or Update that follows a Check in
+# the same provider process (server.py). Each RPC that carried it cost the engine its size in
+# encoding and in its automatic log (~/.pulumi/logs), and the state kept it twice (inputs and
+# outputs). A state written before holds it; Diff ignores it there.
+NOT_IN_STATE = ("sourceMap",)
 # The job and state a refresh found changed (Read), kept in the inputs: the engine decides a
 # refresh's result with Diff (the inputs Read returned against the stored ones), and a job's
 # state is an output. Check carries it over, so an `up` never sees it change.
@@ -126,11 +132,9 @@ class _Configured:
 
     def diff(self, id_: str, olds: dict, news: dict):
         result = super().diff(id_, olds, news)  # type: ignore[misc]
-        platform = self.platform  # type: ignore[attr-defined]
-        terminal = VERTEX_TERMINAL if platform == "vertex" else ML_TERMINAL
         retained = [o for o, v in (("now", news), ("recorded", olds))
                     if v.get("retainOnDelete") is True]
-        if result.replaces and retained and olds.get("state") not in terminal:
+        if result.replaces and retained and not is_final(olds.get("state") or ""):
             first = ("" if "recorded" not in retained else
                      " (Pulumi replaces with the option its state records: `pulumi up` once "
                      "with this job out of it and its spec unchanged, then apply the change)")
@@ -222,7 +226,7 @@ def compile_source(news: dict, name: str, options: Options) -> tuple[pipeline.Re
     """(result, the property the spec came from, its file name in diagnostics)."""
     spec_file = news.get("specFile")
     if isinstance(spec_file, str) and spec_file:
-        return pipeline.compile_file(spec_file, options), "specFile", spec_file
+        return compiled.compile_file(spec_file, options), "specFile", spec_file
     label = f"{name}.spec"  # an inline spec is shown as YAML, its positions in that text
     text = yaml.safe_dump(news.get("spec"), sort_keys=False, allow_unicode=True)
     return pipeline.compile_text(text, label, options), "spec", label

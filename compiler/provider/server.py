@@ -36,6 +36,10 @@ class Servicer(ProviderServicer):
         self.config = jobs.Config()
         self.providers = {t: cls() for t, cls in jobs.CLASSES.items()}
         self.ledger = capacity.Ledger()
+        # Each job's source map (body path → where the spec wrote it), from its last Check: what
+        # Create and Update locate an API error with. Kept here, not in the state: the engine
+        # checks a resource before it creates or updates it, in this process.
+        self.source_maps: dict[str, dict] = {}
         self._engine: engine_pb2_grpc.EngineStub | None = None
 
     # -- configuration --
@@ -100,6 +104,9 @@ class Servicer(ProviderServicer):
             note = capacity.cost_note(olds, inputs, checked.result)
             if note and not failures:
                 await self._log(engine_pb2.INFO, note, request.urn)
+        inputs = {k: v for k, v in inputs.items() if k not in jobs.NOT_IN_STATE}
+        if isinstance(checked.inputs.get("sourceMap"), dict):
+            self.source_maps[request.urn] = checked.inputs["sourceMap"]
         return provider_pb2.CheckResponse(
             inputs=wire.encode(inputs, secret | {"secretEnv"} & set(inputs)),
             failures=[provider_pb2.CheckFailure(property=p, reason=r) for p, r in failures])
@@ -109,8 +116,10 @@ class Servicer(ProviderServicer):
         news, _ = wire.decode(request.news)
         provider = self.providers[self._type(request.urn, request.type, context)]
         # Where the spec was written is not what runs: a moved file or an edited comment is
-        # no update (the new values are the inputs in state from here on).
-        seen = {**olds, **{k: news[k] for k in jobs.PRESENTATION_KEYS if k in news}}
+        # no update (the new values are the inputs in state from here on), nor is a source map
+        # that a state written before 0.2 holds and the new inputs no longer carry.
+        seen = {**{k: v for k, v in olds.items() if k not in jobs.PRESENTATION_KEYS},
+                **{k: news[k] for k in jobs.PRESENTATION_KEYS if k in news}}
         old_inputs, _ = wire.decode(request.old_inputs)
         if old_inputs.get("retainOnDelete") is True:  # what the engine replaces with
             seen["retainOnDelete"] = True
@@ -142,7 +151,8 @@ class Servicer(ProviderServicer):
         provider = self.providers[self._type(request.urn, request.type, context)]
         if request.preview:  # not sent while supportsPreview is false; never submit in one
             return provider_pb2.CreateResponse(properties=request.properties)
-        result = await self._call(context, provider.create, props, using=props)
+        result = await self._call(context, provider.create, self._located(request.urn, props),
+                                  using=props)
         return provider_pb2.CreateResponse(id=result.id, properties=self._outs(result.outs, secret))
 
     async def Read(self, request, context):
@@ -178,8 +188,8 @@ class Servicer(ProviderServicer):
         provider = self.providers[self._type(request.urn, request.type, context)]
         if request.preview:
             return provider_pb2.UpdateResponse(properties=request.news)
-        result = await self._call(context, provider.update, request.id, olds, news, using=news,
-                                  urn=request.urn)
+        result = await self._call(context, provider.update, request.id, olds,
+                                  self._located(request.urn, news), using=news, urn=request.urn)
         return provider_pb2.UpdateResponse(properties=self._outs(result.outs, secret))
 
     async def Delete(self, request, context):
@@ -229,8 +239,13 @@ class Servicer(ProviderServicer):
         except TrainspecError as exc:
             await context.abort(grpc.StatusCode.UNKNOWN, str(exc))
 
+    def _located(self, urn: str, props: dict) -> dict:
+        """`props` with the source map its Check found (none: API errors name the file only)."""
+        return {**props, "sourceMap": self.source_maps.get(urn, props.get("sourceMap"))}
+
     @staticmethod
     def _outs(outs: dict, secret: set[str]):
+        outs = {k: v for k, v in outs.items() if k not in jobs.NOT_IN_STATE}
         return wire.encode(jobs.without_nulls(outs), (secret | {"secretEnv"}) & set(outs))
 
     async def _log(self, severity: int, message: str, urn: str) -> None:

@@ -5,6 +5,8 @@ and every spec of a folder compiled with every problem found: what the `Specs` c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pulumi
 
 from .. import pipeline, tree
@@ -62,10 +64,12 @@ def _secret_name(key: str) -> str:
     return key.split(":", 1)[1]
 
 
-def compile_specs(folder: str, options: Options) -> tuple[list[pipeline.Result], list[Diagnostic]]:
-    """Every spec under `folder`, compiled, and every error found (including missing secrets),
-    with the warnings of the folder itself (a folder link not entered)."""
-    found = tree.compile_paths([folder], options)
+def compile_specs(folder: str, options: Options, compile_file: Callable[[str], pipeline.Result]
+                  | None = None) -> tuple[list[pipeline.Result], list[Diagnostic]]:
+    """Every spec under `folder`, compiled (by `compile_file`, else the pipeline), and every
+    error found (including missing secrets), with the warnings of the folder itself (a folder
+    link not entered)."""
+    found = tree.compile_paths([folder], options, compile_file=compile_file)
     problems = found.errors + [d for d in found.missing if not d.is_error]
     if found.empty:
         problems.append(Diagnostic("$", f"no {tree.WHAT} found (trainspec:specs)", file=folder,

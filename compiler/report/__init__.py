@@ -11,24 +11,50 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Diagnostic
-from . import formats, review
-from .review import Review
-from .text import format_text, report_json
+if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
+    from .review import Review
+    from .text import format_text
 
 __all__ = ["REPORTERS", "Reporter", "choices", "format_text", "help_text"]
 
+# The renderers' modules are imported when one renders (a command's --format choices need
+# only this table): text.py's format_text and report_json are read through __getattr__.
+_LAZY = {"format_text": ".text", "report_json": ".text"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _lazy(module: str, function: str) -> Callable[..., str]:
+    """The renderer `function` of this package's `module`, imported on its first call."""
+    def render(*args: Any) -> str:
+        return getattr(import_module(module, __name__), function)(*args)
+    render.__name__ = render.__qualname__ = function
+    return render
+
 
 def _text(diagnostics: Sequence[Diagnostic], files: Sequence[str]) -> str:
+    from .text import format_text
+
     return format_text(diagnostics) + "\n" if diagnostics else ""
 
 
 def _sarif(diagnostics: Sequence[Diagnostic], files: Sequence[str]) -> str:
+    from . import formats
+
     return json.dumps(formats.sarif(diagnostics), indent=2, allow_nan=False) + "\n"
 
 
 def _github(diagnostics: Sequence[Diagnostic], files: Sequence[str]) -> str:
+    from . import formats
+
     return formats.github(diagnostics)
 
 
@@ -47,9 +73,9 @@ class Reporter:
 DIAGNOSTICS, REVIEW = "diagnostics", "review"
 
 REPORTERS = {r.name: r for r in (
-    Reporter("text", "", _text, review.render_text, stderr=True),
-    Reporter("markdown", "a PR comment", None, review.render_markdown),
-    Reporter("json", "", report_json, review.render_json),
+    Reporter("text", "", _text, _lazy(".review", "render_text"), stderr=True),
+    Reporter("markdown", "a PR comment", None, _lazy(".review", "render_markdown")),
+    Reporter("json", "", _lazy(".text", "report_json"), _lazy(".review", "render_json")),
     Reporter("sarif", "SARIF 2.1.0 for GitHub code scanning", _sarif, None),
     Reporter("github", "workflow-command annotations", _github, None),
 )}

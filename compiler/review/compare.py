@@ -147,12 +147,14 @@ class Side:
     sources: packaging.Files | None = None
 
 
-def _compile(side: Side, keep: dict[str, str] | None = None) -> dict[str, _Compiled]:
+def _compile(side: Side, keep: dict[str, str] | None = None,
+             shared: tree.Shared | None = None) -> dict[str, _Compiled]:
     """The side's tree compiled (`tree.compile_contents`: the cross-spec rules of `validate`
     and the Pulumi program), each result with the values its spec marks as secret: they are
     kept out of diagnostics even when the spec does not compile and there is no body to
-    redact."""
-    found = tree.compile_contents(side.files, side.options, files=side.sources, keep=keep)
+    redact. `shared`: what the other side compiled (a spec alike on both is compiled once)."""
+    found = tree.compile_contents(side.files, side.options, files=side.sources, keep=keep,
+                                  shared=shared)
     out: dict[str, _Compiled] = {}
     for path, result in zip(side.files, found.results):
         secrets = spec_secrets(result.document.data if result.document is not None else None)
@@ -196,9 +198,10 @@ def compare(old: Side, new: Side) -> list[Entry]:
     files swapped, is the same job; two files naming one job on the HEAD side is an error
     (the file that had the name on the BASE side keeps it). Files without a name (they do not
     parse) are paired by path."""
-    olds = _compile(old)
+    shared: tree.Shared = {}
+    olds = _compile(old, shared=shared)
     old_named, old_loose = _by_identity(olds)
-    news = _compile(new, keep=old_named)
+    news = _compile(new, keep=old_named, shared=shared)
     new_named, new_loose = _by_identity(news, old_named)
     pairs = {name: (old_named.get(name), new_named.get(name))
              for name in sorted(set(old_named) | set(new_named))}

@@ -8,15 +8,17 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Collector
 from ..secrets.scan import quoted
 from ..source.jsonpath import child
 from ..suggest import did_you_mean
+from . import fast
 from .foreign import describe
+
+if TYPE_CHECKING:
+    import jsonschema
 
 # The published schemas live in the repository's top-level schemas/; compiler/_schemas is a
 # symlink to it, shipped as package data, so installed copies (pip install .) find them too.
@@ -89,13 +91,22 @@ def project_id(text: str) -> bool:
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:
+    import jsonschema
+
     if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator, validators={"pattern": _pattern},
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+@functools.cache
+def _validator_class() -> Any:
+    """jsonschema's 2020-12 validator with trainspec's pattern and integer rules. Imported on
+    first use: a valid spec is settled by the fast path (fast.py) without it."""
+    import jsonschema
+
+    return jsonschema.validators.extend(
+        jsonschema.Draft202012Validator, validators={"pattern": _pattern},
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer",
+                                                                           _is_integer))
 
 
 @functools.cache
@@ -105,7 +116,7 @@ def validator(version: str = CURRENT) -> jsonschema.protocols.Validator:
 
 def validator_for(published: dict) -> jsonschema.protocols.Validator:
     """A validator of `published` (a spec's schema, or the repo config's) with our rules."""
-    return _Validator(inline_refs(published, published.get("$defs", {})))
+    return _validator_class()(inline_refs(published, published.get("$defs", {})))
 
 
 def check_version(data: dict, c: Collector) -> str | None:
@@ -320,6 +331,8 @@ def _short(value: Any) -> str:
 
 def validate(data: Any, c: Collector, version: str = CURRENT) -> set[str]:
     """Report schema violations into `c`; return the JSON paths that had one."""
+    if fast.valid(schema(version), data):  # the compiled validator's "valid" is final
+        return set()
     bad: set[str] = set()
     for path, code, message, hint, at_key in iter_problems(data, version):
         c.error(path, message, hint, key=at_key, code=code)

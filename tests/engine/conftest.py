@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -197,6 +198,24 @@ class Project:
         return subprocess.Popen([self.cli, *args, "--non-interactive"], cwd=self.root,
                                 env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
+
+    def up_killed(self, emulator, answer, reached: threading.Event, release: threading.Event,
+                  settle: float) -> None:
+        """`pulumi up` with the emulator answering through `answer`, SIGKILLed `settle` seconds
+        after `reached` is set; then the emulator answers as before (`release` set) and what
+        the killed `up` left running is left running, as on the user's machine (the plugin
+        must stop by itself: test_killed_up.py)."""
+        handle = emulator.api.handle
+        emulator.api.handle = answer
+        up = self.popen("up", "--yes", "--skip-preview")
+        try:
+            assert reached.wait(120), up.stdout.read() if up.poll() is not None else "not reached"
+            time.sleep(settle)
+            os.killpg(up.pid, signal.SIGKILL)
+            up.wait(30)
+        finally:
+            emulator.api.handle = handle
+            release.set()
 
     def kill_strays(self) -> None:
         """Kill what a SIGKILLed `pulumi up` leaves running: the engine starts its provider

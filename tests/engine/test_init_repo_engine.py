@@ -34,8 +34,8 @@ def test_up_then_status_logs_wait_find_the_job_and_a_new_run_keeps_the_old_one(
     row = status.stdout.splitlines()[2].split()
     assert row[:4] == ["specs/example.yaml", "example", "vertex", "SUCCEEDED"]
     # The job status found is the one `pulumi up` made, and its URL is the stack output's.
-    assert p.outputs()["example"]["consoleUrl"] == row[-1]
-    assert p.outputs()["example"]["name"] == first
+    assert p.outputs()["jobs"]["example"]["consoleUrl"] == row[-1]
+    assert p.outputs()["jobs"]["example"]["name"] == first
 
     logs = p.trainspec("logs", "specs/example.yaml")
     assert logs.returncode == 0, logs.stderr

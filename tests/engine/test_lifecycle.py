@@ -35,7 +35,7 @@ def test_preview_calls_no_api_up_creates_each_job_once_and_a_second_up_is_a_no_o
     assert len(emulator.requests("POST", "/customJobs HTTP")) == 1
     assert len(emulator.requests("POST", "/jobs HTTP")) == 1
     assert len(emulator.vertex_jobs()) == len(emulator.ml_jobs()) == 1
-    out = p.outputs()
+    out = p.outputs()["jobs"]
     assert out["bert"]["name"].startswith("projects/acme-test/locations/us-central1/customJobs/")
     assert out["census"]["name"] == "projects/acme-test/jobs/census"
     assert "resource.type%3D%22ml_job%22" in out["bert"]["logsUrl"]
@@ -66,7 +66,7 @@ def test_an_edited_spec_cancels_the_old_job_before_creating_the_new_one(project,
     cancel = next(i for i, c in enumerate(calls) if ":cancel" in c)
     second_create = [i for i, c in enumerate(calls) if c.endswith('/customJobs HTTP/1.1" 200 -')][1]
     assert cancel < second_create  # delete before replace: never two generations at once
-    assert p.outputs()["bert"]["name"] == new
+    assert p.outputs()["jobs"]["bert"]["name"] == new
 
 
 def test_a_label_change_is_recorded_for_a_vertex_job_and_patches_an_ai_platform_job(
@@ -96,14 +96,14 @@ def test_refresh_records_success_and_failure_with_the_failure_message(project, e
     p.write(BERT, vertex())
     p.write(CENSUS, ml(labels=FAIL))
     p.up()
-    assert p.outputs()["bert"]["state"] != "JOB_STATE_SUCCEEDED"
+    assert p.outputs()["jobs"]["bert"]["state"] != "JOB_STATE_SUCCEEDED"
     time.sleep(2.5)  # the emulator moves a job one step every 0.5 s
 
     p.run("refresh", "--yes", "--skip-preview")
     recorded = {r["urn"].rsplit("::", 1)[1]: r["outputs"] for r in p.resources()}
     # The stack's own outputs are the program's: they follow on the next `up`.
     p.up()
-    for out in (recorded, p.outputs()):
+    for out in (recorded, p.outputs()["jobs"]):
         assert out["bert"]["state"] == "JOB_STATE_SUCCEEDED" and out["bert"]["error"] == ""
         assert out["census"]["state"] == "FAILED"
         assert "Emulated failure" in out["census"]["error"]
@@ -128,7 +128,7 @@ def test_removing_a_spec_cancels_its_job_and_keep_job_records_false_deletes_it(p
     p.write("specs/other.yaml", vertex(name="other", labels=HOLD))
     p.run("config", "set", "keepJobRecords", "false")
     p.up()
-    other = p.outputs()["other"]["name"]
+    other = p.outputs()["jobs"]["other"]["name"]
 
     os.remove(p.root / "specs/other.yaml")
     p.up()
@@ -170,7 +170,7 @@ def test_up_killed_mid_create_and_run_again_ends_with_one_job_per_spec(project, 
     try:
         again = p.up()
         assert len(emulator.vertex_jobs()) == 3 and len(emulator.ml_jobs()) == 1, again.stdout
-        out = p.outputs()
+        out = p.outputs()["jobs"]
         assert sorted(out[n]["name"] for n in "abc") == sorted(emulator.vertex_jobs())
     finally:
         p.kill_strays()
@@ -197,7 +197,7 @@ def test_two_projects_with_a_dev_stack_each_get_and_keep_their_own_job(project, 
     for p in (ours, theirs):
         p.write(BERT, vertex(labels=HOLD))
         p.up()
-    mine, other = ours.outputs()["bert"]["name"], theirs.outputs()["bert"]["name"]
+    mine, other = ours.outputs()["jobs"]["bert"]["name"], theirs.outputs()["jobs"]["bert"]["name"]
     assert mine != other and len(emulator.vertex_jobs()) == 2  # same spec and stack: two jobs
 
     ours.run("destroy", "--yes", "--skip-preview")
@@ -242,7 +242,7 @@ def test_create_answers_lost_on_the_way_back_still_give_one_job(project, emulato
             p.write(CENSUS, ml(name=f"census-{drop}", labels=HOLD))
             p.up()
             assert proxy.dropped == (1 if drop == "first" else 2)
-            out = p.outputs()
+            out = p.outputs()["jobs"]
         vertex_jobs = [n for n, j in emulator.vertex_jobs().items()
                        if j["displayName"] == f"bert-{drop}"]
         assert vertex_jobs == [out[f"bert-{drop}"]["name"]]
@@ -253,7 +253,7 @@ def test_a_404_from_a_wrong_endpoint_is_an_error_never_a_deleted_job(project, em
     p = project()
     p.write(BERT, vertex(labels=HOLD))
     p.up()
-    name = p.outputs()["bert"]["name"]
+    name = p.outputs()["jobs"]["bert"]["name"]
 
     p.env["TRAINSPEC_API_ENDPOINT"] = emulator.url + "/not-the-api"
     for command in (("refresh", "--yes", "--skip-preview"), ("destroy", "--yes", "--skip-preview")):
@@ -274,7 +274,7 @@ def test_a_tuning_job_is_created_once_refreshed_with_its_best_trial_and_cancelle
     assert emulator.requests("POST", "/customJobs HTTP") == []
     (name,) = emulator.tuning_jobs()
     assert name.startswith("projects/acme-test/locations/us-central1/hyperparameterTuningJobs/")
-    assert p.outputs()["ads-hpt"]["name"] == name
+    assert p.outputs()["jobs"]["ads-hpt"]["name"] == name
     (resource,) = p.resources()
     assert resource["type"] == "trainspec:index:VertexHyperparameterTuningJob"
 
@@ -290,7 +290,7 @@ def test_a_tuning_job_is_created_once_refreshed_with_its_best_trial_and_cancelle
     top = max(done, key=lambda t: t["finalMeasurement"]["metrics"][0]["value"])
     assert best["id"] == top["id"] and set(best["parameters"]) == {"lr", "optimizer"}
     p.up()  # the stack's exports follow the refreshed outputs
-    assert p.outputs()["ads-hpt"]["bestTrial"]["id"] == top["id"]
+    assert p.outputs()["jobs"]["ads-hpt"]["bestTrial"]["id"] == top["id"]
 
     p.run("destroy", "--yes", "--skip-preview")
     assert emulator.tuning_jobs()[name]["state"] == "JOB_STATE_CANCELLED"

@@ -74,7 +74,7 @@ def test_a_dynamic_provider_stack_moves_to_the_provider_without_touching_its_job
     assert "pulumi-python" not in str(p.state())  # no dynamic provider left in the stack
     assert emulator.vertex_jobs()[jobs["bert"]]["state"] == "JOB_STATE_RUNNING"
     assert emulator.ml_jobs()[jobs["census"]]["state"] == "RUNNING"
-    assert p.outputs()["bert"]["name"] == jobs["bert"]
+    assert p.outputs()["jobs"]["bert"]["name"] == jobs["bert"]
 
     calls = len(emulator.calls)
     assert "unchanged" in p.up().stdout
