@@ -171,7 +171,7 @@ def test_pulumi_import_into_a_python_program_stack_then_its_spec_changes_nothing
         preview.stdout
     p.up()
     assert list(emulator.vertex_jobs()) == [job["name"]]
-    assert p.outputs()["adopted"]["name"] == job["name"]
+    assert p.outputs()["jobs"]["adopted"]["name"] == job["name"]
 
 
 def test_refresh_reports_the_jobs_whose_state_changed(project, emulator):

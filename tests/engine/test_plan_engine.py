@@ -140,13 +140,13 @@ def test_stack_outputs_agree_with_status_after_a_refresh(project, emulator):
     p.write(BERT, vertex())
     p.write(CENSUS, ml())
     p.up()
-    assert p.outputs()["bert"]["state"] != "JOB_STATE_SUCCEEDED"
+    assert p.outputs()["jobs"]["bert"]["state"] != "JOB_STATE_SUCCEEDED"
     _finished(p, emulator, refresh=("--run-program",))
 
     def agree() -> None:
         status = json.loads(p.trainspec("status", "specs", "--stack", "dev", "--format",
                                         "json").stdout)["jobs"]
-        outputs = p.outputs()
+        outputs = p.outputs()["jobs"]
         for job in status:
             assert outputs[job["name"]]["state"].removeprefix("JOB_STATE_") == job["state"]
             assert outputs[job["name"]]["name"] == job["job"]
@@ -155,7 +155,7 @@ def test_stack_outputs_agree_with_status_after_a_refresh(project, emulator):
 
     p.write(BERT, vertex(steps=20))  # a new job, then PULUMI_RUN_PROGRAM for plain refresh
     p.up()
-    assert p.outputs()["bert"]["state"] != "JOB_STATE_SUCCEEDED"
+    assert p.outputs()["jobs"]["bert"]["state"] != "JOB_STATE_SUCCEEDED"
     p.env["PULUMI_RUN_PROGRAM"] = "true"
     _finished(p, emulator)
     agree()
