@@ -51,6 +51,10 @@ PRESENTATION_KEYS = ("specFile", "sourceMap")
 # encoding and in its automatic log (~/.pulumi/logs), and the state kept it twice (inputs and
 # outputs). A state written before holds it; Diff ignores it there.
 NOT_IN_STATE = ("sourceMap",)
+# The job and state a refresh found changed (Read), kept in the inputs: the engine decides a
+# refresh's result with Diff (the inputs Read returned against the stored ones), and a job's
+# state is an output. Check carries it over, so an `up` never sees it change.
+OBSERVED = "observedState"
 
 
 def token(name: str) -> str:
@@ -226,6 +230,16 @@ def compile_source(news: dict, name: str, options: Options) -> tuple[pipeline.Re
     label = f"{name}.spec"  # an inline spec is shown as YAML, its positions in that text
     text = yaml.safe_dump(news.get("spec"), sort_keys=False, allow_unicode=True)
     return pipeline.compile_text(text, label, options), "spec", label
+
+
+def observed(inputs: dict, before: dict, after: dict) -> dict:
+    """The inputs a refresh stores, given the outputs before and after it: with OBSERVED set
+    to the job's name and state when either changed, so that the refresh reports the job as
+    updated; as stored otherwise (a refresh that finds nothing new reports it unchanged)."""
+    now = {"job": after.get("name"), "state": after.get("state")}
+    if now == {"job": before.get("name"), "state": before.get("state")}:
+        return inputs
+    return {**inputs, OBSERVED: now}
 
 
 def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> Checked:

@@ -96,6 +96,8 @@ class Servicer(ProviderServicer):
             await self._log(engine_pb2.WARNING, warning, request.urn)
         failures = list(checked.failures)
         inputs = checked.inputs
+        if jobs.OBSERVED in olds:  # what the last refresh found: no input of an `up` changes it
+            inputs = {**inputs, jobs.OBSERVED: olds[jobs.OBSERVED]}
         if not failures and "request" in inputs and not has_unknown(inputs):
             # The request body checked against the API's own schema, and the change rules.
             result = await asyncio.to_thread(self.providers[type_token].check, olds, inputs)
@@ -144,10 +146,14 @@ class Servicer(ProviderServicer):
                  and seen.get(k) != news.get(k)]
         if "__provider" in olds:  # a state written by the dynamic providers: rewritten as data
             diffs.append("__provider")
+        # Only in a refresh (news: the stored inputs; old_inputs: Read's) can it differ.
+        refreshed = old_inputs.get(jobs.OBSERVED) != news.get(jobs.OBSERVED)
+        if refreshed:
+            diffs.append(jobs.OBSERVED)
         if result.changes is None:
             changes = provider_pb2.DiffResponse.DIFF_UNKNOWN
         else:
-            changes = (provider_pb2.DiffResponse.DIFF_SOME if result.changes
+            changes = (provider_pb2.DiffResponse.DIFF_SOME if result.changes or refreshed
                        else provider_pb2.DiffResponse.DIFF_NONE)
             # The plan's own line, as `trainspec diff` prints it: what a replace costs given
             # the job's last known state, and that a Vertex label change is not a re-run.
@@ -194,8 +200,9 @@ class Servicer(ProviderServicer):
         result = await self._call(context, provider.read, request.id, props, using=inputs)
         if not result.id:
             return provider_pb2.ReadResponse()  # the API's NOT_FOUND: the job is gone
-        return provider_pb2.ReadResponse(id=result.id, properties=self._outs(result.outs, secret),
-                                         inputs=wire.encode(inputs, input_secret))
+        return provider_pb2.ReadResponse(
+            id=result.id, properties=self._outs(result.outs, secret),
+            inputs=wire.encode(jobs.observed(inputs, props, result.outs), input_secret))
 
     async def Update(self, request, context):
         olds, _ = wire.decode(request.olds)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from job_specs import HOLD, ml, vertex
 
 from compiler import pipeline
@@ -175,11 +174,6 @@ def test_pulumi_import_into_a_python_program_stack_then_its_spec_changes_nothing
     assert p.outputs()["jobs"]["adopted"]["name"] == job["name"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the engine decides a refresh's result with the provider's Diff (old inputs = what Read "
-    "returned, old outputs = what Read read, new inputs = the stored inputs), and Diff compares "
-    "inputs only: a job's state is an output. Left to branch `plan` (provider Diff, outputs "
-    "after refresh)"))
 def test_refresh_reports_the_jobs_whose_state_changed(project, emulator):
     p = project()
     p.write(BERT, vertex())
@@ -191,3 +185,8 @@ def test_refresh_reports_the_jobs_whose_state_changed(project, emulator):
     assert p.resources()[0]["outputs"]["state"] == "JOB_STATE_SUCCEEDED"
     summary = refreshed.stdout.split("Resources:")[-1]
     assert "~ 1 updated" in summary, refreshed.stdout
+    # Found as it was: unchanged; and what a refresh records is no change to an `up`.
+    again = p.run("refresh", "--yes", "--skip-preview").stdout.split("Resources:")[-1]
+    assert "~ 1 updated" not in again and "3 unchanged" in again, again
+    preview = p.run("preview", "--diff").stdout
+    assert "to update" not in preview and "3 unchanged" in preview, preview

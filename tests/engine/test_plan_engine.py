@@ -29,6 +29,17 @@ def _finished(p, emulator, refresh: tuple[str, ...] = ()) -> None:
     p.run("refresh", "--yes", "--skip-preview", *refresh)
 
 
+def _diagnostics(stdout: str) -> dict[str, list[str]]:
+    """The lines of Pulumi's Diagnostics section by resource heading ("VertexCustomJob (bert)"),
+    each line without its indentation."""
+    said: dict[str, list[str]] = {}
+    for block in stdout.split("Diagnostics:", 1)[1].split("\n\n"):
+        heading, *lines = block.strip("\n").splitlines() or [""]
+        if heading.startswith("  ") and heading.endswith("):"):
+            said[heading.strip().rstrip(":").split(":")[-1]] = [line.strip() for line in lines]
+    return said
+
+
 def test_a_required_label_rolled_out_over_finished_jobs_re_runs_none(project, emulator):
     """A platform team adds `requiredLabels: [team, cost-center]`; every team adds the label.
     The next `pulumi up` records it for the Vertex jobs' next run and patches the AI Platform
@@ -49,15 +60,16 @@ def test_a_required_label_rolled_out_over_finished_jobs_re_runs_none(project, em
     p.write(CENSUS, ml(labels=", cost-center: cc-1"))
     preview = p.run("preview")
     assert "+-" not in preview.stdout and "to replace" not in preview.stdout, preview.stdout
-    said = preview.stdout.split("Diagnostics:", 1)[1]
-    for name in ("bert", "gpt"):  # one line on each Vertex job, none on the patched one
-        assert f"VertexCustomJob ({name}):\n    {plan.LABELS_RECORDED}\n" in said, said
-    assert said.count(plan.LABELS_RECORDED) == 2
+    # One line on each Vertex job, none on the patched one (each job also says its cost).
+    said = _diagnostics(preview.stdout)
+    recorded = {"VertexCustomJob (bert)", "VertexCustomJob (gpt)"}
+    assert {job for job, lines in said.items() if plan.LABELS_RECORDED in lines} == recorded
+    assert all(said[job].count(plan.LABELS_RECORDED) == 1 for job in recorded), said
     assert "~ 3 to update" in preview.stdout, preview.stdout
 
     up = p.up()
     assert "to replace" not in up.stdout
-    assert up.stdout.split("Diagnostics:", 1)[1].count(plan.LABELS_RECORDED) == 2
+    assert sum(lines.count(plan.LABELS_RECORDED) for lines in _diagnostics(up.stdout).values()) == 2
     assert (len(emulator.vertex_jobs()), len(emulator.ml_jobs())) == created
     assert len(emulator.requests("POST")) == posts  # nothing submitted, nothing cancelled
     assert emulator.requests("PATCH", "/jobs/census")  # ml v1 labels: patched in place

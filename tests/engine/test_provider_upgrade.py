@@ -11,6 +11,7 @@ script's `compiler.provider:main`, the program's `compiler.pulumi_program:main`,
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -25,23 +26,64 @@ MOVES = {"pulumi_resources": "job_lifecycle", "provider/jobs.py": "provider/job_
 
 def moved_copy(where: Path) -> Path:
     """A copy of the `compiler` package with its internal modules renamed (MOVES), every
-    import in it rewritten to match."""
+    import of them in it rewritten to match, whatever its form (relative or absolute, a module
+    or a name imported from its package, at the top or inside a function)."""
     package = where / "compiler"
     shutil.copytree(ROOT / "compiler", package, ignore=shutil.ignore_patterns("__pycache__"))
-    (package / "pulumi_resources").rename(package / "job_lifecycle")
-    (package / "provider" / "jobs.py").rename(package / "provider" / "job_types.py")
+    moves = {_dotted(old): _dotted(new) for old, new in MOVES.items()}
+    for old, new in MOVES.items():
+        (package / old).rename(package / new)
     for source in package.rglob("*.py"):
-        text = source.read_text()
-        text = text.replace("pulumi_resources", "job_lifecycle")
-        if source.parent.name == "provider":
-            text = re.sub(r"^from \.jobs import", "from .job_types import", text, flags=re.M)
-            text = re.sub(r"^from \. import jobs, ", "from . import job_types as jobs, ", text,
-                          flags=re.M)
+        text = _rewrite(source.read_text(), _module(source, where), moves)
+        for old, new in moves.items():  # absolute names in code, strings and docs
+            text = re.sub(rf"\b{re.escape(old)}\b", new, text)
         source.write_text(text)
+        left = [node.lineno for node, _ in _imports_of(moves, text, _module(source, where))]
+        assert left == [], f"{source}:{left}: an import of a moved module is left"
     # An editable install's finder (setuptools' __editable__ module on sys.meta_path) would
     # still find a submodule the copy lacks in the checkout: the copy's interpreters drop it.
     (where / "sitecustomize.py").write_text(SITECUSTOMIZE)
     return where
+
+
+def _dotted(path: str) -> str:
+    return "compiler." + path.removesuffix(".py").replace("/", ".")
+
+
+def _module(source: Path, where: Path) -> str:
+    return ".".join(source.relative_to(where).with_suffix("").parts)
+
+
+def _imports_of(moves: dict[str, str], text: str, module: str):
+    """(line, rewritten statement) for each `from ... import` in text that names a moved
+    module: from the module or below it, or the module itself from its package."""
+    package = module.removesuffix(".__init__") if module.endswith(".__init__") \
+        else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = ".".join([*package.split(".")[:len(package.split(".")) - node.level + 1],
+                         *([node.module] if node.module else [])]) if node.level \
+            else node.module
+        for old, new in moves.items():
+            if base == old or base.startswith(old + "."):
+                yield node, ast.ImportFrom(new + base[len(old):], node.names, 0)
+            elif base == old.rpartition(".")[0] and any(
+                    a.name == old.rpartition(".")[2] for a in node.names):
+                assert new.rpartition(".")[0] == base, (old, new)  # the same package
+                names = [ast.alias(new.rpartition(".")[2], a.asname or a.name)
+                         if a.name == old.rpartition(".")[2] else a for a in node.names]
+                yield node, ast.ImportFrom(node.module, names, node.level)
+
+
+def _rewrite(text: str, module: str, moves: dict[str, str]) -> str:
+    lines = text.splitlines(keepends=True)
+    found = sorted(_imports_of(moves, text, module), key=lambda f: -f[0].lineno)
+    for node, statement in found:
+        first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
+        lines[node.lineno - 1:node.end_lineno] = [
+            first[:node.col_offset] + ast.unparse(statement) + last[node.end_col_offset:]]
+    return "".join(lines)
 
 
 SITECUSTOMIZE = """\
