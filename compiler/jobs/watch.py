@@ -23,10 +23,11 @@ from .. import durations, pipeline, tree
 from ..cloud import jobs as api
 from ..cloud.rest import ApiError, Client, ConfigError
 from ..report import format_text
+from . import former, track
 from . import log as joblog
 from . import table as status_table
-from . import track
-from .workspace import Stack, WorkspaceError, resolve
+from .identity import former_stacks
+from .workspace import RENAMED_FROM, Stack, WorkspaceError, resolve
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 CONCURRENCY = 64  # API calls in flight at once (look-ups; `cancel`'s cancels and reads)
@@ -127,6 +128,12 @@ def _find(paths: list[str], args: argparse.Namespace,
         except WorkspaceError as exc:
             err.write(f"error: {exc}\n")
             raise Stop(EXIT_FAILED) from None
+        refused = former.refusal(former_stacks(
+            stack.config.get(RENAMED_FROM), stack.organization, stack.project, stack.name),
+            stack.project, str(stack.root))
+        if refused:  # its former names' jobs are not this stack's: nothing is looked up
+            err.write(f"error: stack {stack.qualified}: {refused}\n")
+            raise Stop(EXIT_FAILED)
         stacks[folder] = stack
         return track.compile_for(f, stack, args.project, args.region)
 
