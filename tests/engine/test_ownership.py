@@ -191,3 +191,86 @@ def test_refresh_reports_the_jobs_whose_state_changed(project, emulator):
     assert p.resources()[0]["outputs"]["state"] == "JOB_STATE_SUCCEEDED"
     summary = refreshed.stdout.split("Resources:")[-1]
     assert "~ 1 updated" in summary, refreshed.stdout
+
+
+def copy_state(p, source: str, target: str) -> None:
+    """`source`'s state, its URNs rewritten to `target`, imported into a new stack `target`."""
+    exported = p.run("stack", "export", "--stack", source).stdout
+    copied = exported.replace(f"urn:pulumi:{source}::", f"urn:pulumi:{target}::").replace(
+        f"::trainspec-{source}", f"::trainspec-{target}")
+    (p.root / "copy.json").write_text(copied)
+    p.run("stack", "init", target)
+    for key, value in (("gcp:project", "acme-test"), ("gcp:region", "us-central1")):
+        p.run("config", "set", key, value)
+    p.run("stack", "import", "--file", "copy.json")
+
+
+def test_a_copy_of_a_renamed_stacks_state_never_trusts_its_former_owners(project, emulator):
+    p = project(stack="a1")
+    p.write(BERT, vertex(labels=HOLD))
+    p.up()
+    p.run("stack", "rename", "a2")
+    p.run("config", "set", "trainspec:renamedFrom", "a1")
+    p.up()  # a2 takes bert over: its state records a1's owner label as a former owner
+    assert p.resources()[0]["outputs"]["formerOwners"]
+
+    copy_state(p, "a2", "cp2")  # destroy configures the provider from the copied state
+    refused = p.run("destroy", "--yes", "--skip-preview", check=False)
+    assert refused.returncode != 0 and "Traceback" not in text(refused), text(refused)
+    assert "belongs to another Pulumi stack" in text(refused), text(refused)
+    assert len(running(emulator)) == 1 and not emulator.requests("POST", ":cancel")
+
+    p.run("destroy", "--yes", "--skip-preview", "--stack", "a2")  # a2 still stops its own
+    assert running(emulator) == []
+
+
+def test_renamed_from_a_stack_that_still_exists_takes_nothing_over(project, emulator):
+    p = project(stack="prod")
+    p.write(BERT, vertex(labels=HOLD))
+    p.write(CENSUS, ml(labels=HOLD))
+    p.up()
+    prod_jobs = running(emulator)
+    prod = identity("organization", "trainspec", "prod", "census")
+
+    copy_state(p, "prod", "dev")
+    p.run("config", "set", "trainspec:renamedFrom", "prod")  # a copy claiming to be a rename
+    for command in (("preview",), ("up", "--yes", "--skip-preview"),
+                    ("destroy", "--yes", "--skip-preview")):
+        refused = p.run(*command, check=False)
+        assert refused.returncode != 0 and "Traceback" not in text(refused), text(refused)
+        assert "organization/trainspec/prod, which still exists" in text(refused), text(refused)
+    cancel = p.trainspec("cancel", "specs", "--stack", "dev")
+    assert cancel.returncode == 1 and "still exists" in cancel.stderr, cancel.stdout + cancel.stderr
+    status = p.trainspec("status", "specs", "--stack", "dev")
+    assert status.returncode == 1 and "still exists" in status.stderr, status.stderr
+    assert running(emulator) == prod_jobs and not emulator.requests("POST", ":cancel")
+    assert emulator.ml_jobs()[CENSUS_JOB]["labels"][IDENTITY_LABEL] == prod  # not relabelled
+
+    p.run("destroy", "--yes", "--skip-preview", "--stack", "prod")
+    assert running(emulator) == []
+
+
+def test_a_new_stack_of_a_renamed_stacks_old_name_ends_the_takeover(project, emulator):
+    p = project(stack="stg")
+    p.write(BERT, vertex(labels=HOLD))
+    p.up()
+    p.run("stack", "rename", "stg2")
+    p.run("config", "set", "trainspec:renamedFrom", "stg")
+    p.up()
+
+    # The key removed: the provider still acts on the job (the state's formerOwners), but
+    # `status` and `cancel` find a Vertex job only through it, and say so.
+    p.run("config", "rm", "trainspec:renamedFrom")
+    status = p.trainspec("status", "specs", "--stack", "stg2")
+    assert "NOT SUBMITTED" in status.stdout, status.stdout
+    assert "keep trainspec:renamedFrom set while they run" in status.stdout, status.stdout
+    p.run("config", "set", "trainspec:renamedFrom", "stg")
+    assert "RUNNING" in p.trainspec("status", "specs", "--stack", "stg2").stdout
+
+    p.run("stack", "init", "stg")  # a new stack of the old name: stg2's claim ends
+    p.run("stack", "select", "stg2")
+    p.write(BERT, vertex(labels=HOLD, steps=20))
+    refused = p.run("up", "--yes", "--skip-preview", check=False)
+    assert refused.returncode != 0, text(refused)
+    assert "organization/trainspec/stg, which still exists" in text(refused), text(refused)
+    assert len(running(emulator)) == 1 and not emulator.requests("POST", ":cancel")
