@@ -293,7 +293,9 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
     notes = [] if former == owner or former not in renamed else [
         f"{name}: this stack was renamed from {renamed[former]} (trainspec:renamedFrom): that "
         "stack's job of this spec is this stack's from now on (`up` labels an AI Platform job "
-        "again; a Vertex job's labels cannot change, so the state records its former owner)"]
+        "again; a Vertex job's labels cannot change, so the state records its former owner; "
+        "`trainspec status` and `trainspec cancel` find such a job only while "
+        "trainspec:renamedFrom stays set)"]
     recorded = olds.get("formerOwners")
     formers = sorted(trusted_owners(owner, former, recorded if isinstance(recorded, list) else None,
                                     set(renamed)) - {owner})
