@@ -69,3 +69,25 @@ def refusal(formers: list[tuple[str, str, str]], project: str, cwd: str) -> str 
                 "stack ls --all`): its jobs are that stack's, not this one's; nothing was "
                 f"changed. {WAY_OUT}")
     return None
+
+
+@functools.cache
+def state_ids(stack: str, cwd: str) -> tuple[frozenset[str], str | None]:
+    """(the ids of the resources in `stack`'s state, why they are unknown): ``pulumi stack
+    export``, read-only. Without Pulumi's state (`trainspec status`, `cancel`), a job under a
+    former name's label is this stack's only if its state holds it: two stacks may both name
+    the same former one, and only the renamed one took its jobs over."""
+    cli = shutil.which("pulumi")
+    if cli is None:
+        return frozenset(), "the Pulumi CLI (`pulumi`) is not on PATH"
+    command = ("stack", "export", "--stack", stack, "--non-interactive")
+    try:
+        proc = subprocess.run([cli, *command], cwd=cwd, capture_output=True, text=True,
+                              timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            said = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+            return frozenset(), f"`pulumi stack export --stack {stack}` failed: {said}"
+        resources = (json.loads(proc.stdout).get("deployment") or {}).get("resources") or []
+        return frozenset(r["id"] for r in resources if isinstance(r.get("id"), str)), None
+    except (OSError, subprocess.TimeoutExpired, ValueError, AttributeError) as exc:
+        return frozenset(), f"`pulumi stack export --stack {stack}` failed: {exc}"

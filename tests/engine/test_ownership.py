@@ -274,3 +274,27 @@ def test_a_new_stack_of_a_renamed_stacks_old_name_ends_the_takeover(project, emu
     assert refused.returncode != 0, text(refused)
     assert "organization/trainspec/stg, which still exists" in text(refused), text(refused)
     assert len(running(emulator)) == 1 and not emulator.requests("POST", ":cancel")
+
+
+def test_two_stacks_naming_the_same_former_one_only_the_renamed_one_stops_its_jobs(
+        project, emulator):
+    p = project(stack="b1")
+    p.write(BERT, vertex(labels=HOLD))
+    p.up()
+    p.run("stack", "rename", "b2")
+    p.run("config", "set", "trainspec:renamedFrom", "b1")
+    p.up()  # b2 took bert over; the Vertex job keeps b1's owner label
+    p.run("stack", "init", "b3")  # another stack claiming the same former name
+    for key, value in (("gcp:project", "acme-test"), ("gcp:region", "us-central1"),
+                       ("trainspec:renamedFrom", "b1")):
+        p.run("config", "set", key, value)
+
+    cancel = p.trainspec("cancel", "specs", "--stack", "b3")
+    assert cancel.returncode == 0 and "0 running job(s)" in cancel.stdout, cancel.stdout
+    assert "NOT SUBMITTED" in p.trainspec("status", "specs", "--stack", "b3").stdout
+    assert len(running(emulator)) == 1 and not emulator.requests("POST", ":cancel")
+
+    cancel = p.trainspec("cancel", "specs", "--stack", "b2")  # its state holds the job
+    assert cancel.returncode == 0 and "1 running job(s)" in cancel.stdout, \
+        cancel.stdout + cancel.stderr
+    assert running(emulator) == []
