@@ -47,3 +47,16 @@ def test_no_answer_from_the_cli_refuses_the_takeover(cli, tmp_path, listed, stat
         cli(listed, status)
     said = former.refusal([(ORG, "trainspec", "dev")], "trainspec", str(tmp_path))
     assert said and "cannot be told" in said and why in said
+
+
+def test_the_ids_a_stacks_state_holds_or_why_not(cli, tmp_path):
+    script = tmp_path / "pulumi"
+    cli([])
+    script.write_text("#!/bin/sh\necho '{\"deployment\": {\"resources\": [{\"id\": \"j1\"}, "
+                      "{\"urn\": \"u\"}]}}'\n")
+    former.state_ids.cache_clear()
+    assert former.state_ids("o/p/s", str(tmp_path)) == (frozenset({"j1"}), None)
+    cli(None, 1)
+    former.state_ids.cache_clear()
+    ids, why = former.state_ids("o/p/s", str(tmp_path))
+    assert not ids and "pulumi stack export --stack o/p/s" in why and "no backend" in why

@@ -7,6 +7,9 @@ run with the user's Pulumi environment (``PULUMI_BACKEND_URL``, ``PULUMI_HOME``,
 project's folder), so ``pulumi stack ls --json --all`` answers for file and cloud backends alike;
 it reads no stack, so it works while the engine holds the running stack's lock. Asked once per
 process. If the answer cannot be had, the takeover is refused: never a guess.
+
+`status` and `cancel`, which read no state, also keep a job under a former name's label only if
+``pulumi stack export`` shows the stack's state holds it (`state_ids`).
 """
 
 from __future__ import annotations
@@ -16,32 +19,41 @@ import json
 import shutil
 import subprocess
 
-LIST = ("stack", "ls", "--json", "--all", "--non-interactive")
+LIST = ("stack", "ls", "--json", "--all")
 TIMEOUT = 120.0
 WAY_OUT = ("A real rename (`pulumi stack rename`) leaves no stack of the old name; a state "
            "copied from another stack, or a stack that only wants another's jobs, must not "
            "claim them: `pulumi config rm trainspec:renamedFrom`")
 
 
+def _ask(*command: str, cwd: str) -> tuple[str, str | None]:
+    """(what `pulumi COMMAND` printed, why it did not answer)."""
+    cli = shutil.which("pulumi")
+    if cli is None:
+        return "", "the Pulumi CLI (`pulumi`) is not on PATH"
+    shown = f"`pulumi {' '.join(command)}`"
+    try:
+        proc = subprocess.run([cli, *command, "--non-interactive"], cwd=cwd, capture_output=True,
+                              text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return "", f"{shown} failed: {exc}"
+    if proc.returncode != 0:
+        said = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        return "", f"{shown} failed: {said}"
+    return proc.stdout, None
+
+
 @functools.cache
 def _listed(cwd: str) -> tuple[frozenset[tuple[str, ...]], str | None]:
     """(the stacks the backend has, as the parts of their names; why they are unknown)."""
-    cli = shutil.which("pulumi")
-    if cli is None:
-        return frozenset(), "the Pulumi CLI (`pulumi`) is not on PATH"
+    printed, error = _ask(*LIST, cwd=cwd)
+    if error is not None:
+        return frozenset(), error
     try:
-        proc = subprocess.run([cli, *LIST], cwd=cwd, capture_output=True, text=True,
-                              timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return frozenset(), f"`pulumi {' '.join(LIST[:4])}` failed: {exc}"
-    if proc.returncode != 0:
-        said = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        return frozenset(), f"`pulumi {' '.join(LIST[:4])}` failed: {said}"
-    try:
-        names = [s["name"] for s in json.loads(proc.stdout)]
+        names = [s["name"] for s in json.loads(printed)]
         return frozenset(tuple(n.split("/")) for n in names if isinstance(n, str)), None
     except (ValueError, TypeError, KeyError):
-        return frozenset(), f"`pulumi {' '.join(LIST[:4])}` printed no stack list"
+        return frozenset(), f"`pulumi {' '.join(LIST)}` printed no stack list"
 
 
 def _same(former: tuple[str, str, str], listed: tuple[str, ...], project: str) -> bool:
@@ -77,17 +89,11 @@ def state_ids(stack: str, cwd: str) -> tuple[frozenset[str], str | None]:
     export``, read-only. Without Pulumi's state (`trainspec status`, `cancel`), a job under a
     former name's label is this stack's only if its state holds it: two stacks may both name
     the same former one, and only the renamed one took its jobs over."""
-    cli = shutil.which("pulumi")
-    if cli is None:
-        return frozenset(), "the Pulumi CLI (`pulumi`) is not on PATH"
-    command = ("stack", "export", "--stack", stack, "--non-interactive")
+    printed, error = _ask("stack", "export", "--stack", stack, cwd=cwd)
+    if error is not None:
+        return frozenset(), error
     try:
-        proc = subprocess.run([cli, *command], cwd=cwd, capture_output=True, text=True,
-                              timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-        if proc.returncode != 0:
-            said = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-            return frozenset(), f"`pulumi stack export --stack {stack}` failed: {said}"
-        resources = (json.loads(proc.stdout).get("deployment") or {}).get("resources") or []
+        resources = (json.loads(printed).get("deployment") or {}).get("resources") or []
         return frozenset(r["id"] for r in resources if isinstance(r.get("id"), str)), None
-    except (OSError, subprocess.TimeoutExpired, ValueError, AttributeError) as exc:
-        return frozenset(), f"`pulumi stack export --stack {stack}` failed: {exc}"
+    except (ValueError, AttributeError):
+        return frozenset(), f"`pulumi stack export --stack {stack}` printed no state"
