@@ -40,15 +40,8 @@ def test_a_state_copied_from_another_stack_never_acts_on_that_stacks_jobs(projec
     prod_jobs = running(emulator)
     assert len(prod_jobs) == 2
 
-    # prod's state, its URNs rewritten to dev, imported into dev.
-    exported = p.run("stack", "export", "--stack", "prod").stdout
-    copied = exported.replace("urn:pulumi:prod::", "urn:pulumi:dev::").replace(
-        "::trainspec-prod", "::trainspec-dev")
-    (p.root / "copy.json").write_text(copied)
-    p.run("stack", "init", "dev")
-    for key, value in (("gcp:project", "acme-test"), ("gcp:region", "us-central1")):
-        p.run("config", "set", key, value)
-    p.run("stack", "import", "--file", "copy.json")
+    copy_state(p, "prod", "dev")  # prod's state, its URNs rewritten to dev, imported into dev
+
 
     p.write(BERT, vertex(labels=HOLD, steps=20))  # an edit in dev: a replace of bert
     for command in (("destroy", "--yes", "--skip-preview"), ("preview",),
@@ -205,13 +198,20 @@ def copy_state(p, source: str, target: str) -> None:
     p.run("stack", "import", "--file", "copy.json")
 
 
-def test_a_copy_of_a_renamed_stacks_state_never_trusts_its_former_owners(project, emulator):
-    p = project(stack="a1")
+def renamed_with_bert(project, old: str, new: str):
+    """A project whose stack `old` started bert, renamed to `new` and declared so, after the
+    `up` that took bert over (the Vertex job keeps `old`'s owner label)."""
+    p = project(stack=old)
     p.write(BERT, vertex(labels=HOLD))
     p.up()
-    p.run("stack", "rename", "a2")
-    p.run("config", "set", "trainspec:renamedFrom", "a1")
-    p.up()  # a2 takes bert over: its state records a1's owner label as a former owner
+    p.run("stack", "rename", new)
+    p.run("config", "set", "trainspec:renamedFrom", old)
+    p.up()
+    return p
+
+
+def test_a_copy_of_a_renamed_stacks_state_never_trusts_its_former_owners(project, emulator):
+    p = renamed_with_bert(project, "a1", "a2")
     assert p.resources()[0]["outputs"]["formerOwners"]
 
     copy_state(p, "a2", "cp2")  # destroy configures the provider from the copied state
@@ -251,12 +251,7 @@ def test_renamed_from_a_stack_that_still_exists_takes_nothing_over(project, emul
 
 
 def test_a_new_stack_of_a_renamed_stacks_old_name_ends_the_takeover(project, emulator):
-    p = project(stack="stg")
-    p.write(BERT, vertex(labels=HOLD))
-    p.up()
-    p.run("stack", "rename", "stg2")
-    p.run("config", "set", "trainspec:renamedFrom", "stg")
-    p.up()
+    p = renamed_with_bert(project, "stg", "stg2")
 
     # The key removed: the provider still acts on the job (the state's formerOwners), but
     # `status` and `cancel` find a Vertex job only through it, and say so.
@@ -278,12 +273,7 @@ def test_a_new_stack_of_a_renamed_stacks_old_name_ends_the_takeover(project, emu
 
 def test_two_stacks_naming_the_same_former_one_only_the_renamed_one_stops_its_jobs(
         project, emulator):
-    p = project(stack="b1")
-    p.write(BERT, vertex(labels=HOLD))
-    p.up()
-    p.run("stack", "rename", "b2")
-    p.run("config", "set", "trainspec:renamedFrom", "b1")
-    p.up()  # b2 took bert over; the Vertex job keeps b1's owner label
+    p = renamed_with_bert(project, "b1", "b2")
     p.run("stack", "init", "b3")  # another stack claiming the same former name
     for key, value in (("gcp:project", "acme-test"), ("gcp:region", "us-central1"),
                        ("trainspec:renamedFrom", "b1")):
