@@ -65,3 +65,6 @@ def test_recorded_former_owners_are_trusted_only_by_a_state_of_this_stack():
     assert identity.trusted_owners(staging, staging, [dev], set()) == {staging, dev}
     # prod's state copied into staging: prod's identity and its former owners are not trusted.
     assert identity.trusted_owners(staging, prod, [dev], set()) == {staging}
+    # ... even with the copied stack's trainspec:renamedFrom (destroy configures the provider
+    # from the state): a state that is not this stack's trusts no former name.
+    assert identity.trusted_owners(staging, prod, [dev], {dev}) == {staging}

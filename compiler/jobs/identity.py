@@ -69,9 +69,10 @@ def trusted_owners(now: str, state_identity: str | None, former: list[str] | Non
     Its own; those of the stacks it says it was renamed from (`renamed`, identities from
     `trainspec:renamedFrom`); and the former owners its state recorded, but only if that state is
     this stack's (its identity is `now` or a declared former one). A state copied from another
-    stack carries that stack's identity and former owners: none of them is trusted here.
+    stack carries that stack's identity, former owners and provider configuration (`destroy`
+    configures the provider from the state): none of them is trusted here, only `now`.
     """
     trusted = {now} | renamed
-    if state_identity in trusted:
-        trusted |= set(former or [])
-    return trusted
+    if state_identity is not None and state_identity not in trusted:
+        return {now}
+    return trusted | set(former or [])

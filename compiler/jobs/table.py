@@ -29,8 +29,9 @@ def render(views: list[dict]) -> str:
     if missing:
         lines.append(f"{len(missing)} spec(s) have no job in this stack yet: `pulumi up` submits "
                      "them (a stack or project renamed since its jobs were submitted finds them "
-                     "once it names its former name: `pulumi config set trainspec:renamedFrom "
-                     "ORG/PROJECT/STACK`)")
+                     "only while it names its former name: `pulumi config set "
+                     "trainspec:renamedFrom ORG/PROJECT/STACK`; a Vertex job keeps its former "
+                     "owner label, so keep trainspec:renamedFrom set while they run)")
     return "\n".join([line.rstrip() for line in lines] + details) + "\n"
 
 

@@ -23,10 +23,11 @@ from .. import durations, pipeline, tree
 from ..cloud import jobs as api
 from ..cloud.rest import ApiError, Client, ConfigError
 from ..report import format_text
+from . import former, track
 from . import log as joblog
 from . import table as status_table
-from . import track
-from .workspace import Stack, WorkspaceError, resolve
+from .identity import IDENTITY_LABEL, former_stacks
+from .workspace import RENAMED_FROM, Stack, WorkspaceError, resolve
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 CONCURRENCY = 64  # API calls in flight at once (look-ups; `cancel`'s cancels and reads)
@@ -127,6 +128,12 @@ def _find(paths: list[str], args: argparse.Namespace,
         except WorkspaceError as exc:
             err.write(f"error: {exc}\n")
             raise Stop(EXIT_FAILED) from None
+        refused = former.refusal(former_stacks(
+            stack.config.get(RENAMED_FROM), stack.organization, stack.project, stack.name),
+            stack.project, str(stack.root))
+        if refused:  # its former names' jobs are not this stack's: nothing is looked up
+            err.write(f"error: stack {stack.qualified}: {refused}\n")
+            raise Stop(EXIT_FAILED)
         stacks[folder] = stack
         return track.compile_for(f, stack, args.project, args.region)
 
@@ -144,10 +151,27 @@ def _find(paths: list[str], args: argparse.Namespace,
         # Each spec's jobs are one list call: many specs are looked up side by side.
         with ThreadPoolExecutor(max_workers=max(1, min(CONCURRENCY, len(results)))) as pool:
             found = list(pool.map(lambda rs: track.locate(*rs, clients.get()), results))
+        for f in found:
+            _only_taken_over(f, err)
         return found, client
     except (ApiError, ConfigError) as exc:
         err.write(f"error: {exc}\n")
         raise Stop(EXIT_FAILED) from None
+
+
+def _only_taken_over(found: track.Found, err: TextIO) -> None:
+    """Keep a job under a former name's owner label (`trainspec:renamedFrom`) only if this
+    stack's state holds it: another stack may name the same former one (compiler.jobs.former)."""
+    taken = [j for j in found.jobs if (j.get("labels") or {}).get(IDENTITY_LABEL) != found.owner]
+    if not taken:
+        return
+    ids, error = former.state_ids(found.stack.qualified, str(found.stack.root))
+    if error is not None:
+        err.write(f"error: stack {found.stack.qualified}: whether {found.name}'s jobs under "
+                  f"trainspec:renamedFrom's owner label are this stack's cannot be told "
+                  f"({error}); nothing was done\n")
+        raise Stop(EXIT_FAILED)
+    found.jobs = [j for j in found.jobs if j not in taken or j.get("name") in ids]
 
 
 def _guard(command: Callable[..., int]) -> Callable[..., int]:

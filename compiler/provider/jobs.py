@@ -31,6 +31,7 @@ from ..cloud.storage import Storage
 from ..diagnostics import Diagnostic
 from ..importers import job as job_import
 from ..importers.job import CUSTOM, ML, TUNING, collection
+from ..jobs import former as former_stacks_gone
 from ..jobs.identity import former_names, former_stacks, identity, spec_hash, trusted_owners
 from ..options import Options
 from ..packaging import cache_dir
@@ -214,8 +215,22 @@ def _owners(urn: str, organization: str | None, config: Config) -> tuple[str, di
     return identity(org, project, stack, name), renamed
 
 
+def renamed_refusal(urn: str, organization: str | None, config: Config) -> str | None:
+    """Why the stack's `trainspec:renamedFrom` is not honoured (a named stack still exists, or
+    that cannot be told: compiler.jobs.former); None if it is, or is not set."""
+    if not config.renamed_from:
+        return None
+    stack, project, _name = parse_urn(urn)
+    formers = former_stacks(list(config.renamed_from), organization or DEFAULT_ORGANIZATION,
+                            project, stack)
+    return former_stacks_gone.refusal(formers, project, os.getcwd())
+
+
 def trusted(urn: str, state: dict, config: Config) -> frozenset[str]:
     """The owner labels the resource `urn` may act on, its `state` read as untrusted data."""
+    refused = renamed_refusal(urn, _text(state.get("organization")), config)
+    if refused:
+        raise JobError(f"{parse_urn(urn)[2]}: {refused}")
     now, renamed = _owners(urn, _text(state.get("organization")), config)
     former = state.get("formerOwners")
     return frozenset(trusted_owners(now, state.get("identity"),
@@ -280,6 +295,9 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
     if missing:
         return Checked(news, [(prop, f"{label}: no value in secretEnv for secret config key(s) "
                                      f"{', '.join(missing)}")], warnings)
+    refused = renamed_refusal(urn, _text(news.get("organization")), config)
+    if refused:
+        return Checked(news, [(prop, f"{label}: {refused}")], warnings)
     owner, renamed = _owners(urn, _text(news.get("organization")), config)
     former = olds.get("identity")
     if isinstance(former, str) and former not in {owner, *renamed}:
@@ -289,7 +307,9 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
     notes = [] if former == owner or former not in renamed else [
         f"{name}: this stack was renamed from {renamed[former]} (trainspec:renamedFrom): that "
         "stack's job of this spec is this stack's from now on (`up` labels an AI Platform job "
-        "again; a Vertex job's labels cannot change, so the state records its former owner)"]
+        "again; a Vertex job's labels cannot change, so the state records its former owner; "
+        "`trainspec status` and `trainspec cancel` find such a job only while "
+        "trainspec:renamedFrom stays set)"]
     recorded = olds.get("formerOwners")
     formers = sorted(trusted_owners(owner, former, recorded if isinstance(recorded, list) else None,
                                     set(renamed)) - {owner})

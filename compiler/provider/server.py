@@ -254,8 +254,8 @@ class Servicer(ProviderServicer):
         `using`)."""
         account = (using or {}).get("impersonateServiceAccount")
         jobs.IMPERSONATE.set(account if isinstance(account, str) and account else None)
-        jobs.OWNERS.set(jobs.trusted(urn, owners or using or {}, self.config) if urn else None)
         try:
+            jobs.OWNERS.set(jobs.trusted(urn, owners or using or {}, self.config) if urn else None)
             return await asyncio.to_thread(method, *args)
         except JobError as exc:  # one line, as the engine prints it
             await context.abort(grpc.StatusCode.UNKNOWN, str(exc))

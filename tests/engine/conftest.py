@@ -162,7 +162,9 @@ class Project:
         backend.mkdir(exist_ok=True)
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "TRAINSPEC_"))},
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            # The CLI on PATH, as a user has it: the provider asks it which stacks exist.
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), str(Path(cli).parent),
+                                     os.environ.get("PATH", "")]),
             # The program and the provider import this checkout's compiler, whatever is installed.
             "PYTHONPATH": str(ROOT),
             "PULUMI_BACKEND_URL": backend.as_uri(),

@@ -39,15 +39,8 @@ def test_a_state_copied_from_another_stack_never_acts_on_that_stacks_jobs(projec
     prod_jobs = running(emulator)
     assert len(prod_jobs) == 2
 
-    # prod's state, its URNs rewritten to dev, imported into dev.
-    exported = p.run("stack", "export", "--stack", "prod").stdout
-    copied = exported.replace("urn:pulumi:prod::", "urn:pulumi:dev::").replace(
-        "::trainspec-prod", "::trainspec-dev")
-    (p.root / "copy.json").write_text(copied)
-    p.run("stack", "init", "dev")
-    for key, value in (("gcp:project", "acme-test"), ("gcp:region", "us-central1")):
-        p.run("config", "set", key, value)
-    p.run("stack", "import", "--file", "copy.json")
+    copy_state(p, "prod", "dev")  # prod's state, its URNs rewritten to dev, imported into dev
+
 
     p.write(BERT, vertex(labels=HOLD, steps=20))  # an edit in dev: a replace of bert
     for command in (("destroy", "--yes", "--skip-preview"), ("preview",),
@@ -190,3 +183,107 @@ def test_refresh_reports_the_jobs_whose_state_changed(project, emulator):
     assert "~ 1 updated" not in again and "3 unchanged" in again, again
     preview = p.run("preview", "--diff").stdout
     assert "to update" not in preview and "3 unchanged" in preview, preview
+
+
+def copy_state(p, source: str, target: str) -> None:
+    """`source`'s state, its URNs rewritten to `target`, imported into a new stack `target`."""
+    exported = p.run("stack", "export", "--stack", source).stdout
+    copied = exported.replace(f"urn:pulumi:{source}::", f"urn:pulumi:{target}::").replace(
+        f"::trainspec-{source}", f"::trainspec-{target}")
+    (p.root / "copy.json").write_text(copied)
+    p.run("stack", "init", target)
+    for key, value in (("gcp:project", "acme-test"), ("gcp:region", "us-central1")):
+        p.run("config", "set", key, value)
+    p.run("stack", "import", "--file", "copy.json")
+
+
+def renamed_with_bert(project, old: str, new: str):
+    """A project whose stack `old` started bert, renamed to `new` and declared so, after the
+    `up` that took bert over (the Vertex job keeps `old`'s owner label)."""
+    p = project(stack=old)
+    p.write(BERT, vertex(labels=HOLD))
+    p.up()
+    p.run("stack", "rename", new)
+    p.run("config", "set", "trainspec:renamedFrom", old)
+    p.up()
+    return p
+
+
+def test_a_copy_of_a_renamed_stacks_state_never_trusts_its_former_owners(project, emulator):
+    p = renamed_with_bert(project, "a1", "a2")
+    assert p.resources()[0]["outputs"]["formerOwners"]
+
+    copy_state(p, "a2", "cp2")  # destroy configures the provider from the copied state
+    refused = p.run("destroy", "--yes", "--skip-preview", check=False)
+    assert refused.returncode != 0 and "Traceback" not in text(refused), text(refused)
+    assert "belongs to another Pulumi stack" in text(refused), text(refused)
+    assert len(running(emulator)) == 1 and not emulator.requests("POST", ":cancel")
+
+    p.run("destroy", "--yes", "--skip-preview", "--stack", "a2")  # a2 still stops its own
+    assert running(emulator) == []
+
+
+def test_renamed_from_a_stack_that_still_exists_takes_nothing_over(project, emulator):
+    p = project(stack="prod")
+    p.write(BERT, vertex(labels=HOLD))
+    p.write(CENSUS, ml(labels=HOLD))
+    p.up()
+    prod_jobs = running(emulator)
+    prod = identity("organization", "trainspec", "prod", "census")
+
+    copy_state(p, "prod", "dev")
+    p.run("config", "set", "trainspec:renamedFrom", "prod")  # a copy claiming to be a rename
+    for command in (("preview",), ("up", "--yes", "--skip-preview"),
+                    ("destroy", "--yes", "--skip-preview")):
+        refused = p.run(*command, check=False)
+        assert refused.returncode != 0 and "Traceback" not in text(refused), text(refused)
+        assert "organization/trainspec/prod, which still exists" in text(refused), text(refused)
+    cancel = p.trainspec("cancel", "specs", "--stack", "dev")
+    assert cancel.returncode == 1 and "still exists" in cancel.stderr, cancel.stdout + cancel.stderr
+    status = p.trainspec("status", "specs", "--stack", "dev")
+    assert status.returncode == 1 and "still exists" in status.stderr, status.stderr
+    assert running(emulator) == prod_jobs and not emulator.requests("POST", ":cancel")
+    assert emulator.ml_jobs()[CENSUS_JOB]["labels"][IDENTITY_LABEL] == prod  # not relabelled
+
+    p.run("destroy", "--yes", "--skip-preview", "--stack", "prod")
+    assert running(emulator) == []
+
+
+def test_a_new_stack_of_a_renamed_stacks_old_name_ends_the_takeover(project, emulator):
+    p = renamed_with_bert(project, "stg", "stg2")
+
+    # The key removed: the provider still acts on the job (the state's formerOwners), but
+    # `status` and `cancel` find a Vertex job only through it, and say so.
+    p.run("config", "rm", "trainspec:renamedFrom")
+    status = p.trainspec("status", "specs", "--stack", "stg2")
+    assert "NOT SUBMITTED" in status.stdout, status.stdout
+    assert "keep trainspec:renamedFrom set while they run" in status.stdout, status.stdout
+    p.run("config", "set", "trainspec:renamedFrom", "stg")
+    assert "RUNNING" in p.trainspec("status", "specs", "--stack", "stg2").stdout
+
+    p.run("stack", "init", "stg")  # a new stack of the old name: stg2's claim ends
+    p.run("stack", "select", "stg2")
+    p.write(BERT, vertex(labels=HOLD, steps=20))
+    refused = p.run("up", "--yes", "--skip-preview", check=False)
+    assert refused.returncode != 0, text(refused)
+    assert "organization/trainspec/stg, which still exists" in text(refused), text(refused)
+    assert len(running(emulator)) == 1 and not emulator.requests("POST", ":cancel")
+
+
+def test_two_stacks_naming_the_same_former_one_only_the_renamed_one_stops_its_jobs(
+        project, emulator):
+    p = renamed_with_bert(project, "b1", "b2")
+    p.run("stack", "init", "b3")  # another stack claiming the same former name
+    for key, value in (("gcp:project", "acme-test"), ("gcp:region", "us-central1"),
+                       ("trainspec:renamedFrom", "b1")):
+        p.run("config", "set", key, value)
+
+    cancel = p.trainspec("cancel", "specs", "--stack", "b3")
+    assert cancel.returncode == 0 and "0 running job(s)" in cancel.stdout, cancel.stdout
+    assert "NOT SUBMITTED" in p.trainspec("status", "specs", "--stack", "b3").stdout
+    assert len(running(emulator)) == 1 and not emulator.requests("POST", ":cancel")
+
+    cancel = p.trainspec("cancel", "specs", "--stack", "b2")  # its state holds the job
+    assert cancel.returncode == 0 and "1 running job(s)" in cancel.stdout, \
+        cancel.stdout + cancel.stderr
+    assert running(emulator) == []
