@@ -325,12 +325,13 @@ def test_a_project_from_the_command_line_is_validated_like_spec_project(tmp_path
 def test_a_missing_dependency_is_one_line_naming_it_not_a_traceback(monkeypatch) -> None:
     """A Python without trainspec's dependencies (e.g. `python3` outside the venv) hears which."""
     import builtins
+    import importlib.util
     import io
 
     from compiler import cli as cli_module
     from compiler.secrets import scan
 
-    real_import = builtins.__import__
+    real_import, real_find_spec = builtins.__import__, importlib.util.find_spec
 
     def no_detect_secrets(name, *args, **kwargs):
         if name.startswith("detect_secrets"):
@@ -338,6 +339,9 @@ def test_a_missing_dependency_is_one_line_naming_it_not_a_traceback(monkeypatch)
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_detect_secrets)
+    monkeypatch.setattr(importlib.util, "find_spec",  # scan reads its version this way
+                        lambda name, *a: None if name.startswith("detect_secrets")
+                        else real_find_spec(name, *a))
     for cached in [f for f in vars(scan).values() if hasattr(f, "cache_clear")]:
         cached.cache_clear()
     out, err = io.StringIO(), io.StringIO()

@@ -57,6 +57,29 @@ def test_validate_of_one_spec_imports_no_other_command(tmp_path: Path) -> None:
     assert not {m for p in other for m in below(modules, p)}
 
 
+@pytest.mark.parametrize("spec", sorted((ROOT / "specs").glob("*/*.yaml")), ids=lambda p: p.name)
+def test_validate_of_a_spec_without_a_token_imports_no_http_client(tmp_path: Path, spec) -> None:
+    """detect-secrets imports requests (for verification trainspec never asks for): a spec's
+    check reads its token formats and keywords from secrets/tables.py instead."""
+    status, modules = imported(tmp_path, "validate", str(spec))
+    assert status == 0
+    heavy = ("detect_secrets", "requests", "urllib3", "http.client", "ssl", "charset_normalizer")
+    assert not {m for p in heavy for m in below(modules, p)}
+
+
+def test_secret_tables_are_detect_secrets_own() -> None:
+    """tables.py is what detect-secrets installed says (else: regenerate it with
+    `python -c "from compiler.secrets import scan; print(scan.tables_text(), end='')"
+    > compiler/secrets/tables.py`), so the one pattern a spec's strings are searched with is
+    exactly every detector's, and the keywords its keyword list."""
+    from compiler.secrets import scan, tables
+
+    assert Path(tables.__file__).read_text(encoding="utf-8") == scan.tables_text()
+    assert scan._tables() is tables
+    assert scan._any_token().pattern == scan._alternation(scan._detectors())
+    assert tables.DENYLIST == scan._detect_secrets_keywords()
+
+
 def test_every_command_is_named_and_builds_alone() -> None:
     full = cli.parser()
     sub = next(a for a in full._actions if a.dest == "command")

@@ -15,12 +15,15 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..config.model import RepoConfig
 from ..diagnostics import Collector
 from ..model import Job, PythonPackage
 from ..source.repo import CurrentFolder, Files, GitFiles
-from .sdist import BuildError, Package, build, cache_dir
+
+if TYPE_CHECKING:
+    from .sdist import Package
 
 __all__ = ["Upload", "resolve", "bucket_name", "cache_dir", "Files", "GitFiles", "CurrentFolder",
            "Package"]
@@ -44,6 +47,16 @@ class Upload:
         return self.package.uri(self.bucket)
 
 
+def __getattr__(name: str) -> Any:
+    """`Package` and `cache_dir`, from sdist.py on first use: building (tomllib, tar, zip) is
+    imported only where a spec has a python.source (issue 23)."""
+    if name in ("Package", "cache_dir"):
+        from . import sdist
+
+        return getattr(sdist, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def bucket_name(value: str | None) -> str | None:
     """`gs://NAME`, `gs://NAME/` or `NAME` → NAME; None if it is not a bucket name."""
     if not value:
@@ -59,6 +72,8 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
     tasks = _tasks(job)
     if not tasks:
         return []
+    from .sdist import BuildError, build
+
     files = files or Files()
     located = files.locate(job.file)
     uploads: dict[tuple[str, str], Upload] = {}

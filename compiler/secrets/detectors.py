@@ -5,9 +5,8 @@ job commonly carries. Each pattern is the vendor's documented format, with its s
 
 from __future__ import annotations
 
+import functools
 import re
-
-from detect_secrets.plugins.base import RegexBasedDetector
 
 # (class name, secret type, pattern after the start), one row per documented format.
 FORMATS = (
@@ -39,7 +38,15 @@ FORMATS = (
     ("VaultTokenDetector", "HashiCorp Vault Token", r"hv[sbr]\.[0-9A-Za-z_-]{24,}"),
 )
 
-PLUGINS: tuple[type[RegexBasedDetector], ...] = tuple(
-    type(name, (RegexBasedDetector,), {"secret_type": kind,
-                                       "denylist": (re.compile(r"(?<![\w-])" + pattern),)})
-    for name, kind, pattern in FORMATS)
+START = r"(?<![\w-])"
+
+
+@functools.cache
+def plugins() -> tuple[type, ...]:
+    """The FORMATS as detect-secrets plugins, made on first use: detect-secrets imports
+    requests, which a spec without a token never needs (issue 23)."""
+    from detect_secrets.plugins.base import RegexBasedDetector
+
+    return tuple(type(name, (RegexBasedDetector,), {"secret_type": kind,
+                                                    "denylist": (re.compile(START + pattern),)})
+                 for name, kind, pattern in FORMATS)

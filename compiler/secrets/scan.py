@@ -24,10 +24,15 @@ no settings, baseline or file, so a check is pure and takes microseconds.
 from __future__ import annotations
 
 import functools
+import importlib.util
+import pprint
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from .detectors import FORMATS, START, plugins
 
 # A name's words that say its value is secret, beyond detect-secrets' keyword list (whose
 # words are read from it, keyword.DENYLIST): `pass` (DB_PASS, --db-pass) and credentials,
@@ -77,25 +82,72 @@ class Finding:
 
 
 @functools.cache
-def _detectors() -> tuple[Any, ...]:
-    """detect-secrets' regex (token format) detectors, but the public IP address one, and
-    trainspec's plugins for the formats it lacks (detectors.py)."""
+def _detect_secrets_detectors() -> tuple[Any, ...]:
+    """detect-secrets' regex (token format) detectors, but the public IP address one."""
     # Imported on first use: detect-secrets imports requests (for verification, never called).
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins.base import RegexBasedDetector
     from detect_secrets.plugins.ip_public import IPPublicDetector
 
-    from .detectors import PLUGINS
-
-    return tuple(cls() for cls in (*get_mapping_from_secret_type_to_class().values(), *PLUGINS)
+    return tuple(cls() for cls in get_mapping_from_secret_type_to_class().values()
                  if issubclass(cls, RegexBasedDetector) and cls is not IPPublicDetector)
 
 
 @functools.cache
-def _keywords() -> frozenset[str]:
+def _detectors() -> tuple[Any, ...]:
+    """detect-secrets' regex detectors and trainspec's plugins for the formats it lacks
+    (detectors.py)."""
+    return (*_detect_secrets_detectors(), *(cls() for cls in plugins()))
+
+
+def _detect_secrets_keywords() -> tuple[str, ...]:
     from detect_secrets.plugins.keyword import DENYLIST
 
-    return frozenset(word.replace("_?", "") for word in DENYLIST) | frozenset(_MORE_KEYWORDS)
+    return tuple(DENYLIST)
+
+
+def _installed_version() -> str | None:
+    """detect-secrets' version, read without importing it (its package imports requests)."""
+    spec = importlib.util.find_spec("detect_secrets")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        text = Path(spec.origin).with_name("__version__.py").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    m = re.search(r"""^VERSION = ['"]([^'"]+)['"]""", text, re.MULTILINE)
+    return m.group(1) if m else None
+
+
+@functools.cache
+def _tables() -> Any:
+    """tables.py, what a spec's check reads of detect-secrets without importing it, when it
+    was written from the detect-secrets installed; else None (read detect-secrets itself)."""
+    from . import tables
+
+    return tables if tables.VERSION == _installed_version() else None
+
+
+def tables_text() -> str:
+    """tables.py's text, from the detect-secrets installed (tests/test_startup.py)."""
+    from detect_secrets.__version__ import VERSION
+
+    tokens = _alternation(_detect_secrets_detectors())
+    chunks = "".join(f"\n    {tokens[i:i + 80]!r}" for i in range(0, len(tokens), 80))
+    return (f'"""Generated from detect-secrets {VERSION} by compiler.secrets.scan.tables_text()\n'
+            "(tests/test_startup.py checks it is current): its token formats as one pattern "
+            "and its\nkeywords, read by a spec's check without importing detect-secrets, which "
+            'imports requests\n(issue 23)."""\n\n'
+            f"VERSION = {VERSION!r}\n"
+            f"TOKENS = ({chunks}\n)\n"
+            f"DENYLIST = {pprint.pformat(_detect_secrets_keywords(), width=100)}\n")
+
+
+@functools.cache
+def _keywords() -> frozenset[str]:
+    tables = _tables()
+    denylist = tables.DENYLIST if tables else _detect_secrets_keywords()
+    return frozenset(word.replace("_?", "") for word in denylist) | frozenset(_MORE_KEYWORDS)
 
 
 @functools.cache
@@ -174,14 +226,23 @@ def _pairs(text: str):
             yield name.lstrip("-"), m.start(3), m.end(3)
 
 
+_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
+
+
+def _alternation(detectors: Iterable[Any]) -> str:
+    return "|".join("(?" + "".join(c for f, c in _FLAGS if r.flags & f) + ":" + r.pattern + ")"
+                    for d in detectors for r in d.denylist)
+
+
 @functools.cache
 def _any_token() -> re.Pattern:
     """Every detector's patterns as one: a text none of them matches (most messages, most
-    values) is passed over in one search instead of one per detector."""
-    flags = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
-    return re.compile("|".join(
-        "(?" + "".join(c for f, c in flags if r.flags & f) + ":" + r.pattern + ")"
-        for d in _detectors() for r in d.denylist))
+    values) is passed over in one search instead of one per detector, and detect-secrets is
+    imported only for a text it matches."""
+    tables = _tables()
+    ours = "|".join(f"(?:{START}{pattern})" for _, _, pattern in FORMATS)
+    return re.compile((tables.TOKENS if tables else _alternation(_detect_secrets_detectors()))
+                      + "|" + ours)
 
 
 def any_token(text: str) -> bool:
