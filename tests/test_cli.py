@@ -348,3 +348,27 @@ def test_a_missing_dependency_is_one_line_naming_it_not_a_traceback(monkeypatch)
     code = cli_module.main(["validate", "specs/vision/resnet-a100-spot.yaml"], out, err)
     assert code == 1 and "Traceback" not in err.getvalue()
     assert "lacks the package that provides 'detect_secrets" in err.getvalue()
+
+
+def test_the_provider_plugin_without_the_pulumi_extra_is_one_line_naming_it(
+        monkeypatch, capsys) -> None:
+    """`pip install trainspec` (no [pulumi]) then the engine starts the plugin: one line, exit 1."""
+    import builtins
+
+    import pytest
+
+    from compiler import provider
+
+    real_import = builtins.__import__
+
+    def no_pulumi(name, *args, **kwargs):
+        if name == "pulumi" or name.startswith("pulumi."):
+            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pulumi)
+    with pytest.raises(SystemExit) as exited:
+        provider.main(["127.0.0.1:1"])
+    assert exited.value.code == 1
+    assert capsys.readouterr().err == ("pulumi-resource-trainspec needs trainspec[pulumi]: "
+                                       "pip install 'trainspec[pulumi]'\n")
