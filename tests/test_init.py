@@ -643,3 +643,15 @@ def test_the_workflow_diffs_the_stack_its_preview_previews():
     assert 'if [ -f "Pulumi.$PULUMI_STACK.yaml" ]; then stack=(--stack "$PULUMI_STACK"); fi' \
         in diff["run"]
     assert ' --merge-base "${stack[@]}" --format markdown' in diff["run"]
+
+
+def test_the_readme_shows_the_pre_commit_hooks_init_writes_first(tmp_path):
+    """The README's pre-commit section starts with init's own `repo: local` hooks, as written."""
+    assert run("init", str(tmp_path / "r"))[0] == 0
+    written = (tmp_path / "r" / ".pre-commit-config.yaml").read_text()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Checking specs on every commit\n", 1)[1].split("\n## ", 1)[0]
+    snippets = section.split("```yaml\n")[1:]
+    local = written[written.index("  - repo: local\n"):]
+    assert snippets[0].split("```", 1)[0] == "repos:\n" + local
+    assert "rev: v" in snippets[1] and "a release tag, or a commit" in snippets[1]
