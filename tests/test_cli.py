@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -350,25 +351,25 @@ def test_a_missing_dependency_is_one_line_naming_it_not_a_traceback(monkeypatch)
     assert "lacks the package that provides 'detect_secrets" in err.getvalue()
 
 
-def test_the_provider_plugin_without_the_pulumi_extra_is_one_line_naming_it(
-        monkeypatch, capsys) -> None:
-    """`pip install trainspec` (no [pulumi]) then the engine starts the plugin: one line, exit 1."""
-    import builtins
+def test_the_provider_plugin_without_the_pulumi_extra_is_one_line_naming_it() -> None:
+    """`pip install trainspec` (no [pulumi]) then the engine starts the plugin: one line, exit 1.
+    Run as its console script is, in a Python where no `pulumi` module can be imported."""
+    script = textwrap.dedent("""\
+        import sys
+        from importlib.metadata import entry_points
 
-    import pytest
+        class NoPulumi:
+            @staticmethod
+            def find_spec(name, path=None, target=None):
+                if name.split(".")[0] == "pulumi":
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
-    from compiler import provider
-
-    real_import = builtins.__import__
-
-    def no_pulumi(name, *args, **kwargs):
-        if name == "pulumi" or name.startswith("pulumi."):
-            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_pulumi)
-    with pytest.raises(SystemExit) as exited:
-        provider.main(["127.0.0.1:1"])
-    assert exited.value.code == 1
-    assert capsys.readouterr().err == ("pulumi-resource-trainspec needs trainspec[pulumi]: "
-                                       "pip install 'trainspec[pulumi]'\n")
+        sys.meta_path.insert(0, NoPulumi)
+        sys.argv = ["pulumi-resource-trainspec"]
+        (plugin,) = entry_points(group="console_scripts", name="pulumi-resource-trainspec")
+        sys.exit(plugin.load()())
+        """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1, "", "pulumi-resource-trainspec needs trainspec[pulumi]: pip install 'trainspec[pulumi]'\n")

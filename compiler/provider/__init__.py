@@ -21,7 +21,6 @@ import sys
 from importlib import resources
 
 from ..version import VERSION
-from .jobs import Config
 
 SCHEMA_FILE = "schema.json"
 # Threads for blocking work (REST calls, waiting for a cancelled job to stop): enough that the
@@ -45,6 +44,7 @@ def _provider_class():
     from ..packaging import cache_dir
     from . import compiled
     from .component import TYPE, Specs, compile_folder, stack_options
+    from .jobs import Config
 
     class TrainspecProvider(Provider):
         def __init__(self) -> None:
@@ -125,6 +125,8 @@ def main(argv: list[str] | None = None) -> None:
         from pulumi.runtime.proto import provider_pb2_grpc
 
         from .server import Servicer
+
+        provider = _provider_class()()
     except ModuleNotFoundError as e:  # `pip install trainspec` without the extra: say so
         if not any(f"{e.name}.".startswith(f"{m}.") for m in PULUMI_EXTRA_MODULES):
             raise
@@ -133,7 +135,6 @@ def main(argv: list[str] | None = None) -> None:
 
     argv = sys.argv[1:] if argv is None else argv
     engine = next((a for a in argv if not a.startswith("-")), "")
-    provider = _provider_class()()
 
     async def serve() -> None:
         asyncio.get_running_loop().set_default_executor(
