@@ -43,11 +43,11 @@ def index_line() -> tuple[str, list[str]]:
         "# a commit instead of the tag before the release is tagged)."]
 
 
-def requirement(source: str = "auto", root: Path = PACKAGE_ROOT) -> tuple[str, list[str]]:
+def requirement(source: str = "auto", root: Path | None = None) -> tuple[str, list[str]]:
     """(requirement line, comment lines) for `source` (one of SOURCES)."""
     if source == "index":
         return index_line()
-    found = _git_origin(root)
+    found = _git_origin(root or PACKAGE_ROOT)
     if found is None:
         if source == "git":
             raise NoInstallableSource(
@@ -63,6 +63,27 @@ def requirement(source: str = "auto", root: Path = PACKAGE_ROOT) -> tuple[str, l
                   *([DROPPED] if clean != url else []),
                   f"# Once trainspec {VERSION} is on your package index, use instead:",
                   f"#   {EXTRA}=={VERSION}"]
+
+
+def unverified(root: Path | None = None) -> str | None:
+    """Why the index pin `auto` falls back to may name no release on any index: this trainspec
+    came from a file (a wheel, an archive, a folder: PEP 610's direct_url.json without
+    vcs_info) or from a checkout without a remote a CI runner can reach. None when it came from
+    an index (no direct_url.json) or from a git URL."""
+    root = root or PACKAGE_ROOT
+    if _git_origin(root) is not None:
+        return None
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file() and 'name = "trainspec"' in pyproject.read_text("utf-8"):
+        return f"this trainspec is the checkout {root}, which has no http(s) or ssh remote"
+    try:
+        text = metadata.distribution("trainspec").read_text("direct_url.json")
+        direct = json.loads(text or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    if not isinstance(direct, dict):
+        return None
+    return f"this trainspec was installed from {without_credentials(str(direct.get('url')))}"
 
 
 def without_credentials(url: str) -> str:

@@ -149,6 +149,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except install.NoInstallableSource as exc:
             err.write(f"error: {exc}; nothing written\n")
             return 1
+    why = install.unverified() if args.source == "auto" and not args.requirement else None
+    if why and line == install.index_line()[0]:
+        err.write(f"warning: {line} is unverified: trainspec {VERSION} may not be on your "
+                  f"package index ({why}), and the next steps and the CI workflow install it "
+                  "from there. Pass --requirement LINE with a source a CI runner can reach "
+                  f"(\"{install.EXTRA} @ https://HOST/trainspec-{VERSION}-py3-none-any.whl\" "
+                  f"or \"{install.EXTRA} @ git+https://HOST/OWNER/trainspec@{install.TAG}\"), or "
+                  "--from git from a checkout whose origin is an http(s) or ssh URL\n")
     names = adopt.names(target)
     foreign = adopt.foreign_pulumi(target)
     steps = adopt.plan(target, files(name, line, comments, names, pulumi=not foreign))

@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -348,3 +349,27 @@ def test_a_missing_dependency_is_one_line_naming_it_not_a_traceback(monkeypatch)
     code = cli_module.main(["validate", "specs/vision/resnet-a100-spot.yaml"], out, err)
     assert code == 1 and "Traceback" not in err.getvalue()
     assert "lacks the package that provides 'detect_secrets" in err.getvalue()
+
+
+def test_the_provider_plugin_without_the_pulumi_extra_is_one_line_naming_it() -> None:
+    """`pip install trainspec` (no [pulumi]) then the engine starts the plugin: one line, exit 1.
+    Run as its console script is, in a Python where no `pulumi` module can be imported."""
+    script = textwrap.dedent("""\
+        import sys
+        from importlib.metadata import entry_points
+
+        class NoPulumi:
+            @staticmethod
+            def find_spec(name, path=None, target=None):
+                if name.split(".")[0] == "pulumi":
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+        sys.meta_path.insert(0, NoPulumi)
+        sys.argv = ["pulumi-resource-trainspec"]
+        (plugin,) = entry_points(group="console_scripts", name="pulumi-resource-trainspec")
+        sys.exit(plugin.load()())
+        """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1, "", "pulumi-resource-trainspec needs trainspec[pulumi]: pip install 'trainspec[pulumi]'\n")

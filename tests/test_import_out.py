@@ -34,3 +34,30 @@ def test_import_out_writes_a_new_spec_with_its_trainer_relative_to_it(tmp_path, 
     assert cli.main(["import", *words], io.StringIO(), err) == 1
     assert "import never overwrites a file" in err.getvalue()
     assert (tmp_path / "specs" / "team" / "fit.yaml").read_text() == text
+
+
+def test_import_of_a_trainer_folder_trainspec_cannot_package_says_what_it_needs(tmp_path,
+                                                                                 monkeypatch):
+    """gcloud's autopackaging takes any folder (it copies it into an image); trainspec builds an
+    sdist, so a folder without pyproject.toml is reported with the layout it needs, together
+    with the missing staging bucket."""
+    (tmp_path / "trainer").mkdir()
+    (tmp_path / "trainer" / "__init__.py").write_text("")
+    (tmp_path / "trainer" / "task.py").write_text("")
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["import", "--", "gcloud", "ai", "custom-jobs", "create",
+                     "--region=us-central1", "--display-name=fit",
+                     f"--worker-pool-spec=machine-type=n1-standard-4,executor-image-uri="
+                     f"{EXECUTOR},local-package-path=trainer,python-module=trainer.task"],
+                    out, err) == 0, err.getvalue()
+    assert "    source: trainer\n" in out.getvalue()
+    lines = err.getvalue().splitlines()
+    assert "[source-staging-bucket]" in lines[1]
+    assert lines[2] == (
+        "<imported spec>:17:13: error: $.spec.python.source: trainer: no package metadata: the "
+        "folder has no pyproject.toml or setup.py (add trainer/pyproject.toml beside the "
+        "package, with [project] name and version and [tool.setuptools] packages = "
+        "[\"trainer\"], the code in trainer/trainer/task.py: the executor image pip-installs "
+        "the sdist trainspec builds from the folder) [source-metadata]")

@@ -32,6 +32,16 @@ EXPECTED = ["Pulumi.yaml", "__main__.py", "requirements.lock", "requirements.txt
             ".gitignore"]
 
 
+VERIFIED = install.unverified
+
+
+@pytest.fixture(autouse=True)
+def an_origin_ci_can_reach(monkeypatch):
+    """Whether this checkout has an http(s) remote is the machine's: the tests of init's files
+    and messages run as from a release on the index (init's warning has its own test)."""
+    monkeypatch.setattr(install, "unverified", lambda root=None: None)
+
+
 def run(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = cli.main(list(argv), out, err)
@@ -270,6 +280,41 @@ def test_a_pip_install_from_git_keeps_its_url_and_revision(monkeypatch):
             f"trainspec[pulumi]=={VERSION}"
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_an_index_pin_from_a_wheel_or_a_local_checkout_is_called_unverified(tmp_path,
+                                                                             monkeypatch):
+    """`pip install trainspec-X.whl` or a checkout whose origin is a path: `init` still pins
+    the index version, and says plainly that the index may not have it, and what to pass."""
+    pinned = f"trainspec[pulumi]=={VERSION}"
+    wheel = f"file:///tmp/dist/trainspec-{VERSION}-py3-none-any.whl"
+
+    class Dist:
+        direct: dict | None = {"url": wheel, "archive_info": {}}
+
+        def read_text(self, name):
+            return None if self.direct is None else json.dumps(self.direct)
+    monkeypatch.setattr(install, "unverified", VERIFIED)
+    monkeypatch.setattr(install.metadata, "distribution", lambda name: Dist())
+    monkeypatch.setattr(install, "PACKAGE_ROOT", tmp_path / "site-packages")
+    code, out, err = run("init", str(tmp_path / "a"), "--dry-run")
+    assert code == 0 and f"requirements.txt: {pinned}" in out
+    assert err.startswith(f"warning: {pinned} is unverified: trainspec {VERSION} may not be on "
+                          f"your package index (this trainspec was installed from {wheel})")
+    assert "--requirement LINE" in err and "--from git" in err
+    code, out, err = run("init", str(tmp_path / "b"), "--dry-run", "--from", "index")
+    assert code == 0 and err == ""  # asked for by name
+    Dist.direct = None  # from an index: its pin is what was installed
+    assert run("init", str(tmp_path / "c"), "--dry-run")[2] == ""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "pyproject.toml").write_text('[project]\nname = "trainspec"\n')
+    _git(checkout, "init", "-q")
+    _git(checkout, "remote", "add", "origin", str(tmp_path / "elsewhere"))
+    assert install.requirement("auto", checkout)[0] == pinned
+    assert install.unverified(checkout) == (f"this trainspec is the checkout {checkout}, "
+                                            "which has no http(s) or ssh remote")
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_the_git_requirement_installs_from_the_served_repository(tmp_path):
@@ -411,7 +456,8 @@ def test_named_pipes_and_links_in_the_repository_are_never_opened(tmp_path):
     (target / "tools" / "outside.sh").symlink_to(tmp_path / "outside.sh")
     (target / "tools" / "train.sh").write_text("gcloud ai custom-jobs create --region=x\n")
     for extra in (["--dry-run"], []):
-        done = subprocess.run([sys.executable, "-m", "compiler", "init", str(target), *extra],
+        done = subprocess.run([sys.executable, "-m", "compiler", "init", str(target), *extra,
+                               "--from", "index"],  # no warning whatever this checkout's remote
                               capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert (done.returncode, done.stderr) == (0, "")
         nxt = done.stdout.split("next: ", 1)[1]
@@ -597,3 +643,15 @@ def test_the_workflow_diffs_the_stack_its_preview_previews():
     assert 'if [ -f "Pulumi.$PULUMI_STACK.yaml" ]; then stack=(--stack "$PULUMI_STACK"); fi' \
         in diff["run"]
     assert ' --merge-base "${stack[@]}" --format markdown' in diff["run"]
+
+
+def test_the_readme_shows_the_pre_commit_hooks_init_writes_first(tmp_path):
+    """The README's pre-commit section starts with init's own `repo: local` hooks, as written."""
+    assert run("init", str(tmp_path / "r"))[0] == 0
+    written = (tmp_path / "r" / ".pre-commit-config.yaml").read_text()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Checking specs on every commit\n", 1)[1].split("\n## ", 1)[0]
+    snippets = section.split("```yaml\n")[1:]
+    local = written[written.index("  - repo: local\n"):]
+    assert snippets[0].split("```", 1)[0] == "repos:\n" + local
+    assert "rev: v" in snippets[1] and "a release tag, or a commit" in snippets[1]

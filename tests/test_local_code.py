@@ -396,6 +396,35 @@ def test_a_spec_outside_any_repository_is_an_error(tmp_path, monkeypatch):
         "spec's repository [source-no-repository]"]
 
 
+def test_every_independent_source_problem_is_reported_in_one_run(tmp_path, monkeypatch):
+    """No staging bucket, no repository and a folder trainspec cannot package: all three at
+    once (each was reported only after the one before it was fixed)."""
+    write(tmp_path / "loose", {"trainer/trainer/task.py": "", "specs/job.yaml": SPEC.replace(
+        "  stagingBucket: gs://acme-staging\n", "")})
+    monkeypatch.chdir(tmp_path / "loose")
+    where = "specs/job.yaml:6:13: error: $.spec.python.source: "
+    assert errors(compile_spec()) == [
+        where + "no staging bucket to upload the package to (set spec.stagingBucket, pass "
+        "--staging-bucket, or `pulumi config set trainspec:stagingBucket gs://BUCKET`) "
+        "[source-staging-bucket]",
+        where + "the spec is in no repository (no Pulumi.yaml or .git in its folder or above "
+        "it): python.source is read only inside the spec's repository [source-no-repository]",
+        where + "trainer: no package metadata: the folder has no pyproject.toml or setup.py (add "
+        "trainer/pyproject.toml beside the package, with [project] name and version and "
+        "[tool.setuptools] packages = [\"trainer\"], the code in trainer/trainer/task.py: the "
+        "executor image pip-installs the sdist trainspec builds from the folder) "
+        "[source-metadata]"]
+    # In a repository with a bucket, the folder's problem alone.
+    (tmp_path / "loose" / "Pulumi.yaml").write_text("name: x\n")
+    found = errors(compile_spec(options=Options(staging_bucket="gs://acme-b",
+                                                package_dir=str(tmp_path / "cache"))))
+    assert [e.rsplit(" ", 1)[1] for e in found] == ["[source-metadata]"]
+    # A source above the spec's folder, outside any repository, is not walked.
+    (tmp_path / "loose" / "Pulumi.yaml").unlink()
+    (tmp_path / "loose" / "specs" / "job.yaml").write_text(spec_with(source=".."))
+    assert [e.rsplit(" ", 1)[1] for e in errors(compile_spec())] == ["[source-no-repository]"]
+
+
 def test_a_spec_from_stdin_cannot_use_a_source(repo):
     out, err = io.StringIO(), io.StringIO()
     code = cli.main(["compile", "-"], out, err, stdin=io.BytesIO(SPEC.encode()))

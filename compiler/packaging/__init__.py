@@ -76,6 +76,7 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
 
     files = files or Files()
     located = files.locate(job.file)
+    in_repository = located is not None
     uploads: dict[tuple[str, str], Upload] = {}
     replaced: dict[int, PythonPackage] = {}
     built: dict[tuple, Package | BuildError] = {}  # a source shared by pools is built once
@@ -83,14 +84,22 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
         if id(task) in replaced:
             continue
         source = task.source or ""
-        if located is None:
+        # Every problem in one run: the staging bucket, the repository and the folder's
+        # package are independent, so each is reported whatever the others are.
+        if not job.staging_bucket and not any(
+                d.path == "$.spec.stagingBucket" and d.is_error for d in c.items):
+            c.error(path, "no staging bucket to upload the package to", BUCKET_HINT,
+                    code="source-staging-bucket")
+        if not in_repository:
             c.error(path, "a spec read from standard input has no folder for python.source to "
                     "be relative to" if job.file.startswith("<") else
                     "the spec is in no repository (no Pulumi.yaml or .git in its folder or "
                     "above it): python.source is read only inside the spec's repository",
                     code="source-no-repository")
+        # Outside one, the folder's own problems still (as if a repository held it).
+        repo, spec_dir = located or files.loose_folder(job.file, source) or (None, "")
+        if repo is None:
             continue
-        repo, spec_dir = located
         folder = posixpath.normpath(posixpath.join(spec_dir, source))
         if source.startswith("/") or folder == ".." or folder.startswith("../"):
             c.error(path, f"{source!r} is outside the repository ({repo.root_shown})",
@@ -98,16 +107,12 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
                     "spec file", code="source-outside-repository")
             continue
         folder = "" if folder == "." else folder
-        if not job.staging_bucket:
-            if not any(d.path == "$.spec.stagingBucket" and d.is_error for d in c.items):
-                c.error(path, "no staging bucket to upload the package to", BUCKET_HINT,
-                        code="source-staging-bucket")
-            continue
         key = (id(repo), folder, task.module)
         if key not in built:
             try:
                 built[key] = build(repo, folder, config, task.module,
-                                   Path(package_dir) if package_dir else None)
+                                   Path(package_dir) if package_dir and job.staging_bucket
+                                   and in_repository else None)
             except BuildError as e:
                 built[key] = e
         package = built[key]
@@ -115,6 +120,8 @@ def resolve(job: Job, c: Collector, files: Files | None, package_dir: str | None
             for problem in package.problems:
                 c.error(module_path if problem.key == "module" else path, problem.message,
                         problem.hint, code=problem.code)
+            continue
+        if not job.staging_bucket or not in_repository:
             continue
         upload = Upload(package, job.staging_bucket, path)
         uploads.setdefault((upload.bucket, package.object_name), upload)

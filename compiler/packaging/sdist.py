@@ -122,7 +122,8 @@ def _build(repo: Repo, source: str, config: RepoConfig, module: str | None,
     try:
         meta = metadata.read(blobs)
     except metadata.MetadataError as e:
-        raise BuildError([Problem("source-metadata", "source", f"{shown}: {e}")]) from e
+        raise BuildError([Problem("source-metadata", "source", f"{shown}: {e}",
+                                  None if blobs else _layout_hint(shown, module))]) from e
     if module is not None:
         _check_module(module, meta, found.files, shown)
     members = [(path, e.executable, check.reader(path, e.path))
@@ -195,6 +196,16 @@ def _check_module(module: str, meta: metadata.Metadata, files: dict, shown: str)
                               f"the package built from {shown}: none of "
                               f"{', '.join(candidates[:2])}, ... is there", "its top-level "
                               f"modules and packages: {', '.join(tops[:8]) or 'none'}")])
+
+
+def _layout_hint(shown: str, module: str | None) -> str:
+    """What a folder without package metadata needs (gcloud's autopackaging copies a folder into
+    an image as it is; trainspec builds an sdist that the executor image pip-installs)."""
+    top = (module or "trainer").split(".")[0]
+    code = f"{shown}/{(module or 'trainer.task').replace('.', '/')}.py"
+    return (f"add {shown}/pyproject.toml beside the package, with [project] name and version and "
+            f"[tool.setuptools] packages = [\"{top}\"], the code in {code}: the "
+            "executor image pip-installs the sdist trainspec builds from the folder")
 
 
 def _size(n: int) -> str:

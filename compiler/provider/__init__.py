@@ -21,13 +21,16 @@ import sys
 from importlib import resources
 
 from ..version import VERSION
-from .jobs import Config
 
 SCHEMA_FILE = "schema.json"
 # Threads for blocking work (REST calls, waiting for a cancelled job to stop): enough that the
 # engine's `--parallel` is the only limit. asyncio's default pool, min(32, CPUs + 4), ran 6
 # deletes at a time on 2 cores, and trainspec 0.1's dynamic provider 4, whatever `--parallel`.
 WORKERS = 512
+# What the `pulumi` extra brings (pulumi and its gRPC stack): without it the plugin cannot serve.
+PULUMI_EXTRA_MODULES = ("pulumi", "grpc", "google.protobuf")
+NEEDS_EXTRA = ("pulumi-resource-trainspec needs trainspec[pulumi]: "
+               "pip install 'trainspec[pulumi]'")
 
 
 def schema_text() -> str:
@@ -41,6 +44,7 @@ def _provider_class():
     from ..packaging import cache_dir
     from . import compiled
     from .component import TYPE, Specs, compile_folder, stack_options
+    from .jobs import Config
 
     class TrainspecProvider(Provider):
         def __init__(self) -> None:
@@ -115,15 +119,22 @@ def main(argv: list[str] | None = None) -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    import grpc
-    from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
-    from pulumi.runtime.proto import provider_pb2_grpc
+    try:
+        import grpc
+        from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
+        from pulumi.runtime.proto import provider_pb2_grpc
 
-    from .server import Servicer
+        from .server import Servicer
+
+        provider = _provider_class()()
+    except ModuleNotFoundError as e:  # `pip install trainspec` without the extra: say so
+        if not any(f"{e.name}.".startswith(f"{m}.") for m in PULUMI_EXTRA_MODULES):
+            raise
+        sys.stderr.write(f"{NEEDS_EXTRA}\n")
+        sys.exit(1)
 
     argv = sys.argv[1:] if argv is None else argv
     engine = next((a for a in argv if not a.startswith("-")), "")
-    provider = _provider_class()()
 
     async def serve() -> None:
         asyncio.get_running_loop().set_default_executor(

@@ -338,10 +338,9 @@ class Files:
     def locate(self, spec_file: str) -> tuple[Repo, str] | None:
         """(the spec's repository, the spec's folder relative to it), or None if the spec is
         in no repository, or is no file (<stdin>)."""
-        if spec_file.startswith("<"):
+        start = self.spec_folder(spec_file)
+        if start is None:
             return None
-        folder = Path(self.base or ".", spec_file).parent
-        start = Path(os.path.abspath(folder))
         for candidate in (start, *start.parents):
             if any(os.path.lexists(candidate / m) for m in MARKERS):
                 rel = os.path.relpath(start, candidate)
@@ -351,12 +350,36 @@ class Files:
         return None
 
 
+    def spec_folder(self, spec_file: str) -> Path | None:
+        """The absolute folder of the spec file; None for one that is no file (<stdin>)."""
+        if spec_file.startswith("<"):
+            return None
+        return Path(os.path.abspath(Path(self.base or ".", spec_file).parent))
+
+    def loose_folder(self, spec_file: str, source: str) -> tuple[Repo, str] | None:
+        """For a spec in no repository, whose python.source is still checked (never uploaded):
+        the folder holding both the spec and `source` (relative to it) as if it were the
+        repository, and the spec's folder in it. None for <stdin>, an absolute source or one
+        above the spec's folder (whose files may be anything)."""
+        start = self.spec_folder(spec_file)
+        if start is None or posixpath.isabs(source):
+            return None
+        target = Path(os.path.normpath(start / source))
+        if target != start and target in start.parents:
+            return None
+        root = Path(os.path.commonpath([start, target]))
+        shown = os.path.relpath(root, os.path.abspath(self.base or "."))
+        rel = os.path.relpath(start, root)
+        return FsRepo(root, shown.replace(os.sep, "/")), "" if rel == "." else \
+            rel.replace(os.sep, "/")
+
+
 class CurrentFolder(Files):
     """For a spec that is not a file yet (what `import` prints): as if saved in the current
     folder."""
 
-    def locate(self, spec_file: str) -> tuple[Repo, str] | None:
-        return super().locate("spec.yaml")
+    def spec_folder(self, spec_file: str) -> Path | None:
+        return super().spec_folder("spec.yaml")
 
 
 class GitFiles(Files):
