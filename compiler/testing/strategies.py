@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import fields, roles
-from ..catalog import machines
+from ..catalog import accelerators, machines
 from . import rows
 from .draws import PLATFORMS, _args, _container, _duration, _env, _labels, _names, _st
 from .shapes import ML_RUNTIMES, PREBUILT, ml_shapes, vertex_shapes
@@ -112,6 +112,8 @@ def _vertex_spec(draw) -> dict:
                                                    "reservations/r1"]}]))
         if draw(st.integers(0, 5)) == 0:
             pool["nfsMounts"] = [{"server": "10.0.0.2", "path": "/share", "mountPoint": "data"}]
+        if _gb200(pool) and pool.get("reservation", {}).get("affinity") not in ("ANY", "SPECIFIC"):
+            pool["reservation"] = {"affinity": "ANY"}  # GB200 (A4X) runs only on a reservation
     lone_cpu = len(pools) == 1 and set(pools[roles.CHIEF.name]) == {"machineType"} and \
         not chief_shape.accel and not chief_shape.topology
     if not (lone_cpu and draw(st.integers(0, 3)) == 0):  # no pools: one default CPU replica
@@ -122,6 +124,13 @@ def _vertex_spec(draw) -> dict:
     _job_fields(draw, spec, "vertex", job, {fields.STRATEGY.spec: strategy,
                                             fields.MAX_WAIT.spec: max_wait})
     return spec
+
+
+def _gb200(pool: dict) -> bool:
+    """The pool's accelerator is a GB200 (written, or implied by an A4X machine)."""
+    written = (pool.get("accelerator") or {}).get("type")
+    implied = machines.FIXED_GPU_MACHINES.get(pool.get("machineType") or "", (None,))[0]
+    return (accelerators.canonical(written) if written else implied) == "NVIDIA_GB200"
 
 
 def _ml_spec(draw) -> dict:
