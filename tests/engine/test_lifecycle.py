@@ -10,7 +10,6 @@ import signal
 import threading
 import time
 
-import pytest
 from faultproxy import FaultProxy
 from job_specs import FAIL, HOLD, ml, tuning, vertex
 
@@ -325,9 +324,9 @@ def test_a_spec_turned_into_a_tuning_job_cancels_the_old_job_first(project, emul
     assert resource["type"].endswith(":VertexHyperparameterTuningJob") and resource["id"] == new
 
 
-def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
-        project, emulator):
-    p = project()
+def rename_bert(p, emulator) -> str:
+    """Apply bert, rename its metadata.name to bert-v2 and apply again: the preview says
+    replace, the old job is cancelled before the new one is submitted. The new job's name."""
     p.write(BERT, vertex(name="bert", labels=HOLD))
     p.up()
     (old,) = emulator.vertex_jobs()
@@ -343,6 +342,13 @@ def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
     creates = [i for i, c in enumerate(calls) if c.endswith('/customJobs HTTP/1.1" 200 -')]
     assert cancel < creates[1]  # delete before create: never two generations at once
     assert list(p.outputs()["jobs"]) == ["bert-v2"] and p.outputs()["jobs"]["bert-v2"]["name"] == new
+    return new
+
+
+def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
+        project, emulator):
+    p = project()
+    new = rename_bert(p, emulator)
     before = len(emulator.calls)
     assert "3 unchanged" in p.up().stdout and emulator.calls[before:] == []  # nothing left over
     p.run("destroy", "--yes", "--skip-preview")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from job_specs import HOLD, ml, tuning, vertex
-from test_lifecycle import BERT, CENSUS, states
+from test_lifecycle import BERT, CENSUS, rename_bert, states
 
 from compiler import pipeline
 from compiler.cloud.rest import Client
@@ -83,6 +83,12 @@ def test_an_edited_spec_cancels_the_old_job_then_creates_and_destroy_cancels(
     assert states(emulator.ml_jobs()) == ["CANCELLED"]
     assert not emulator.requests("DELETE")  # records kept
     assert p.resources("") == []
+
+
+def test_a_renamed_metadata_name_cancels_the_old_job_before_creating_the_new_one(
+        yaml_project, emulator):
+    """The component Construct builds in the provider reads the stack's last state too."""
+    rename_bert(yaml_project(), emulator)
 
 
 def test_a_bad_spec_fails_preview_at_its_location_and_nothing_is_sent(yaml_project, emulator):
