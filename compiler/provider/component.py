@@ -77,6 +77,7 @@ class Specs(pulumi.ComponentResource):
         impersonate = pulumi.Config("gcp").get("impersonateServiceAccount")
         self.resources: dict[str, pulumi.CustomResource] = {}
         exported: dict[str, tuple[str, ...]] = {}
+        renamed = _renamed(results)
         for r in results:
             job = r.job
             wanted = resource_type(job.platform, job.kind)
@@ -86,6 +87,9 @@ class Specs(pulumi.ComponentResource):
             top = [f"{OLD_TYPE_PREFIX}{t.rsplit(':', 1)[1]}" for t in JOBS] + list(JOBS)
             aliases = [f"urn:pulumi:{stack}::{project}::{t}::{job.name}" for t in top] + [
                 pulumi.Alias(type_=t) for t in JOBS if t != wanted]
+            former = renamed.get(r.file)  # this spec's job under its former metadata.name
+            if former:
+                aliases.append(former)
             opts = pulumi.ResourceOptions.merge(by_job.get(job.name), pulumi.ResourceOptions(
                 parent=self, aliases=aliases, depends_on=(depends_on or {}).get(job.name)))
             # The defaults the folder was compiled with, when known: each job's Check then
@@ -99,6 +103,7 @@ class Specs(pulumi.ComponentResource):
                 "stagingBucket": given[2], "keepJobRecords": True if keep is None else keep,
                 "secretEnv": program.secret_env(job.secrets),
                 "organization": pulumi.get_organization(),
+                "formerName": former and former.rsplit("::", 1)[-1],
                 "impersonateServiceAccount": impersonate}, (*EXPORTED, *trials), opts)
             self.resources[job.name] = resource
             # What only the folder's discovery says of a spec (a link out of the folder): the
@@ -110,6 +115,36 @@ class Specs(pulumi.ComponentResource):
         self.jobs = _map(self.resources, exported)
         # `register_jobs=False`: the caller exports the map itself, and the state holds it once.
         self.register_outputs({"jobs": self.jobs} if register_jobs else {})
+
+
+def _renamed(results: list[pipeline.Result]) -> dict[str, str]:
+    """{spec file: URN of its job under its former metadata.name}, from this stack's last
+    state, for each spec whose job had another name there and whose former name no spec
+    declares now. An alias to that URN makes the renamed spec's job the same resource as
+    before (with `formerName`, by which the job's Check knows the old job as this stack's): its
+    name is part of the request, so the engine replaces it, delete before create (the old job
+    is cancelled before the new one is submitted), as for any other edit. Read with the
+    engine's own `readStackResourceOutputs` of this stack (org/project/stack, as the Pulumi
+    Cloud wants it): this stack's state only, never another's."""
+    name = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
+    try:
+        state = pulumi.runtime.invoke("pulumi:pulumi:readStackResourceOutputs",
+                                      {"stackName": name}).value or {}
+    except Exception as e:  # noqa: BLE001 - any failure only loses the rename's order
+        pulumi.log.warn(f"could not read this stack's last state ({e}): a spec whose "
+                        "metadata.name changed gets its new job before the old one is cancelled")
+        return {}
+    names = {r.job.name for r in results}
+    files = {r.file: r.job.name for r in results}
+    former: dict[str, list[str]] = {}
+    for urn, resource in (state.get("outputs") or {}).items():
+        spec_file = ((resource or {}).get("outputs") or {}).get("specFile")
+        old_name = urn.rsplit("::", 1)[-1]
+        if (resource.get("type") in JOBS and spec_file in files
+                and files[spec_file] != old_name and old_name not in names):
+            former.setdefault(spec_file, []).append(urn)
+    # Two former jobs of one file (a state that holds both): neither is taken over.
+    return {f: urns[0] for f, urns in former.items() if len(urns) == 1}
 
 
 def _map(resources: dict[str, pulumi.CustomResource],

@@ -52,6 +52,9 @@ PRESENTATION_KEYS = ("specFile", "sourceMap")
 # encoding and in its automatic log (~/.pulumi/logs), and the state kept it twice (inputs and
 # outputs). A state written before holds it; Diff ignores it there.
 NOT_IN_STATE = ("sourceMap",)
+# The metadata.name a spec's job had in this stack's last state, given by the `Specs` component
+# with an alias to that resource (component.py): read by Check only, never kept.
+FORMER_NAME = "formerName"
 # The job and state a refresh found changed (Read), kept in the inputs: the engine decides a
 # refresh's result with Diff (the inputs Read returned against the stored ones), and a job's
 # state is an output. Check carries it over, so an `up` never sees it change.
@@ -215,6 +218,18 @@ def _owners(urn: str, organization: str | None, config: Config) -> tuple[str, di
     return identity(org, project, stack, name), renamed
 
 
+def _respelled(urn: str, news: dict) -> str | None:
+    """The identity of this stack's resource of the spec's former metadata.name, when the
+    `Specs` component found one in this stack's last state (`formerName`, with an alias to
+    it: the engine hands this Check that resource's state). It names this stack, as `urn`
+    does: a state copied from another stack carries that stack's identity, never this one."""
+    name = _text(news.get(FORMER_NAME))
+    if name is None:
+        return None
+    stack, project, _name = parse_urn(urn)
+    return identity(_text(news.get("organization")) or DEFAULT_ORGANIZATION, project, stack, name)
+
+
 def renamed_refusal(urn: str, organization: str | None, config: Config) -> str | None:
     """Why the stack's `trainspec:renamedFrom` is not honoured (a named stack still exists, or
     that cannot be told: compiler.jobs.former); None if it is, or is not set."""
@@ -300,7 +315,7 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
         return Checked(news, [(prop, f"{label}: {refused}")], warnings)
     owner, renamed = _owners(urn, _text(news.get("organization")), config)
     former = olds.get("identity")
-    if isinstance(former, str) and former not in {owner, *renamed}:
+    if isinstance(former, str) and former not in {owner, *renamed, _respelled(urn, news)}:
         return Checked(news, [(prop, f"{label}: this resource's state was written by another "
                                      f"stack (owner label {former!r}, not this stack's "
                                      f"{owner!r}); nothing was changed. {OWNER_HELP}")], warnings)
@@ -323,6 +338,7 @@ def check(type_token: str, urn: str, olds: dict, news: dict, config: Config) -> 
         "formerOwners": formers or None,
     }
     inputs.pop(uploads.KEY, None)
+    inputs.pop(FORMER_NAME, None)  # only this Check's: a later one has the new name's state
     if result.uploads:
         inputs[uploads.KEY] = [u.uri for u in result.uploads]
     return Checked(inputs, [], warnings, result, notes)

@@ -10,7 +10,6 @@ import signal
 import threading
 import time
 
-import pytest
 from faultproxy import FaultProxy
 from job_specs import FAIL, HOLD, ml, tuning, vertex
 
@@ -325,17 +324,15 @@ def test_a_spec_turned_into_a_tuning_job_cancels_the_old_job_first(project, emul
     assert resource["type"].endswith(":VertexHyperparameterTuningJob") and resource["id"] == new
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 22: a renamed metadata.name is a new Pulumi resource; the engine creates it while the "
-    "program runs and deletes the old one only after, so the two jobs overlap. Until fixed, "
-    "`python -m compiler cancel SPEC` before the rename stops the old job first (docs/pulumi.md)"))
-def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
-        project, emulator):
-    p = project()
+def rename_bert(p, emulator) -> str:
+    """Apply bert, rename its metadata.name to bert-v2 and apply again: the preview says
+    replace, the old job is cancelled before the new one is submitted. The new job's name."""
     p.write(BERT, vertex(name="bert", labels=HOLD))
     p.up()
     (old,) = emulator.vertex_jobs()
     p.write(BERT, vertex(name="bert-v2", labels=HOLD))
+    preview = p.run("preview", "--diff")
+    assert "+-1 to replace" in preview.stdout and "to create" not in preview.stdout
     p.up()
     jobs = emulator.vertex_jobs()
     (new,) = [n for n in jobs if n != old]
@@ -344,6 +341,18 @@ def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
     cancel = next(i for i, c in enumerate(calls) if f"{old}:cancel" in c)
     creates = [i for i, c in enumerate(calls) if c.endswith('/customJobs HTTP/1.1" 200 -')]
     assert cancel < creates[1]  # delete before create: never two generations at once
+    assert list(p.outputs()["jobs"]) == ["bert-v2"] and p.outputs()["jobs"]["bert-v2"]["name"] == new
+    return new
+
+
+def test_renaming_metadata_name_cancels_the_old_job_before_creating_the_new_one(
+        project, emulator):
+    p = project()
+    new = rename_bert(p, emulator)
+    before = len(emulator.calls)
+    assert "3 unchanged" in p.up().stdout and emulator.calls[before:] == []  # nothing left over
+    p.run("destroy", "--yes", "--skip-preview")
+    assert emulator.vertex_jobs()[new]["state"] == "JOB_STATE_CANCELLED"
 
 
 def test_a_spec_rolled_back_to_an_earlier_generation_submits_a_new_job(project, emulator):

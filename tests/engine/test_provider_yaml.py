@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from job_specs import HOLD, ml, tuning, vertex
-from test_lifecycle import BERT, CENSUS, states
+from test_lifecycle import BERT, CENSUS, rename_bert, states
 
 from compiler import pipeline
 from compiler.cloud.rest import Client
@@ -45,7 +45,9 @@ def test_preview_sends_nothing_up_creates_one_job_per_spec_and_a_second_up_makes
     assert jobs["ads-hpt"]["name"] in emulator.tuning_jobs()
     assert jobs["census"]["name"] == "projects/acme-test/jobs/census"
     types = sorted(r["type"] for r in p.resources(""))
-    assert types == ["pulumi:providers:trainspec", "pulumi:pulumi:Stack",
+    # pulumi:providers:pulumi: the engine's own (builtin) provider, by which Specs reads the
+    # stack's last state (a renamed metadata.name, component.py); it holds nothing.
+    assert types == ["pulumi:providers:pulumi", "pulumi:providers:trainspec", "pulumi:pulumi:Stack",
                      "trainspec:index:AiPlatformJob", "trainspec:index:Specs",
                      "trainspec:index:VertexCustomJob",
                      "trainspec:index:VertexHyperparameterTuningJob"]
@@ -83,6 +85,12 @@ def test_an_edited_spec_cancels_the_old_job_then_creates_and_destroy_cancels(
     assert states(emulator.ml_jobs()) == ["CANCELLED"]
     assert not emulator.requests("DELETE")  # records kept
     assert p.resources("") == []
+
+
+def test_a_renamed_metadata_name_cancels_the_old_job_before_creating_the_new_one(
+        yaml_project, emulator):
+    """The component Construct builds in the provider reads the stack's last state too."""
+    rename_bert(yaml_project(), emulator)
 
 
 def test_a_bad_spec_fails_preview_at_its_location_and_nothing_is_sent(yaml_project, emulator):
