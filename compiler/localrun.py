@@ -210,7 +210,9 @@ def _compile(args: argparse.Namespace, package_dir: str) -> pipeline.Result:
                       staging_bucket=args.staging_bucket, package_dir=package_dir)
     stdin = args.stdin
     result = pipeline.compile_path(args.spec, options, stdin)
-    if not result.ok and all(d.code == "source-staging-bucket" for d in result.errors):
+    # Every problem of a python.source spec is reported at once (the bucket among them): the
+    # others are what a local run must report, so compile again with the placeholder.
+    if any(d.code == "source-staging-bucket" for d in result.errors):
         result = pipeline.compile_path(args.spec, dataclasses.replace(
             options, staging_bucket=PLACEHOLDER_BUCKET), stdin)
     return result
