@@ -112,3 +112,29 @@ def test_data_json_cannot_hold_takes_the_slow_path() -> None:
         mutated = replaced(base, where, "us\ud800")
         assert not fast.valid(schemas.schema(), mutated) or slow_valid(mutated)
     assert json.dumps(base)  # the spec itself is plain JSON
+
+
+def test_without_jsonschema_rs_validate_says_exactly_the_same(tmp_path):
+    """jsonschema-rs only speeds up the answer: in an environment made without the lock (no
+    jsonschema-rs), `validate` runs and reports the same, every problem included."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text()
+                   .replace("kind: TrainingJob", "kind: TrainingJob\nunknownKey: 1"))
+    hide = ("import sys, importlib.abc\n"
+            "class Hide(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'jsonschema_rs':\n"
+            "            raise ImportError(name)\n"
+            "sys.meta_path.insert(0, Hide())\n"
+            "from compiler.cli import main\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    runs = []
+    for code in (hide, "import sys\nfrom compiler.cli import main\nsys.exit(main(sys.argv[1:]))\n"):
+        runs.append(subprocess.run([sys.executable, "-c", code, "validate", "specs", str(bad)],
+                                   capture_output=True, text=True, cwd=ROOT, timeout=120))
+    assert runs[0].returncode == runs[1].returncode == 1
+    assert (runs[0].stdout, runs[0].stderr) == (runs[1].stdout, runs[1].stderr)
+    assert "unknownKey" in runs[0].stdout + runs[0].stderr

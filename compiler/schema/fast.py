@@ -66,10 +66,16 @@ _COMPILED: dict[int, tuple[dict, Any]] = {}  # id(schema) → (the schema, kept 
 
 
 def _validator(published: dict) -> Any:
+    """The compiled validator, or None where jsonschema-rs is not installed (an environment
+    made without the lock): it only speeds up what jsonschema decides anyway."""
     if id(published) not in _COMPILED:
-        import jsonschema_rs
-
-        _COMPILED[id(published)] = (published, jsonschema_rs.validator_for(_rewritten(published)))
+        try:
+            import jsonschema_rs
+        except ImportError:
+            compiled = None
+        else:
+            compiled = jsonschema_rs.validator_for(_rewritten(published))
+        _COMPILED[id(published)] = (published, compiled)
     return _COMPILED[id(published)][1]
 
 
@@ -102,7 +108,10 @@ def valid(published: dict, data: Any) -> bool:
     False: not known (validate.py finds out, and says why)."""
     if not _plain(data):
         return False
+    validator = _validator(published)
+    if validator is None:
+        return False
     try:
-        return bool(_validator(published).is_valid(data))
+        return bool(validator.is_valid(data))
     except (ValueError, TypeError, OverflowError):  # a string jsonschema-rs cannot take
         return False
