@@ -13,7 +13,7 @@ same run, interleaved; medians of the rounds. Target (issue 23): the PR check <=
 --verify, each warm command's output (and SARIF file) is compared with a cold run's, byte for
 byte.
 
-    python benchmarks/bench_incremental.py [--specs 10000] [--repeat 3] [--verify]
+    python benchmarks/bench_incremental.py [--specs 10000] [--repeat 3] [--verify] [--profile N]
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="median of N rounds (default 3)")
     p.add_argument("--verify", action="store_true",
                    help="compare each warm command's output with a cold run's")
+    p.add_argument("--profile", type=int, default=0, metavar="N",
+                   help="also print the N costliest functions of the PR check (cProfile, "
+                   "its own time)")
     args = p.parse_args(argv)
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="trainspec-incr-") as tmp:
@@ -108,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         ratio = median["the PR check"][1] / floor_cpu
         print(f"target: the PR check <= {TARGET}x the floor (CPU): "
               f"{'met' if ratio <= TARGET else 'NOT met'} ({ratio:.2f}x)")
+        if args.profile:
+            stats = timed([py, "-m", "cProfile", "-s", "tottime", *check[1:]], root)[2]
+            table = stats[stats.index("   Ordered by"):].splitlines()
+            print(f"\nprofile of the PR check, top {args.profile} by own time:")
+            print("\n".join(line[:120] for line in table[2:args.profile + 4]))
         if args.verify:
             reports = {"validate": "validate.sarif", "the PR check": "trainspec.sarif"}
             for name, command in commands.items():

@@ -141,7 +141,7 @@ class Cache:
         body = None
         if result.body is not None:
             text = emit.dumps(result.body)
-            body = emit.blob_id(result.body)
+            body = gitstate.blob_id(text.encode("utf-8"))
             path = self._body_path(body)
             if not os.path.exists(path):
                 _write(path, text)
