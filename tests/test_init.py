@@ -329,7 +329,8 @@ def test_the_git_requirement_installs_from_the_served_repository(tmp_path):
     subprocess.run(["git", "clone", "-q", "--bare", str(ROOT), str(served / "trainspec.git")],
                    check=True, timeout=120)
     bare = served / "trainspec.git"
-    _git(bare, "-c", "user.email=t@e", "-c", "user.name=t", "tag", "-a", f"v{VERSION}",
+    # At HEAD, also where the checkout holds the release's tag on an earlier commit already.
+    _git(bare, "-c", "user.email=t@e", "-c", "user.name=t", "tag", "-a", "-f", f"v{VERSION}",
          "-m", "release", "HEAD")
     (bare / "git-daemon-export-ok").write_text("")
     port = _free_port()
