@@ -19,6 +19,7 @@ config; its `jobs` output holds each job's name, state, error and links.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterator
 
 import pulumi
@@ -33,6 +34,7 @@ from .sdk import JOBS
 TYPE = token("Specs")
 # The types a job had under the dynamic providers (before 0.2): aliases keep its state and job.
 OLD_TYPE_PREFIX = "pulumi-python:dynamic/trainspec:"
+_SWAPPING = threading.Lock()
 EXPORTED = ("name", "state", "error", "consoleUrl", "logsUrl")
 
 
@@ -132,15 +134,16 @@ def _without_call_stack() -> Iterator[None]:
     from pulumi.runtime import resource as runtime
     from pulumi.runtime.proto import source_pb2
 
-    read = getattr(runtime, "_get_stack_trace", None)
-    if read is None:
-        yield
-        return
-    runtime._get_stack_trace = source_pb2.StackTrace
-    try:
-        yield
-    finally:
-        runtime._get_stack_trace = read
+    with _SWAPPING:  # two components constructed at once (threads of the provider)
+        read = getattr(runtime, "_get_stack_trace", None)
+        if read is None:
+            yield
+            return
+        runtime._get_stack_trace = source_pb2.StackTrace
+        try:
+            yield
+        finally:
+            runtime._get_stack_trace = read
 
 
 def _renamed(results: list[pipeline.Result]) -> dict[str, str]:
