@@ -173,6 +173,7 @@ class Servicer(ProviderServicer):
         provider = self.providers[self._type(request.urn, request.type, context)]
         if request.preview:  # not sent while supportsPreview is false; never submit in one
             return provider_pb2.CreateResponse(properties=request.properties)
+        jobs.CREATING_IN.set(jobs.creating_in(request.urn, props.get("organization")))
         result = await self._call(context, provider.create, self._located(request.urn, props),
                                   using=props)
         return provider_pb2.CreateResponse(id=result.id, properties=self._outs(result.outs, secret))
