@@ -35,6 +35,10 @@ SAFE_DEPTH = MAX_DEPTH
 SMALL_TEXT = 64 * 1024
 # Characters that can open a level: flow '[' '{', block '-' '?' and a block mapping's ':'.
 _OPENERS = "[{-?:"
+# A small text with at most this many of them is composed before its limits are checked
+# (`composable`): each level needs its own, so the composer cannot nest deeper, far below
+# libyaml's own limit (1000 levels) and its C stack.
+QUICK_OPENERS = 256
 
 
 class Budget(Exception):
@@ -103,6 +107,41 @@ def affordable(text: str, c: Collector) -> bool:
     return False
 
 
+def composable(text: str) -> bool:
+    """Whether `text` may be composed before its limits are checked (`over` then checks the
+    nodes): a small text in which nothing can nest deeper than QUICK_OPENERS levels.
+
+    Walking the parser's events costs a spec about as much as composing it; a typical spec
+    is too wide for `affordable`'s cheap bound, yet has a few dozen characters that open a
+    level. Every level, flow or block, is opened by a character of its own ('[', '{', the
+    '-' or '?' of its first entry, or the ':' of its first key)."""
+    return len(text) <= SMALL_TEXT and sum(map(text.count, _OPENERS)) <= QUICK_OPENERS
+
+
+def over(node: yaml.Node) -> bool:
+    """Whether the event walk of the text composed into `node` would pass a limit: the same
+    count, on the nodes in the order their events came (an alias, a node met again, is one
+    value and is not entered). Only then is the text walked, which says where (`affordable`)."""
+    seen: set[int] = set()
+    nodes = 0
+    todo = [(node, 0)]
+    while todo:
+        n, depth = todo.pop()  # depth: the collections around `n`
+        nodes += 1
+        alias = id(n) in seen
+        if not alias and not isinstance(n, yaml.ScalarNode):
+            depth += 1  # its start event counts itself, as _Walk does
+        if depth > MAX_DEPTH or nodes > MAX_NODES:
+            return True
+        seen.add(id(n))
+        if alias or isinstance(n, yaml.ScalarNode):
+            continue
+        items = n.value if isinstance(n, yaml.SequenceNode) else \
+            [part for pair in n.value for part in pair]
+        todo += [(item, depth) for item in reversed(items)]
+    return False
+
+
 def _rewalk(text: str, walk: _Walk, error: yaml.YAMLError) -> _Walk:
     """The walk of the text up to libyaml's `error`, by the pure-Python parser if libyaml
     could have stopped on its own limit before the event at which ours fires.
@@ -116,7 +155,7 @@ def _rewalk(text: str, walk: _Walk, error: yaml.YAMLError) -> _Walk:
     mark = getattr(error, "problem_mark", None)
     if Loader is yaml.SafeLoader or mark is None:
         return walk
-    end = mark.index + 1
+    end = min(mark.index + 1, len(text))  # an error at the end of the text marks past it
     room = MAX_DEPTH - walk.depth
     for i in range(walk.last + 1, end):  # the last event, if it opened a level, is counted
         if text[i] in _OPENERS:
