@@ -51,6 +51,7 @@ EDGES = {
     "control": "a: \x01\n", "alias-deep": "a: &a " + "[" * 60 + "x" + "]" * 60
     + "\nb: [[[[[[*a]]]]]]\n",
     "recursive": "a: &a [*a]\n", "merge": "a: &a {x: 1}\nb: {<<: *a, y: 2}\n",
+    "many-nodes": "{" + "a," * 30_000 + "}\n", "fewer-nodes": "{" + "a," * 20_000 + "}\n",
     "scalar": "just text\n", "empty": "# nothing\n", "null": "~\n",
 }
 

@@ -122,24 +122,26 @@ def over(node: yaml.Node) -> bool:
     """Whether the event walk of the text composed into `node` would pass a limit: the same
     count, on the nodes in the order their events came (an alias, a node met again, is one
     value and is not entered). Only then is the text walked, which says where (`affordable`)."""
-    seen: set[int] = set()
+    seen: set[int] = set()  # collections entered; a scalar counts one, alias or not
     nodes = 0
     todo = [(node, 0)]
     while todo:
         n, depth = todo.pop()  # depth: the collections around `n`
         nodes += 1
-        alias = id(n) in seen
-        if not alias and not isinstance(n, yaml.ScalarNode):
-            depth += 1  # its start event counts itself, as _Walk does
-        if depth > MAX_DEPTH or nodes > MAX_NODES:
-            return True
-        seen.add(id(n))
-        if alias or isinstance(n, yaml.ScalarNode):
+        if isinstance(n, yaml.ScalarNode) or id(n) in seen:
+            if depth > MAX_DEPTH:
+                return True
             continue
+        seen.add(id(n))
+        depth += 1  # its start event counts itself, as _Walk does; its scalars are as deep
+        if depth > MAX_DEPTH:
+            return True
         items = n.value if isinstance(n, yaml.SequenceNode) else \
             [part for pair in n.value for part in pair]
-        todo += [(item, depth) for item in reversed(items)]
-    return False
+        inner = [item for item in items if not isinstance(item, yaml.ScalarNode)]
+        nodes += len(items) - len(inner)
+        todo += [(item, depth) for item in reversed(inner)]
+    return nodes > MAX_NODES
 
 
 def _rewalk(text: str, walk: _Walk, error: yaml.YAMLError) -> _Walk:
