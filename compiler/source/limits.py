@@ -17,9 +17,28 @@ import yaml
 from ..diagnostics import Collector, Diagnostic, Position
 
 try:  # libyaml's parser when available: the same node tree, several times faster
-    Loader: type = yaml.CSafeLoader
+    _Base: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+# Each plain scalar's tag is PyYAML's resolver's answer for its text: a pure function of the
+# text and how it was written (SafeLoader has no path resolvers), asked once per scalar by the
+# parser, in Python. The answers for short texts (keys, most values) are kept, bounded.
+_TAGS: dict[tuple[str, tuple[bool, bool]], str] = {}
+_MAX_TAGS, _MAX_TEXT = 8192, 64
+
+
+class Loader(_Base):  # type: ignore[valid-type, misc]
+    def resolve(self, kind: type, value: object, implicit: tuple[bool, bool]) -> str:
+        if kind is not yaml.ScalarNode or len(value) > _MAX_TEXT:  # type: ignore[arg-type]
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _TAGS.get(key)  # type: ignore[arg-type]
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_TAGS) < _MAX_TAGS:
+                _TAGS[key] = tag  # type: ignore[index]
+        return tag
 
 MAX_NODES = 50_000  # after alias expansion; a real spec has a few hundred
 MAX_DEPTH = 64
@@ -155,7 +174,8 @@ def _rewalk(text: str, walk: _Walk, error: yaml.YAMLError) -> _Walk:
     where those characters could first pass MAX_DEPTH (its scanner's cost grows with the
     levels it reads ahead), then, if nothing was over, up to the error."""
     mark = getattr(error, "problem_mark", None)
-    if Loader is yaml.SafeLoader or mark is None:
+    libyaml = getattr(yaml, "CSafeLoader", None)
+    if libyaml is None or not issubclass(Loader, libyaml) or mark is None:
         return walk
     end = min(mark.index + 1, len(text))  # an error at the end of the text marks past it
     room = MAX_DEPTH - walk.depth
