@@ -6,6 +6,11 @@ nested '[' overflow its stack) and before its cost per token, which grows with t
 up. The limits are trainspec's own: they fire before any limit of the YAML library's (libyaml
 0.2.6 refuses nesting deeper than 1000 levels, earlier versions nothing), so what a user sees
 does not depend on which PyYAML or libyaml is installed.
+
+A small text with few characters that open a level (`composable`: every spec of a real tree)
+cannot nest deep enough for either, so it is composed first and the same count is taken on its
+nodes (`over`); its events are walked, to say where, only if that count passes a limit or the
+text does not compose (tests/test_source_quick.py holds the two to one answer).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """A spec's text or file → a Document: plain data and where each JSON path was written.
 
 Files are read safely (files.py: regular files only, bounded, names escaped for output), text
-must be UTF-8 and one YAML document; its cost is bounded before composing (limits.py), and the
-composed nodes become plain data in compose.py (no tag runs code, duplicate keys are errors,
-numbers YAML 1.1 misreads are recorded: numbers.py). Every problem is a located
-diagnostic, never an exception.
+must be UTF-8 and one YAML document; its cost is bounded (limits.py: before composing, or for a
+small text on the composed nodes), and the composed nodes become plain data in compose.py (no
+tag runs code, duplicate keys are errors, numbers YAML 1.1 misreads are recorded: numbers.py).
+Every problem is a located diagnostic, never an exception.
 """
 
 from __future__ import annotations
