@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -104,3 +105,26 @@ def test_the_quick_path_says_what_the_walk_says_for_generated_yaml(text, depth) 
         quick = parsed(text)
         m.setattr(source, "composable", lambda _text: False)
         assert quick == parsed(text)
+
+
+def _tags(node, loader_tags: list) -> list:
+    if isinstance(node, yaml.ScalarNode):
+        loader_tags.append((node.value, node.tag))
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _tags(item, loader_tags)
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _tags(key, loader_tags)
+            _tags(value, loader_tags)
+    return loader_tags
+
+
+@pytest.mark.parametrize("text", [
+    "a: yes\nb: 'yes'\nc: yes\n'd': \"1\"\ne: 1\nf: !!str 1\ng: 1\n",  # one text, each style
+    "b: 'yes'\na: yes\nf: !!str 1\ng: 1\nh: ~\ni: '~'\nj: 0o17\nk: 1e3\nl: 1.0e3\n",
+])
+def test_the_loader_tags_each_scalar_as_pyyaml_does(text) -> None:
+    for _ in range(2):  # the second time from what the first kept
+        ours = _tags(yaml.compose(text, Loader=limits.Loader), [])
+        assert ours == _tags(yaml.compose(text, Loader=yaml.SafeLoader), [])
