@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))  # job_specs: the engine tests' small specs
 TARGETS = {"preview": 1.5, "up": 1.5, "up again": 1.3}
+CPU_QUOTA = "aiplatform.googleapis.com/custom_model_training_cpus"
 
 BASELINE_PROGRAM = """\
 import json
@@ -205,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from compiler.cloud.emulator import serve
 
-    server, _ = serve(progress_seconds=3600.0)
+    # The project lists its CPU quota, as Google's does: each job's Check weighs it (the
+    # provider's quota ledger), as in a real stack; without it the check stops at "not listed".
+    server, _ = serve(progress_seconds=3600.0, quotas={(CPU_QUOTA, "us-central1"): (10**6, 0)})
     tmp = Path(tempfile.mkdtemp(prefix="bench-provider-"))
     try:
         ours = trainspec_stack(tmp / "trainspec", cli, server.url, args.n, args.skip_checkpoints)
