@@ -3,13 +3,14 @@ program registering N do-nothing resources with the same bodies, measured in the
 
 trainspec: this repository's Pulumi project (Pulumi.yaml, __main__.py: the `trainspec:index:Specs`
 component, served by the provider plugin `pulumi-resource-trainspec`) over N small Vertex
-CustomJob specs, against the bundled emulator (in this process, on a free port).
+CustomJob specs, against the bundled emulator (in this process, on a free port; it lists a CPU
+quota, so each job's Check weighs the project's quota as against Google's).
 baseline (issue 23's: "the same project registering as many do-nothing resources with the same
 bodies"): a Python program of the same language host that registers N local ComponentResources
 (`bench:index:Item`), each carrying as its inputs exactly what a trainspec job holds as inputs in
 the state (its compiled request body and the rest, computed by the provider's own Check before
-the run) and as its outputs those inputs plus a job's outputs as the emulator answers them. So
-the engine registers, diffs, checkpoints and logs as many bytes per resource on both sides, and
+the run) and as its outputs those inputs plus a job's outputs as a create answers them. So the
+engine registers, checkpoints and logs about as many bytes per resource on both sides, and
 the ratio is what trainspec costs beyond that: its provider plugin (Construct, and Check, Diff,
 Create per job over gRPC), its compile and the job's own API calls. No plugin, no download.
 The old baseline (N ComponentResources with no inputs: the engine's bare cost per resource) is
@@ -19,7 +20,7 @@ Each is a fresh stack on a file backend: preview (nothing exists), up (N creatio
 second up that changes nothing. Also printed: the state bytes per job (`pulumi stack export`)
 beside the baseline's per item. Targets (issues 18, 23): preview and up <= 1.5x, the no-change up
 <= 1.3x, and the ratio at 1,000 no worse than at 500 (run with --n 1000). --skip-checkpoints runs
-both under PULUMI_SKIP_CHECKPOINTS=true (docs/pulumi.md, "Speed"). Needs the Pulumi CLI on PATH:
+every project under PULUMI_SKIP_CHECKPOINTS=true (docs/pulumi.md, "Speed"). Needs the Pulumi CLI on PATH:
 
     PATH="$(scripts/install-pulumi-cli | tail -n 1):$PATH" python benchmarks/bench_provider.py [--n 500]
 """
