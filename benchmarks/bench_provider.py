@@ -153,14 +153,15 @@ def bodies(project: Path, n: int) -> dict[str, dict]:
     from compiler.provider import jobs
 
     config = jobs.Config(project="acme-bench", region="us-central1")
+    custom = jobs.token("VertexCustomJob")
     provider = jobs.VertexCustomJob()
     found, cwd = {}, os.getcwd()
     os.chdir(project)
     try:
         for i in range(n):
             name = f"job-{i:04d}"
-            urn = f"urn:pulumi:bench::trainspec::{jobs.token('Specs')}${jobs.token('VertexCustomJob')}::{name}"
-            checked = jobs.check(jobs.token("VertexCustomJob"), urn, {}, {
+            urn = f"urn:pulumi:bench::trainspec::{jobs.token('Specs')}${custom}::{name}"
+            checked = jobs.check(custom, urn, {}, {
                 "specFile": f"specs/{name}.yaml", "project": "acme-bench",
                 "region": "us-central1", "keepJobRecords": True, "secretEnv": {},
                 "organization": "organization"}, config)
