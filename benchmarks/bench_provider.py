@@ -1,18 +1,26 @@
 """Benchmark: `pulumi preview` and `pulumi up` of N specs under the real engine, as a ratio to a
-program registering N trivial resources, measured in the same run.
+program registering N do-nothing resources with the same bodies, measured in the same run.
 
 trainspec: this repository's Pulumi project (Pulumi.yaml, __main__.py: the `trainspec:index:Specs`
 component, served by the provider plugin `pulumi-resource-trainspec`) over N small Vertex
-CustomJob specs, against the bundled emulator (in this process, on a free port).
-baseline: a Python program of the same language host that registers N local
-ComponentResources (`bench:index:Item`, no inputs): what the engine and the language host cost
-per resource, with no provider plugin and no plugin download.
+CustomJob specs, against the bundled emulator (in this process, on a free port; it lists a CPU
+quota, so each job's Check weighs the project's quota as against Google's).
+baseline (issue 23's: "the same project registering as many do-nothing resources with the same
+bodies"): a Python program of the same language host that registers N local ComponentResources
+(`bench:index:Item`), each carrying as its inputs exactly what a trainspec job holds as inputs in
+the state (its compiled request body and the rest, computed by the provider's own Check before
+the run) and as its outputs those inputs plus a job's outputs as a create answers them. So the
+engine registers, checkpoints and logs about as many bytes per resource on both sides, and
+the ratio is what trainspec costs beyond that: its provider plugin (Construct, and Check, Diff,
+Create per job over gRPC), its compile and the job's own API calls. No plugin, no download.
+The old baseline (N ComponentResources with no inputs: the engine's bare cost per resource) is
+printed beside it with --bare.
 
 Each is a fresh stack on a file backend: preview (nothing exists), up (N creations), then a
 second up that changes nothing. Also printed: the state bytes per job (`pulumi stack export`)
 beside the baseline's per item. Targets (issues 18, 23): preview and up <= 1.5x, the no-change up
 <= 1.3x, and the ratio at 1,000 no worse than at 500 (run with --n 1000). --skip-checkpoints runs
-both under PULUMI_SKIP_CHECKPOINTS=true (docs/pulumi.md, "Speed"). Needs the Pulumi CLI on PATH:
+every project under PULUMI_SKIP_CHECKPOINTS=true (docs/pulumi.md, "Speed"). Needs the Pulumi CLI on PATH:
 
     PATH="$(scripts/install-pulumi-cli | tail -n 1):$PATH" python benchmarks/bench_provider.py [--n 500]
 """
@@ -35,8 +43,26 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))  # job_specs: the engine tests' small specs
 TARGETS = {"preview": 1.5, "up": 1.5, "up again": 1.3}
+CPU_QUOTA = "aiplatform.googleapis.com/custom_model_training_cpus"
 
 BASELINE_PROGRAM = """\
+import json
+
+import pulumi
+
+
+class Item(pulumi.ComponentResource):
+    def __init__(self, name: str, inputs: dict, outputs: dict) -> None:
+        super().__init__("bench:index:Item", name, inputs, None)
+        self.register_outputs(outputs)
+
+
+with open("bodies.json") as f:
+    items = json.load(f)
+for name, item in items.items():
+    Item(name, item["inputs"], item["outputs"])
+"""
+BARE_PROGRAM = """\
 import pulumi
 
 
@@ -120,11 +146,47 @@ def trainspec_stack(where: Path, cli: str, endpoint: str, n: int, skip: bool) ->
     return s
 
 
-def baseline_stack(where: Path, cli: str, endpoint: str, n: int, skip: bool) -> Stack:
+def bodies(project: Path, n: int) -> dict[str, dict]:
+    """{item name: {"inputs", "outputs"}}: what each trainspec job of `project` holds in the
+    state after an `up`, computed with the provider's own Check (in `project`, the inputs the
+    `Specs` component sends) and its outputs as a create answers (an emulator job's name)."""
+    from compiler.provider import jobs
+
+    config = jobs.Config(project="acme-bench", region="us-central1")
+    custom = jobs.token("VertexCustomJob")
+    provider = jobs.VertexCustomJob()
+    found, cwd = {}, os.getcwd()
+    os.chdir(project)
+    try:
+        for i in range(n):
+            name = f"job-{i:04d}"
+            urn = f"urn:pulumi:bench::trainspec::{jobs.token('Specs')}${custom}::{name}"
+            checked = jobs.check(custom, urn, {}, {
+                "specFile": f"specs/{name}.yaml", "project": "acme-bench",
+                "region": "us-central1", "keepJobRecords": True, "secretEnv": {},
+                "organization": "organization"}, config)
+            if checked.failures:
+                raise SystemExit(f"{name}: {checked.failures}")
+            inputs = {k: v for k, v in checked.inputs.items() if k not in jobs.NOT_IN_STATE}
+            job_id = f"projects/acme-bench/locations/us-central1/customJobs/{10**18 + i}"
+            outputs = jobs.without_nulls(provider._outs(inputs, {
+                "state": "JOB_STATE_QUEUED", "createTime": "2026-01-01T00:00:00.000000Z"}, job_id))
+            found[name] = {"inputs": jobs.without_nulls(inputs), "outputs": outputs}
+    finally:
+        os.chdir(cwd)
+    return found
+
+
+def baseline_stack(where: Path, cli: str, endpoint: str, n: int, skip: bool,
+                   items: dict[str, dict] | None) -> Stack:
+    """The baseline: `items` as do-nothing resources (BASELINE_PROGRAM), or with None, N bare
+    ones (BARE_PROGRAM)."""
     where.mkdir()
     (where / "Pulumi.yaml").write_text("name: baseline\nruntime:\n  name: python\n  options:\n"
                                        "    toolchain: pip\n    virtualenv: venv\n")
-    (where / "__main__.py").write_text(BASELINE_PROGRAM)
+    (where / "__main__.py").write_text(BARE_PROGRAM if items is None else BASELINE_PROGRAM)
+    if items is not None:
+        (where / "bodies.json").write_text(json.dumps(items))
     s = Stack(where, cli, endpoint, skip)
     s.run("stack", "init", "bench")
     s.run("config", "set", "n", str(n))
@@ -137,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep", action="store_true", help="keep the temporary projects")
     p.add_argument("--skip-checkpoints", action="store_true",
                    help="run both projects with PULUMI_SKIP_CHECKPOINTS=true")
+    p.add_argument("--bare", action="store_true",
+                   help="also run N resources with no inputs (the engine's bare cost)")
     args = p.parse_args(argv)
     cli = shutil.which("pulumi")
     if cli is None:
@@ -144,44 +208,64 @@ def main(argv: list[str] | None = None) -> int:
 
     from compiler.cloud.emulator import serve
 
-    server, _ = serve(progress_seconds=3600.0)
+    # The project lists its CPU quota, as Google's does: each job's Check weighs it (the
+    # provider's quota ledger), as in a real stack; without it the check stops at "not listed".
+    server, _ = serve(progress_seconds=3600.0, quotas={(CPU_QUOTA, "us-central1"): (10**6, 0)})
     tmp = Path(tempfile.mkdtemp(prefix="bench-provider-"))
     try:
-        base = baseline_stack(tmp / "baseline", cli, server.url, args.n, args.skip_checkpoints)
         ours = trainspec_stack(tmp / "trainspec", cli, server.url, args.n, args.skip_checkpoints)
+        stacks = {"baseline": baseline_stack(tmp / "baseline", cli, server.url, args.n,
+                                             args.skip_checkpoints, bodies(ours.root, args.n))}
+        if args.bare:
+            stacks["bare"] = baseline_stack(tmp / "bare", cli, server.url, args.n,
+                                            args.skip_checkpoints, None)
+        stacks["trainspec"] = ours
         times = {}
-        for label, stack in (("baseline", base), ("trainspec", ours)):
+        for label, stack in stacks.items():
             times[label, "preview"] = stack.run("preview")
             times[label, "up"] = stack.run("up", "--yes", "--skip-preview")
         posted = len(server.emulator.state["vertex"])
-        for label, stack in (("baseline", base), ("trainspec", ours)):
+        for label, stack in stacks.items():
             times[label, "up again"] = stack.run("up", "--yes", "--skip-preview")
-        ours_bytes, ours_resources = ours.export()
-        base_bytes, base_resources = base.export()
-        jobs = [r for r in ours_resources if r["type"] == "trainspec:index:VertexCustomJob"]
-        items = [r for r in base_resources if r["type"] == "bench:index:Item"]
+        exported = {label: stack.export() for label, stack in stacks.items()}
+        jobs = [r for r in exported["trainspec"][1]
+                if r["type"] == "trainspec:index:VertexCustomJob"]
+        items = {label: [r for r in exported[label][1] if r["type"] == "bench:index:Item"]
+                 for label in stacks if label != "trainspec"}
         created = len(server.emulator.state["vertex"])
-        if len(jobs) != args.n or len(items) != args.n or not created == posted == args.n:
+        if (len(jobs) != args.n or any(len(i) != args.n for i in items.values())
+                or not created == posted == args.n):
             raise SystemExit(f"expected {args.n} of each: {len(jobs)} jobs in state, "
-                             f"{created} on the emulator, {len(items)} baseline items")
+                             f"{created} on the emulator, "
+                             f"{ {k: len(v) for k, v in items.items()} } baseline items")
     finally:
         server.shutdown()
         server.server_close()
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"projects kept in {tmp}")
 
     print(f"specs: {args.n}  cores: {os.cpu_count()}  python: {platform.python_version()}  "
           f"pulumi: {subprocess.run([cli, 'version'], capture_output=True, text=True).stdout.strip()}")
-    print(f"baseline: {args.n} local ComponentResources (bench:index:Item) from a Python program"
-          + ("; both with PULUMI_SKIP_CHECKPOINTS=true" if args.skip_checkpoints else ""))
+    print(f"baseline: {args.n} do-nothing resources (local ComponentResources, bench:index:Item) "
+          "with the jobs' inputs and outputs, from a Python program"
+          + ("; bare: the same with no inputs" if args.bare else "")
+          + ("; all with PULUMI_SKIP_CHECKPOINTS=true" if args.skip_checkpoints else ""))
     print("wall and CPU seconds (the CLI with its language host and plugins)")
     for op, target in TARGETS.items():
         (b, bc), (t, tc) = times["baseline", op], times["trainspec", op]
         print(f"{op:<8} baseline {b:7.2f} s {bc:7.2f} cpu   trainspec {t:7.2f} s {tc:7.2f} cpu   "
               f"ratio {t / b:5.2f}x, cpu {tc / bc:5.2f}x (target <= {target}x)")
-    print(f"state    baseline {per_resource(items):8.0f} B/item   trainspec "
-          f"{per_resource(jobs):8.0f} B/job   (whole stack export: {base_bytes} B and "
-          f"{ours_bytes} B)")
+        if args.bare:
+            (b, bc) = times["bare", op]
+            print(f"{'':<8} bare     {b:7.2f} s {bc:7.2f} cpu   "
+                  f"{'':<33}ratio {t / b:5.2f}x, cpu {tc / bc:5.2f}x")
+    for label, found in items.items():
+        print(f"state    {label:<8} {per_resource(found):8.0f} B/item   "
+              f"(whole stack export: {exported[label][0]} B)")
+    print(f"state    trainspec {per_resource(jobs):7.0f} B/job    "
+          f"(whole stack export: {exported['trainspec'][0]} B)")
     return 0
 
 

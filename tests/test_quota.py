@@ -347,6 +347,33 @@ def test_a_replaced_job_that_has_finished_gives_nothing_back(emulator, tmp_path)
     assert ledger.check(urn, {}, bigger, plan.CREATE, emulator.url, None)[1:] == ([], [])
 
 
+def test_the_ledger_reads_every_claim_only_when_a_metric_may_be_over(emulator, tmp_path,
+                                                                    monkeypatch):
+    """A preview of N new jobs within the quota is linear in N: each Check weighs its own needs
+    against the running sums; the stack's claims are gone over (for the message's sum and
+    jobs) only once one may be over, and then the refusal is the same as before."""
+    from compiler import plan
+    from compiler.provider import capacity
+
+    seen = []
+    check = quota.check
+    monkeypatch.setattr(quota, "check", lambda needs, *a, **k: (
+        seen.append(len(list(needs))), check(needs, *a, **k))[1])
+    result = pipeline.compile_file(spec(tmp_path, "one", "chief: {machineType: n1-standard-8}"))
+    inputs = {"platform": "vertex", "project": "acme-test", "region": "us-central1",
+              "request": result.body, "specFile": result.file}
+    ledger = capacity.Ledger()
+    for i in range(40):  # 8 CPUs each against 1,000
+        assert ledger.check(f"urn:{i}", {}, inputs, plan.CREATE, emulator.url, None)[0] == []
+    assert max(seen) == len(ledger.claims["urn:0"])
+    big = pipeline.compile_file(spec(tmp_path, "big", H100_POOLS, "FLEX_START"))
+    for i in range(2):  # 16 + 16 H100s against 24 less 2 in use: the second is refused
+        failures = ledger.check(f"urn:big{i}", {}, {**inputs, "request": big.body},
+                                plan.CREATE, emulator.url, None)[0]
+    (reason,) = [r for _, r in failures]
+    assert "need 32 at once" in reason and max(seen) > 40
+
+
 def test_a_label_only_change_is_neither_priced_nor_counted(emulator, tmp_path):
     from compiler import plan
     from compiler.provider import capacity

@@ -36,6 +36,12 @@ class Ledger:
         self.replaced: dict[str, dict] = {}  # by URN: the old outputs of a resource replaced
         self.read: dict[str, quota.Quota] = {}
         self.said: set[tuple[str, str]] = set()
+        # The sums of `claims` by (project, region, metric) and of `freed` by (project, metric,
+        # region), kept as they change: a Check compares its own metrics' sums with the limits
+        # and goes over every claim of the stack (`quota.check`, for the message) only when one
+        # may be over, so a preview of N new jobs is linear in N, not quadratic.
+        self._claimed: dict[tuple[str, str, str], int] = {}
+        self._given_back: dict[tuple[str, str, str], int] = {}
         self._lock = threading.Lock()
 
     def action(self, urn: str, olds: dict, planned: str | None) -> str:
@@ -73,8 +79,8 @@ class Ledger:
                              origins) if claims else []
         old = self.replaced.get(urn) if claims and not olds else None
         with self._lock:
-            self.claims[urn] = wanted
-            self.freed[urn] = []
+            self._set(self.claims, self._claimed, urn, wanted, _claim_key)
+            self._set(self.freed, self._given_back, urn, [], _usage_key)
             if not wanted:
                 return [], [], []
             notes = []
@@ -90,9 +96,15 @@ class Ledger:
             known = self.read[project]
             if known.problem:
                 return [], [], notes
-            self.freed[urn] = _held(old, endpoint, account) if old else []
-            usage = quota.less(known, [n for share in self.freed.values() for n in share])
-            everything = [n for claim in self.claims.values() for n in claim]
+            self._set(self.freed, self._given_back, urn,
+                      _held(old, endpoint, account) if old else [], _usage_key)
+            usage = quota.Quota(known.limits, {k: max(0, v - self._given_back.get(k, 0))
+                                               for k, v in known.usage.items()})
+            # What `quota.check` says of a metric within its limit, or that the project does
+            # not list, depends on this Check's needs alone: every claim is read only when one
+            # of its metrics may be over (for the sum and the jobs the message names).
+            everything = wanted if all(self._within(usage, n) for n in wanted) else [
+                n for claim in self.claims.values() for n in claim]
         at = {v.get("path"): v.get("at", "") for v in smap.values() if isinstance(v, dict)}
         # The repo config's severity of the spec (docs/config.md), as `trainspec quota` reads it.
         found = quota.regrade(quota.check(everything, usage, lambda f, p: _position(at.get(p)),
@@ -103,6 +115,32 @@ class Ledger:
                 [t for t in (d.format() for d in found if not d.is_error
                              and d.code != quota.UNKNOWN_METRIC) if self.first(urn, t)],
                 [t for t in notes + unlisted if self.first(urn, t)])
+
+    @staticmethod
+    def _set(by_urn: dict[str, list[quota.Need]], sums: dict[tuple[str, str, str], int],
+             urn: str, needs: list[quota.Need], key) -> None:
+        """`by_urn[urn] = needs`, with `sums` (by `key` of a need) kept equal to their sum."""
+        for n in by_urn.get(urn, ()):
+            sums[key(n)] -= n.amount
+        for n in needs:
+            sums[key(n)] = sums.get(key(n), 0) + n.amount
+        by_urn[urn] = needs
+
+    def _within(self, usage: quota.Quota, need: quota.Need) -> bool:
+        """Whether the stack's claims on `need`'s metric (with `usage`, what the project uses
+        less what is given back) stay within its limit, or the project lists no such limit."""
+        limit = usage.limit(need.project, need.metric, need.region)
+        total = self._claimed.get(_claim_key(need), 0)
+        return (limit is None or limit == table.UNLIMITED or total == 0
+                or total + usage.used(need.project, need.metric, need.region) <= limit)
+
+
+def _claim_key(n: quota.Need) -> tuple[str, str, str]:
+    return (n.project, n.region, n.metric)
+
+
+def _usage_key(n: quota.Need) -> tuple[str, str, str]:
+    return (n.project, n.metric, n.region)
 
 
 def cost_note(action: str, result: Any) -> str | None:

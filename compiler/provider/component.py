@@ -80,16 +80,15 @@ class Specs(pulumi.ComponentResource):
         impersonate = pulumi.Config("gcp").get("impersonateServiceAccount")
         self.resources: dict[str, pulumi.CustomResource] = {}
         exported: dict[str, tuple[str, ...]] = {}
-        renamed = _renamed(results)
+        last = _last_state()
+        renamed = _renamed(results, last)
+        held = None if last is None else {(r.get("type"), urn.rsplit("::", 1)[-1])
+                                          for urn, r in last.items() if isinstance(r, dict)}
+        held_urns = None if last is None else set(last)
         for r in results:
             job = r.job
             wanted = resource_type(job.platform, job.kind)
-            # This resource is also: a job declared by the dynamic providers' program, or
-            # imported with `pulumi import` (top-level resources), and a job of another kind
-            # here (a changed spec.kind or platform).
-            top = [f"{OLD_TYPE_PREFIX}{t.rsplit(':', 1)[1]}" for t in JOBS] + list(JOBS)
-            aliases = [f"urn:pulumi:{stack}::{project}::{t}::{job.name}" for t in top] + [
-                pulumi.Alias(type_=t) for t in JOBS if t != wanted]
+            aliases: list = _aliases(job.name, wanted, stack, project, held, held_urns)
             former = renamed.get(r.file)  # this spec's job under its former metadata.name
             if former:
                 aliases.append(former)
@@ -146,15 +145,10 @@ def _without_call_stack() -> Iterator[None]:
             runtime._get_stack_trace = read
 
 
-def _renamed(results: list[pipeline.Result]) -> dict[str, str]:
-    """{spec file: URN of its job under its former metadata.name}, from this stack's last
-    state, for each spec whose job had another name there and whose former name no spec
-    declares now. An alias to that URN makes the renamed spec's job the same resource as
-    before (with `formerName`, by which the job's Check knows the old job as this stack's): its
-    name is part of the request, so the engine replaces it, delete before create (the old job
-    is cancelled before the new one is submitted), as for any other edit. Read with the
+def _last_state() -> dict[str, dict] | None:
+    """{URN: {"type", "outputs"}} of every resource in this stack's last state, read with the
     engine's own `readStackResourceOutputs` of this stack (org/project/stack, as the Pulumi
-    Cloud wants it): this stack's state only, never another's."""
+    Cloud wants it): this stack's state only, never another's. None if it cannot be read."""
     name = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
     try:
         state = pulumi.runtime.invoke("pulumi:pulumi:readStackResourceOutputs",
@@ -162,11 +156,38 @@ def _renamed(results: list[pipeline.Result]) -> dict[str, str]:
     except Exception as e:  # noqa: BLE001 - any failure only loses the rename's order
         pulumi.log.warn(f"could not read this stack's last state ({e}): a spec whose "
                         "metadata.name changed gets its new job before the old one is cancelled")
+        return None
+    return state.get("outputs") or {}
+
+
+def _aliases(name: str, wanted: str, stack: str, project: str,
+             held: set[tuple[str, str]] | None, urns: set[str] | None) -> list:
+    """The other resources the job `name` of type `wanted` may be in the stack's last state:
+    a job declared by the dynamic providers' program or imported with `pulumi import`
+    (top-level resources, by URN), and a job of another kind here (a changed spec.kind or
+    platform). Only those the last state holds (its `urns`, and its resources' (type, name)
+    in `held`; every one when the state is unknown, None): the Python SDK resolves every alias
+    of every resource, a cost per job on every run for what is, after the first `up`, never
+    there."""
+    top = [f"{OLD_TYPE_PREFIX}{t.rsplit(':', 1)[1]}" for t in JOBS] + list(JOBS)
+    return [urn for urn in (f"urn:pulumi:{stack}::{project}::{t}::{name}" for t in top)
+            if urns is None or urn in urns] + [
+        pulumi.Alias(type_=t) for t in JOBS if t != wanted and (held is None or (t, name) in held)]
+
+
+def _renamed(results: list[pipeline.Result], state: dict[str, dict] | None) -> dict[str, str]:
+    """{spec file: URN of its job under its former metadata.name}, from this stack's last
+    `state` (`_last_state`), for each spec whose job had another name there and whose former
+    name no spec declares now. An alias to that URN makes the renamed spec's job the same
+    resource as before (with `formerName`, by which the job's Check knows the old job as this
+    stack's): its name is part of the request, so the engine replaces it, delete before create
+    (the old job is cancelled before the new one is submitted), as for any other edit."""
+    if state is None:
         return {}
     names = {r.job.name for r in results}
     files = {r.file: r.job.name for r in results}
     former: dict[str, list[str]] = {}
-    for urn, resource in (state.get("outputs") or {}).items():
+    for urn, resource in state.items():
         spec_file = ((resource or {}).get("outputs") or {}).get("specFile")
         old_name = urn.rsplit("::", 1)[-1]
         if (resource.get("type") in JOBS and spec_file in files
