@@ -11,13 +11,17 @@ from . import packaging
 from .options import Options
 from .report import REPORTERS, REVIEW, choices, format_text, help_text
 from .report.review import head_errors
+from .review import alike
 from .review.compare import EXIT_ERROR, WORKTREE, Review, Side, compare
 from .review.sides import (
     NoSpecsError,
     ReviewError,
     StackError,
+    blob_id,
     git,
+    list_revision,
     locate,
+    read_blobs,
     read_revision,
     read_worktree,
     stack_side,
@@ -48,17 +52,24 @@ _STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")
 
 def review(repo: Path, base: str, head: str | None, specs: str = "specs",
            options: Options = Options(), merge_base: bool = False,
-           stack: str | None = None) -> Review:
+           stack: str | None = None, incremental: bool = True) -> Review:
     """Compare the specs under `specs` at `base` with those at `head` (None: working tree).
 
     `stack`: also read `Pulumi.<stack>.yaml` (in the --repo folder, the Pulumi project) on
     both sides, as `pulumi up` would: its gcp:project / gcp:region apply to specs without
-    their own, and a changed secret a job reads replaces that job."""
+    their own, and a changed secret a job reads replaces that job. `incremental`: a spec
+    alike on both sides is read and compiled once, and takes part in the comparison of the
+    others only where they involve it (review/alike.py); False compiles both sides in full
+    (the same report: tests/test_diff_incremental.py)."""
     root, prefix = locate(repo, specs)
     if merge_base:
         base = git(root, "merge-base", base, head or "HEAD").decode().strip()
-    old = read_revision(root, base, prefix)
+    old, ids = list_revision(root, base, prefix)
     new = read_worktree(root, prefix) if head is None else read_revision(root, head, prefix)
+    same = {p for p, blob in ids.items() if incremental and isinstance(new.get(p), bytes)
+            and blob_id(new[p]) == blob}  # type: ignore[arg-type]
+    old.update(read_blobs(root, base, [p for p in ids if p not in same]))
+    old = dict(sorted({**old, **{p: new[p] for p in same}}.items()))
     if not old and not new:
         folder = root / prefix if prefix else root
         sides = f"at {base}" + ("" if head == base else
@@ -84,7 +95,8 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
             old_side = Side(old, *before, sources=old_sources)
         if after is not None:
             new_side = Side(new, *after, sources=new_sources, stack=True)
-    return Review(base, head or WORKTREE, prefix or ".", compare(old_side, new_side),
+    known = alike.known(old_side, new_side) if incremental else None
+    return Review(base, head or WORKTREE, prefix or ".", compare(old_side, new_side, known),
                   len(set(old) | set(new)))
 
 
