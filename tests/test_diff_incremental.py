@@ -128,9 +128,9 @@ CHANGES: dict[str, Callable[[Path], None]] = {
 }
 
 
-def reports(repo: Path, incremental: bool, head: str | None, stack: str | None
-            ) -> list[tuple[str, int]]:
-    rv = diff.review(repo, "main", head, stack=stack, incremental=incremental)
+def reports(repo: Path, incremental: bool, head: str | None, stack: str | None,
+            cache: str | None = None) -> list[tuple[str, int]]:
+    rv = diff.review(repo, "main", head, stack=stack, incremental=incremental, cache=cache)
     return [(REPORTERS[fmt].review(rv), rv.exit_code) for fmt in ("text", "markdown", "json")]
 
 
@@ -140,8 +140,13 @@ def test_the_report_is_that_of_a_full_comparison(repo: Path, change: str, stack:
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(repo)
     CHANGES[change](repo)
-    fast = reports(repo, True, None, stack)
-    assert fast == reports(repo, False, None, stack)
+    full = reports(repo, False, None, stack)
+    assert reports(repo, True, None, stack) == full
+    # the result cache (`validate` fills it too): a cold run fills it, a warm one reads it
+    cache = str(repo.parent / "cache")
+    assert reports(repo, True, None, stack, cache) == full
+    assert list(Path(cache).rglob("*.json"))
+    assert reports(repo, True, None, stack, cache) == full
     # committed: both sides read from git
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "change", "--allow-empty")
@@ -163,3 +168,22 @@ def test_a_spec_alike_on_both_sides_is_compiled_once_and_the_others_per_side(
     assert sorted(compiled) == sorted(
         [str(p.relative_to(repo)) for p in (repo / "specs").rglob("*.yaml")]
         + ["specs/team-0/job-0.yaml", "specs/sourced.yaml"])
+
+
+def test_with_a_warm_result_cache_only_the_changed_specs_and_those_it_cannot_answer_compile(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
+    cache = str(repo.parent / "cache")
+    cold = reports(repo, True, None, "dev", cache)
+    compiled: list[str] = []
+    text, file = pipeline.compile_text, pipeline.compile_file
+    monkeypatch.setattr(pipeline, "compile_text", lambda content, path, *a, **k: compiled.append(
+        path) or text(content, path, *a, **k))
+    monkeypatch.setattr(pipeline, "compile_file", lambda path, *a, **k: compiled.append(
+        path) or file(path, *a, **k))
+    assert reports(repo, True, None, "dev", cache) == cold
+    # changed (each side), python.source (never cached; each side), broken (its cached result
+    # has no document to report from), reading a stack secret (`diff --stack` checks it is set)
+    assert sorted(set(compiled)) == ["specs/broken.yaml", "specs/secret.yaml",
+                                     "specs/sourced.yaml", "specs/team-0/job-0.yaml"]

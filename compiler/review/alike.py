@@ -8,27 +8,37 @@ without those of them that no other spec involves (compare.py: `_quiet`)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import pipeline, tree
 from ..config import load as config_load
 from .compare import Side
 
+if TYPE_CHECKING:
+    from ..cache import Cache
 
-def known(old: Side, new: Side) -> dict[str, pipeline.Result]:
+
+def known(old: Side, new: Side, cache: Cache | None = None) -> dict[str, pipeline.Result]:
     """Path → the one result (before the cross-spec rules) of each spec alike on both sides,
     compiled with HEAD's files (a python.source spec's is HEAD's only: `compare` compiles
-    BASE's); none when the sides' options or stack secrets differ."""
+    BASE's); none when the sides' options or stack secrets differ. `cache`: HEAD is the
+    working tree, its spec paths are relative to the current folder: results are read from
+    and stored in the result cache (compiler/cache.py) as `validate` does (they carry no
+    model or document: `compare` compiles again any it needs in full)."""
     if old.options != new.options or old.secrets != new.secrets:
         return {}
     seen_old: config_load.Seen = {}
     seen_new: config_load.Seen = {}
-    found: dict[str, pipeline.Result] = {}
+    alike: dict[str, tuple[bytes, config_load.Found]] = {}
     for path, content in new.files.items():
         if not isinstance(content, bytes) or old.files.get(path) != content:
             continue
         repo = config_load.find(path, new.sources, seen_new)
-        if tree.same_config(repo) != tree.same_config(config_load.find(path, old.sources,
+        if tree.same_config(repo) == tree.same_config(config_load.find(path, old.sources,
                                                                        seen_old)):
-            continue
-        found[path] = pipeline.compile_text(content, path, new.options, files=new.sources,
-                                            repo=repo)
-    return found
+            alike[path] = content, repo
+    if cache is not None:
+        return dict(zip(alike, tree.compile_many(list(alike), new.options, 1, {}, cache)))
+    return {path: pipeline.compile_text(content, path, new.options, files=new.sources,
+                                        repo=repo)
+            for path, (content, repo) in alike.items()}
