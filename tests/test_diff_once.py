@@ -65,7 +65,7 @@ def test_a_spec_alike_on_both_sides_is_compiled_once_and_the_report_is_the_same(
     compiled.clear()
     monkeypatch.setattr(tree, "compile_contents",
                         lambda *a, shared=None, **k: real_contents(*a, **k))
-    monkeypatch.setattr(alike, "known", lambda old, new: {})
+    monkeypatch.setattr(alike, "known", lambda *a: {})
     full = {fmt: run(repo, "--format", fmt) for fmt in ("text", "json")}
     assert shared == full
     assert full["text"][0] == 1 and "duplicate-job-name" in full["text"][1] + full["text"][2]
