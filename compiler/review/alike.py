@@ -8,6 +8,7 @@ without those of them that no other spec involves (compare.py: `_quiet`)."""
 
 from __future__ import annotations
 
+import posixpath
 from typing import TYPE_CHECKING
 
 from .. import pipeline, tree
@@ -27,18 +28,20 @@ def known(old: Side, new: Side, cache: Cache | None = None) -> dict[str, pipelin
     model or document: `compare` compiles again any it needs in full)."""
     if old.options != new.options or old.secrets != new.secrets:
         return {}
-    seen_old: config_load.Seen = {}
-    seen_new: config_load.Seen = {}
-    alike: dict[str, tuple[bytes, config_load.Found]] = {}
+    seen: config_load.Seen = {}
+    configs: dict[str, bool] = {}  # folder → its specs have the same repo config on both sides
+    alike: dict[str, bytes] = {}
     for path, content in new.files.items():
         if not isinstance(content, bytes) or old.files.get(path) != content:
             continue
-        repo = config_load.find(path, new.sources, seen_new)
-        if tree.same_config(repo) == tree.same_config(config_load.find(path, old.sources,
-                                                                       seen_old)):
-            alike[path] = content, repo
+        # What differs between two specs of a folder is their path, the same on both sides.
+        folder = posixpath.dirname(path)
+        if folder not in configs:
+            configs[folder] = tree.same_config(config_load.find(path, new.sources, seen)) == \
+                tree.same_config(config_load.find(path, old.sources))
+        if configs[folder]:
+            alike[path] = content
     if cache is not None:
         return dict(zip(alike, tree.compile_many(list(alike), new.options, 1, {}, cache)))
-    return {path: pipeline.compile_text(content, path, new.options, files=new.sources,
-                                        repo=repo)
-            for path, (content, repo) in alike.items()}
+    return {path: pipeline.compile_text(content, path, new.options, files=new.sources, seen=seen)
+            for path, content in alike.items()}
