@@ -169,6 +169,20 @@ def best_of(commands: dict[str, tuple[list[str], Path | None]], repeat: int
     return best
 
 
+PEAK = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def peak_mib(argv: list[str], clean: Path | None = None) -> float:
+    """The peak resident memory of the largest process the command runs (it or a worker), in
+    MiB (Linux reports KiB): run once more, apart from the timed runs."""
+    if clean is not None:
+        shutil.rmtree(clean, ignore_errors=True)
+    proc = subprocess.run([sys.executable, "-c", PEAK, *argv], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return int(proc.stdout.split()[-1]) / 1024
+
+
 def imports_pulumi(specs: Path, out: Path) -> bool:
     code = ("import sys, runpy; sys.argv = ['compiler', 'compile', sys.argv[1], '--out', "
             "sys.argv[2], '--jobs', '1']\ntry:\n    runpy.run_module('compiler', "
@@ -212,12 +226,13 @@ def main(argv: list[str] | None = None) -> int:
         specs = tmp / "specs"
         generate(specs, args.specs)
         py = sys.executable
-        best = best_of({
+        commands = {
             "floor": ([py, "-c", FLOOR, str(specs), str(tmp / "floor")], tmp / "floor"),
             "compile": ([py, "-m", "compiler", "compile", str(specs), "--out", str(tmp / "out")],
                         tmp / "out"),
             "validate": ([py, "-m", "compiler", "validate", str(specs)], None),
-        }, args.repeat)
+        }
+        best = best_of(commands, args.repeat)
         (floor, floor_cpu, _), (comp, comp_cpu, comp_err), (valid, valid_cpu, _) = (
             best["floor"], best["compile"], best["validate"])
         ratio, vratio = comp / floor, valid / floor
@@ -230,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"CPU (user + system, workers too)  : floor {floor_cpu:.3f} s, compile "
               f"{comp_cpu:.3f} s ({comp_cpu / floor_cpu:.2f}x), validate {valid_cpu:.3f} s "
               f"({valid_cpu / floor_cpu:.2f}x; issue 23's target <= 1.5x)")
+        peaks = {key: peak_mib(*command) for key, command in commands.items()}
+        print(f"peak memory (largest process)     : floor {peaks['floor']:.0f} MiB, compile "
+              f"{peaks['compile']:.0f} MiB, validate {peaks['validate']:.0f} MiB")
         pulumi = imports_pulumi(specs, tmp / "out-check")
         print(f"compile imports pulumi            : {'YES (warning)' if pulumi else 'no'}")
         if ratio > TARGET:

@@ -112,6 +112,9 @@ def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     if args.path != STDIN and (target.is_dir() or args.out):
         return _compile_tree(args, out, err)
+    if args.format != "text" or args.report:
+        err.write("error: --format and --report are for a tree (with --out)\n")
+        return EXIT_USAGE
     result = pipeline.compile_path(args.path, _options(args), args.stdin)
     _report([result], [], "text", out, err)
     if not result.ok:
@@ -133,13 +136,18 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"error: {tree.nothing_found([args.path])}; nothing written\n")
         return EXIT_FAILED
     results = found.results
-    _report(results, found.missing, "text", out, err)
+    try:
+        _report(results, found.missing, args.format, out, err, args.report)
+    except OSError as e:
+        err.write(f"error: cannot write {shown(str(e.filename))}: {shown(str(e.strerror or e))}"
+                  "\n")
+        return EXIT_FAILED
     if found.failed:
         err.write(f"error: {found.failed} spec(s) failed; nothing written to "
                   f"{shown(args.out)}\n")
         return EXIT_FAILED
     base = root if root.is_dir() else root.parent
-    outputs: dict[str, str] = {}
+    outputs: dict[str, dict] = {}  # name → body (a cached one's text is read when needed)
     sources: dict[str, str] = {}
     for r in results:
         name = emit.output_name(r.file, base)
@@ -153,14 +161,17 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       f"{shown(name)}; rename one; "
                       f"nothing written to {shown(args.out)}\n")
             return EXIT_FAILED
-        outputs[name], sources[name] = emit.dumps(r.body), r.file
+        outputs[name], sources[name] = r.body, r.file
     blocked = emit.check_names(Path(args.out), outputs)
     if blocked:
         err.write("".join(shown(line) + "\n" for line in blocked))
         err.write(f"error: {shown(args.out)} cannot be written safely; nothing written\n")
         return EXIT_FAILED
     if args.check:
-        stale = emit.stale_outputs(Path(args.out), outputs)
+        from .gitstate import vouched
+
+        stale = emit.stale_outputs(Path(args.out), outputs,
+                                   vouched(args.out, lambda name: name.endswith(".json")))
         for line in stale:
             err.write(shown(line) + "\n")
         if stale:
@@ -172,7 +183,8 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{len(outputs)} compiled request(s) in {shown(args.out)} are up to date\n")
         return EXIT_OK
     try:
-        emit.write_tree(Path(args.out), outputs)
+        emit.write_tree(Path(args.out), {name: emit.dumps(body)
+                                         for name, body in outputs.items()})
     except emit.OutsideOut as e:
         err.write(f"error: {shown(str(e))}; nothing written\n")
         return EXIT_FAILED
@@ -333,17 +345,21 @@ def _jobs_flag(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _validate_arguments(p: argparse.ArgumentParser) -> None:
-    from .report import DIAGNOSTICS, choices, help_text
-
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="spec files or folders; - reads one spec from standard input")
+    _format_flags(p)
+    _jobs_flag(p, "")
+    _cache_flag(p)
+
+
+def _format_flags(p: argparse.ArgumentParser, what: str = "") -> None:
+    from .report import DIAGNOSTICS, choices, help_text
+
     p.add_argument("--format", choices=choices(DIAGNOSTICS), default="text",
-                   help=help_text(DIAGNOSTICS))
+                   help=help_text(DIAGNOSTICS) + what)
     p.add_argument("--report", action="append", type=_report_arg, default=[],
                    metavar="FORMAT=FILE", help="also write the report in FORMAT to FILE "
                    f"(repeatable; {', '.join(choices(DIAGNOSTICS))}), from the same run")
-    _jobs_flag(p, "")
-    _cache_flag(p)
 
 
 def _report_arg(text: str) -> tuple[str, str]:
@@ -369,6 +385,7 @@ def _compile_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="OUTDIR", help="write one JSON per spec under OUTDIR")
     p.add_argument("--check", action="store_true",
                    help="with --out: fail if OUTDIR differs from what would be written")
+    _format_flags(p, " (of a tree, with --out: CI's one run validates and checks)")
     _jobs_flag(p, " for a tree")
     _cache_flag(p, " (of a tree, with --out)")
 
@@ -459,7 +476,7 @@ def _command_word(argv: list[str]) -> str | None:
 def _worker_died() -> tuple[type[BaseException], ...]:
     """tree.WorkerDied, if the command ran imported the tree (nothing else raises it)."""
     tree = sys.modules.get(f"{__package__}.tree")
-    return (tree.WorkerDied,) if tree is not None else ()
+    return (tree.WorkerDied, tree.ChangedWhileRead) if tree is not None else ()
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None,

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+from . import gitstate
 from .diagnostics import TrainspecError, json_printable
 
 
@@ -46,7 +48,83 @@ def serialized_from(text: str) -> dict:
     return out
 
 
+class _Stored(_Serialized):
+    """A body known by the git blob id of its canonical text, the text read (`load(file,
+    blob)`) when first needed: a warm `compile --check` whose outputs git vouches for reads no
+    body (`stale_outputs`)."""
+
+    def __init__(self, blob: str, file: str, load: Callable[[str, str], str]) -> None:
+        self.blob, self._file, self._load, self._text = blob, file, load, ""
+
+    @property  # type: ignore[override]
+    def text(self) -> str:
+        if not self._text:
+            self._text = self._load(self._file, self.blob)
+            dict.update(self, json.loads(self._text))
+        return self._text
+
+    def _whole(self) -> dict:
+        return self.text and self  # loads it
+
+    def __getitem__(self, key: object) -> object:
+        return dict.__getitem__(self._whole(), key)
+
+    def get(self, key: object, default: object = None) -> object:
+        return dict.get(self._whole(), key, default)
+
+    def __iter__(self) -> Iterator:
+        return dict.__iter__(self._whole())
+
+    def __len__(self) -> int:
+        return dict.__len__(self._whole())
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self._whole(), key)
+
+    def keys(self):  # noqa: ANN201
+        return dict.keys(self._whole())
+
+    def items(self):  # noqa: ANN201
+        return dict.items(self._whole())
+
+    def values(self):  # noqa: ANN201
+        return dict.values(self._whole())
+
+    def __eq__(self, other: object) -> bool:
+        return dict.__eq__(self._whole(), other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return dict.__repr__(self._whole())
+
+
+def stored(blob: str, file: str, load: Callable[[str, str], str]) -> dict:
+    """The body of spec `file` whose canonical text has git blob id `blob`, read by
+    `load(file, blob)` when first needed."""
+    return _Stored(blob, file, load)
+
+
+def blob_id(body: dict | str) -> str:
+    """The git blob id of `body`'s canonical text (of `body` itself, a text): what git holds
+    for a committed output that is up to date."""
+    if isinstance(body, _Stored):
+        return body.blob
+    text = body if isinstance(body, str) else dumps(body)
+    return gitstate.blob_id(text.encode("utf-8"))
+
+
+def text_of(body: dict | str) -> str:
+    return body if isinstance(body, str) else dumps(body)
+
+
 def output_name(spec_file: str, base: Path) -> str:
+    prefix = os.path.join(base, "")
+    if spec_file.startswith(prefix) and os.sep == "/":  # as found under `base`: no Path
+        stem, dot, suffix = spec_file[len(prefix):].rpartition(".")
+        if dot and stem and suffix and "/" not in suffix and not stem.endswith("/") \
+                and "//" not in stem and not stem.startswith(("./", "/")) and "/./" not in stem:
+            return f"{stem}.json"
     try:  # files found under `base` are spelled under it: no filesystem call needed
         rel = Path(spec_file).relative_to(base)
     except ValueError:
@@ -109,7 +187,7 @@ def _manifest(outdir: Path) -> tuple[set[str], list[str]]:
     return names, problems
 
 
-def check_names(outdir: Path, outputs: dict[str, str]) -> list[str]:
+def check_names(outdir: Path, outputs: Mapping[str, object]) -> list[str]:
     """Why some output cannot be written inside `outdir`, one line each (empty: all can)."""
     problems, checked = [], set()
     for name in sorted(outputs):
@@ -135,16 +213,21 @@ def _regular_text(path: Path) -> str | None:
         return None
 
 
-def stale_outputs(outdir: Path, outputs: dict[str, str]) -> list[str]:
-    """Differences between `outputs` and what `outdir` holds, one line each."""
-    lines = check_names(outdir, outputs)
-    if lines:
-        return lines
-    for name, text in sorted(outputs.items()):
+def stale_outputs(outdir: Path, outputs: Mapping[str, dict | str],
+                  committed: Mapping[str, str] | None = None) -> list[str]:
+    """Differences between `outputs` (name → body, or its text) and what `outdir` holds, one
+    line each; `check_names(outdir, outputs)` found no problem. `committed` (name → git blob
+    id, `gitstate.vouched`): files whose working copy git vouches for, compared by blob id
+    without reading them."""
+    lines: list[str] = []
+    committed = committed or {}
+    for name, body in sorted(outputs.items()):
+        if name in committed and committed[name] == blob_id(body):
+            continue  # the same bytes; any other file is read (a CRLF copy is up to date)
         path = outdir / name
         if not os.path.lexists(path):
             lines.append(f"{path}: missing")
-        elif _regular_text(path) != text:
+        elif _regular_text(path) != text_of(body):
             lines.append(f"{path}: stale")
     previous, problems = _manifest(outdir)
     lines += problems

@@ -13,7 +13,7 @@ from .config import apply as config_apply
 from .config import load as config_load
 from .config import plaintext as secret_check
 from .config import policy
-from .config.plaintext import redact_diagnostic, spec_secrets
+from .config.plaintext import literals, redact_diagnostic, spec_secrets
 from .diagnostics import Diagnostic, Position, has_errors, sort_key
 from .model import Job
 from .normalize.job import normalize
@@ -77,7 +77,7 @@ def compile_document(doc: Document, found: list[Diagnostic], options: Options,
     target = targets.PLATFORMS[job.platform].target
     targets.prepare(target, job, c, today)
     policy.check(job, repo.policies, c)
-    secret_check.check(doc.data, repo.policies, c)
+    findings = secret_check.check(doc.data, repo.policies, c)
     result.job = job
     result.identity = (job.name, job.platform, job.project, c.locate("$.metadata.name"),
                        job.run)
@@ -90,7 +90,7 @@ def compile_document(doc: Document, found: list[Diagnostic], options: Options,
     _tuned(result, repo, doc, options, found + c.items[:found_by_schema])
     if not has_errors(result.diagnostics):
         result.body, result.origins = target.lower(job)
-    return _done(result)
+    return _done(result, findings)
 
 
 def _tuned(result: Result, repo: config_load.Found, doc: Document, options: Options,
@@ -233,15 +233,17 @@ def check_set(results: list[Result]) -> list[Diagnostic]:
     return found
 
 
-def _done(result: Result) -> Result:
+def _done(result: Result, findings: list[secret_check.Finding] | None = None) -> Result:
     """`result` with its diagnostics unique, sorted and never quoting a secret of the spec
-    (what plaintext-secret flags, by name, is named there once; no other message shows it)."""
+    (what plaintext-secret flags, by name, is named there once; no other message shows it).
+    `findings`: what the plaintext-secret check found in the spec, if it ran."""
     data = result.document.data if result.document is not None else None
-    literals = spec_secrets(data) if data is not None else frozenset()
+    secrets = literals(findings) if findings is not None else \
+        spec_secrets(data) if data is not None else frozenset()
     unique: dict[tuple, Diagnostic] = {}
     for d in result.diagnostics:
         if d.file == result.file:  # a config's own are redacted when reported
-            d = redact_diagnostic(d, literals, pairs=False)
+            d = redact_diagnostic(d, secrets, pairs=False)
         unique.setdefault((d.path, d.message, d.severity), d)
     result.diagnostics = sorted(unique.values(), key=sort_key)
     return result

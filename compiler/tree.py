@@ -17,6 +17,8 @@ naming it (`spec-link`, an error under --strict).
 from __future__ import annotations
 
 import dataclasses
+import functools
+import gc
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -75,7 +77,7 @@ def discover(paths: list[str], notes: dict[str, list[Diagnostic]] | None = None,
         p = Path(raw)
         if p.is_dir():
             links: list[str] = []
-            files = [os.path.join(p, *rel.split("/")) for rel in walk(p, links)]
+            files = [joined(p, rel) for rel in walk(p, links)]
             problems += [folder_link(os.path.join(p, *rel.split("/")), strict) for rel in links]
             found += files
             if notes is not None:
@@ -88,6 +90,12 @@ def discover(paths: list[str], notes: dict[str, list[Diagnostic]] | None = None,
             problems.append(Diagnostic("$", "no such file or directory", file=str(p),
                                        code="file-missing"))
     return found, problems
+
+
+def joined(folder: str | Path, relative: str) -> str:
+    """How `discover` spells the file at POSIX path `relative` below `folder` (as
+    `os.path.join(folder, *parts)`, without its cost per file)."""
+    return os.path.join(folder, "") + relative.replace("/", os.sep)
 
 
 DISCOVERY_CODES = ("spec-link",)  # what discovery, not a spec's compile, says of a spec file
@@ -167,7 +175,14 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
         for r in results:
             r.diagnostics = sorted(r.diagnostics + notes.get(r.file, []), key=sort_key)
     else:
-        results = compile_many(files, options, jobs, notes, cache)
+        vouched: dict[str, str] = {}
+        if cache is not None:  # git's blob ids spare reading and hashing each spec
+            from . import gitstate
+
+            for p in {Path(raw) for raw in paths if os.path.isdir(raw)}:
+                vouched.update((joined(p, rel), blob)
+                               for rel, blob in gitstate.vouched(str(p), is_spec).items())
+        results = compile_many(files, options, jobs, notes, cache, vouched)
     if read_stdin:
         results.append(pipeline.compile_stream(stdin, options))
     check(results)
@@ -238,74 +253,128 @@ def nothing_found(paths: list[str]) -> str:
     return f"no {WHAT} found under " + " ".join(paths)
 
 
-def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]],
-                              Mapping[str, str], Cache | None]) -> list[pipeline.Result]:
-    files, options, notes, keys, cache = args
-    results = _compile_files(files, options, notes, keys, cache)
+def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]]],
+                   ) -> list[tuple[pipeline.Result, bool]]:
+    files, options, notes = args
+    results = _compile_files(files, options, notes)
+    done = []
     for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
-        ok = r.ok
+        ok, keep = r.ok, _cacheable(r)
         r.document, r.job, r.origins = None, None, {}
         if ok and r.body is not None:
             r.body = emit.serialized(r.body)
-    return results
+        done.append((r, keep))
+    return done
 
 
 def compile_many(files: list[str], options: Options, jobs: int = 0,
                  notes: Mapping[str, list[Diagnostic]] | None = None,
-                 cache: Cache | None = None) -> list[pipeline.Result]:
+                 cache: Cache | None = None,
+                 vouched: Mapping[str, str] | None = None) -> list[pipeline.Result]:
     """Compile every file (with its `notes` from `discover`); with `jobs` other than 1, large
-    trees use one process per core; with a `cache`, only the files it holds no result for.
+    trees use one process per core; with a `cache`, only the files it holds no result for
+    (`vouched`: file → the git blob id of a file git vouches for, not read to find its entry).
 
     Results from worker processes or the cache carry file, diagnostics, identity and body
-    (with its canonical text, see `emit.dumps`) but not the model (`job`), origins or document.
+    (with its canonical text, see `emit.dumps`; the cache's is read when first needed) but not
+    the model (`job`), origins or document.
     """
     workers = jobs or (os.cpu_count() or 1)
     notes = notes or {}
     found: dict[str, pipeline.Result] = {}
-    keys: dict[str, str] = {}
+    ids: dict[str, tuple[str, str]] = {}
     if cache is not None:
-        found, keys = _cached(files, notes, cache)
+        found, ids = _cached(files, notes, cache, vouched or {})
     todo = [f for f in files if f not in found]
     if workers <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        done = _compile_files(todo, options, notes, keys, cache)
+        done = [(r, _cacheable(r)) for r in _compile_files(todo, options, notes)]
     else:
-        done = _compile_parallel(todo, options, notes, keys, cache, workers)
+        done = _compile_parallel(todo, options, notes, workers)
+    if cache is not None:
+        for r, keep in done:
+            if keep and r.file in ids:
+                cache.put(r.file, *ids[r.file], r)
+        cache.save()
+        cache.compile_again = functools.partial(_fresh_body, options=options, notes=notes)
     if not found:
-        return done
-    found.update((r.file, r) for r in done)
+        return [r for r, _ in done]
+    found.update((r.file, r) for r, _ in done)
     return [found[f] for f in files]
 
 
-def _cached(files: list[str], notes: Mapping[str, list[Diagnostic]], cache: Cache,
-            ) -> tuple[dict[str, pipeline.Result], dict[str, str]]:
-    """The results `cache` holds for `files`, and the key of each cacheable file."""
-    from .cache import configs_of
+# What reading a spec file says when it is not one (source/files.py): no result to keep.
+_READ_CODES = frozenset({"file-name", "file-missing", "file-unreadable", "file-type",
+                         "file-size"})
 
+
+def _cacheable(r: pipeline.Result) -> bool:
+    """Whether `r` depends on its spec's bytes alone (and what its key holds): not when its
+    python.source archive is built from other files, nor when the file could not be read."""
+    return not r.uploads and (r.job is None or not packaging.reads_sources(r.job)) and \
+        not any(d.code in _READ_CODES for d in r.diagnostics)
+
+
+def _cached(files: list[str], notes: Mapping[str, list[Diagnostic]], cache: Cache,
+            vouched: Mapping[str, str],
+            ) -> tuple[dict[str, pipeline.Result], dict[str, tuple[str, str]]]:
+    """The results `cache` holds for `files`, and the content and configs ids of each
+    cacheable file (a file a discovery note is about is not)."""
     found: dict[str, pipeline.Result] = {}
-    keys: dict[str, str] = {}
+    ids: dict[str, tuple[str, str]] = {}
     memo: dict[str, str] = {}
+    collecting = gc.isenabled()
+    gc.disable()  # results hold no cycle: collecting while thousands are made is waste
+    try:
+        _cached_into(found, ids, memo, files, notes, cache, vouched)
+    finally:
+        if collecting:
+            gc.enable()
+    return found, ids
+
+
+def _cached_into(found: dict[str, pipeline.Result], ids: dict[str, tuple[str, str]],
+                 memo: dict[str, str], files: list[str],
+                 notes: Mapping[str, list[Diagnostic]], cache: Cache,
+                 vouched: Mapping[str, str]) -> None:
+    from .cache import configs_id, content_id, git_content_id
+
     for f in files:
         if f in notes:
             continue
-        blob, problem = read_bytes(f)
-        if problem is not None or blob is None:
-            continue
-        keys[f] = key = cache.key(f, blob, configs_of(f, memo))
-        if (hit := cache.get(key, f)) is not None:
+        if f in vouched:
+            content = git_content_id(vouched[f])
+        else:
+            blob, problem = read_bytes(f)
+            if problem is not None or blob is None:
+                continue
+            content = content_id(blob)
+        ids[f] = content, configs = content, configs_id(f, memo)
+        if (hit := cache.get(f, content, configs)) is not None:
             found[f] = hit
-    return found, keys
+
+
+def _fresh_body(file: str, blob: str, options: Options,
+                notes: Mapping[str, list[Diagnostic]]) -> str:
+    """The body text of `file` compiled now (its cached one was lost), which must be the
+    cached one (`blob`): a spec changed since its entry was found is no answer."""
+    from .gitstate import blob_id
+
+    r = pipeline.compile_file(file, options, notes=notes.get(file, []))
+    text = emit.dumps(r.body) if r.body is not None else ""
+    if r.body is None or blob_id(text.encode("utf-8")) != blob:
+        raise ChangedWhileRead(f"{shown(file)} changed while trainspec read it; run again")
+    return text
 
 
 def _compile_parallel(files: list[str], options: Options,
-                      notes: Mapping[str, list[Diagnostic]], keys: Mapping[str, str],
-                      cache: Cache | None, workers: int) -> list[pipeline.Result]:
+                      notes: Mapping[str, list[Diagnostic]], workers: int,
+                      ) -> list[tuple[pipeline.Result, bool]]:
     # Imported here: one spec (pre-commit, an editor) never starts a worker.
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     size = (len(files) + workers - 1) // workers
-    chunks = [(part, options, {f: notes[f] for f in part if f in notes},
-               {f: keys[f] for f in part if f in keys}, cache)
+    chunks = [(part, options, {f: notes[f] for f in part if f in notes})
               for part in (files[i:i + size] for i in range(0, len(files), size))]
     try:
         with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -318,21 +387,17 @@ def _compile_parallel(files: list[str], options: Options,
 
 
 def _compile_files(files: list[str], options: Options,
-                   notes: Mapping[str, list[Diagnostic]], keys: Mapping[str, str] | None = None,
-                   cache: Cache | None = None) -> list[pipeline.Result]:
-    """Each file compiled, and stored in `cache` under its key in `keys` if it has one and
-    reads no other file; one tree is read at one moment: each folder's config files are
+                   notes: Mapping[str, list[Diagnostic]]) -> list[pipeline.Result]:
+    """Each file compiled; one tree is read at one moment: each folder's config files are
     looked up once (`seen`)."""
     seen: config_load.Seen = {}
-    results = []
-    for f in files:
-        r = pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen)
-        if cache is not None and keys and f in keys and not r.uploads and (
-                r.job is None or not packaging.reads_sources(r.job)):
-            cache.put(keys[f], r)
-        results.append(r)
-    return results
+    return [pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen)
+            for f in files]
 
 
 class WorkerDied(TrainspecError):
     """A worker process of `compile_many` died; no result is trustworthy."""
+
+
+class ChangedWhileRead(TrainspecError):
+    """A spec's cached body was lost and the spec, compiled again, no longer gives it."""

@@ -25,21 +25,26 @@ ARG_KEYS = ("args", "command", "containerArgs", "containerCommand")
 _FLAG = re.compile(r"^(-{1,2}[A-Za-z0-9_.-]+)=(.*)$", re.DOTALL)
 
 
-def check(data: Any, layers: tuple[tuple[Policy, str], ...], c: Collector) -> None:
-    """Report into `c` each value of the spec `data` that holds a secret."""
+Finding = tuple[str, str, str, tuple[str, ...]]  # what `found` yields
+
+
+def check(data: Any, layers: tuple[tuple[Policy, str], ...], c: Collector) -> list[Finding]:
+    """Report into `c` each value of the spec `data` that holds a secret; returns what was
+    found (`literals` of it is `spec_secrets(data)`, without reading the spec again)."""
     forbid_by = next((source for policy, source in layers if policy.forbid_plaintext_secrets),
                      None)
-    for path, what, fix, _ in found(data):
+    findings = list(found(data))
+    for path, what, fix, _ in findings:
         message = f"{what} holds a plaintext secret: it is committed, compiled and sent as written"
         if forbid_by is not None:
             c.error(path, f"{message} (policy.forbidPlaintextSecrets in {forbid_by})", fix,
                     code=CODE)
         else:
             c.warning(path, message, fix, code=CODE)
+    return findings
 
 
-def found(data: Any, path: str = "$",
-          key: str = "") -> Iterator[tuple[str, str, str, tuple[str, ...]]]:
+def found(data: Any, path: str = "$", key: str = "") -> Iterator[Finding]:
     """(JSON path, what holds it, the fix, the secrets) of each value of `data` holding a
     secret, in order. The secrets are for scrubbing from other text (review), never for a
     message."""
@@ -104,7 +109,12 @@ def args(items: list) -> Iterator[tuple[int, str, tuple[str, ...]]]:
 def spec_secrets(data: Any) -> frozenset[str]:
     """The secrets validate flags in a parsed spec (an env value, the value after
     ``--password`` in args, ...), for scrubbing from messages and free text."""
-    return frozenset(secret for *_, secrets in found(data) for secret in secrets
+    return literals(found(data))
+
+
+def literals(findings: Iterable[Finding]) -> frozenset[str]:
+    """The secrets of `findings` (what `found` yields) for scrubbing: `spec_secrets`."""
+    return frozenset(secret for *_, secrets in findings for secret in secrets
                      if not placeholder(secret))
 
 

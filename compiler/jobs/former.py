@@ -18,6 +18,11 @@ import functools
 import json
 import shutil
 import subprocess
+from pathlib import Path
+
+import yaml
+
+from .identity import former_stacks
 
 LIST = ("stack", "ls", "--json", "--all")
 TIMEOUT = 120.0
@@ -97,3 +102,39 @@ def state_ids(stack: str, cwd: str) -> tuple[frozenset[str], str | None]:
         return frozenset(r["id"] for r in resources if isinstance(r.get("id"), str)), None
     except (ValueError, AttributeError):
         return frozenset(), f"`pulumi stack export --stack {stack}` printed no state"
+
+
+def claimants(organization: str, project: str, stack: str, cwd: str) -> list[str]:
+    """The other stacks of the project in `cwd` whose config (`Pulumi.<STACK>.yaml`) says
+    they were renamed from `stack` (`trainspec:renamedFrom`): a stack created again under a
+    renamed stack's old name finds the jobs the renamed one took over under its own owner
+    label (a Vertex job's labels cannot change), and must leave them to it."""
+    me = (organization, project, stack)
+    found = []
+    for path in sorted(Path(cwd).glob("Pulumi.*.yaml")):
+        other = path.name[len("Pulumi."):-len(".yaml")]
+        if other == stack:
+            continue
+        try:
+            config = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("config")
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
+            continue  # not a stack's config trainspec can read: it claims nothing here
+        value = config.get("trainspec:renamedFrom") if isinstance(config, dict) else None
+        if value is not None and me in former_stacks(value, organization, project, other):
+            found.append(other)
+    return found
+
+
+@functools.cache
+def claimed_ids(organization: str, project: str, stack: str,
+                cwd: str) -> tuple[frozenset[str], str | None]:
+    """(the ids of the jobs the states of `claimants` hold, why they are unknown)."""
+    ids: set[str] = set()
+    for other in claimants(organization, project, stack, cwd):
+        held, error = state_ids(other, cwd)
+        if error is not None:
+            return frozenset(), (f"stack {other} says it was renamed from {stack} "
+                                 f"(trainspec:renamedFrom), and which jobs it took over cannot "
+                                 f"be told ({error})")
+        ids |= held
+    return frozenset(ids), None

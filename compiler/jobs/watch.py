@@ -161,7 +161,17 @@ def _find(paths: list[str], args: argparse.Namespace,
 
 def _only_taken_over(found: track.Found, err: TextIO) -> None:
     """Keep a job under a former name's owner label (`trainspec:renamedFrom`) only if this
-    stack's state holds it: another stack may name the same former one (compiler.jobs.former)."""
+    stack's state holds it: another stack may name the same former one (compiler.jobs.former).
+    Drop a job under this stack's own label that a stack renamed from this one took over (this
+    stack was made again under the renamed one's old name): it is that stack's."""
+    if found.jobs:
+        stack = found.stack
+        held, error = former.claimed_ids(stack.organization, stack.project, stack.name,
+                                         str(stack.root))
+        if error is not None:
+            err.write(f"error: stack {stack.qualified}: {error}; nothing was done\n")
+            raise Stop(EXIT_FAILED)
+        found.jobs = [j for j in found.jobs if j.get("name") not in held]
     taken = [j for j in found.jobs if (j.get("labels") or {}).get(IDENTITY_LABEL) != found.owner]
     if not taken:
         return

@@ -18,7 +18,9 @@ config; its `jobs` output holds each job's name, state, error and links.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
 
 import pulumi
 
@@ -32,6 +34,7 @@ from .sdk import JOBS
 TYPE = token("Specs")
 # The types a job had under the dynamic providers (before 0.2): aliases keep its state and job.
 OLD_TYPE_PREFIX = "pulumi-python:dynamic/trainspec:"
+_SWAPPING = threading.Lock()
 EXPORTED = ("name", "state", "error", "consoleUrl", "logsUrl")
 
 
@@ -98,13 +101,14 @@ class Specs(pulumi.ComponentResource):
             given = (options.project, options.region, options.staging_bucket) if options \
                 else (job.project, job.region, job.staging_bucket)
             trials = ("trialCount", "bestTrial") if "trialCount" in JOBS[wanted].OUTPUTS else ()
-            resource = JOBS[wanted].declare(job.name, {
-                "specFile": r.file, "project": given[0], "region": given[1],
-                "stagingBucket": given[2], "keepJobRecords": True if keep is None else keep,
-                "secretEnv": program.secret_env(job.secrets),
-                "organization": pulumi.get_organization(),
-                "formerName": former and former.rsplit("::", 1)[-1],
-                "impersonateServiceAccount": impersonate}, (*EXPORTED, *trials), opts)
+            with _without_call_stack():
+                resource = JOBS[wanted].declare(job.name, {
+                    "specFile": r.file, "project": given[0], "region": given[1],
+                    "stagingBucket": given[2], "keepJobRecords": True if keep is None else keep,
+                    "secretEnv": program.secret_env(job.secrets),
+                    "organization": pulumi.get_organization(),
+                    "formerName": former and former.rsplit("::", 1)[-1],
+                    "impersonateServiceAccount": impersonate}, (*EXPORTED, *trials), opts)
             self.resources[job.name] = resource
             # What only the folder's discovery says of a spec (a link out of the folder): the
             # job's Check compiles its file alone and logs the spec's own warnings.
@@ -115,6 +119,31 @@ class Specs(pulumi.ComponentResource):
         self.jobs = _map(self.resources, exported)
         # `register_jobs=False`: the caller exports the map itself, and the state holds it once.
         self.register_outputs({"jobs": self.jobs} if register_jobs else {})
+
+
+@contextlib.contextmanager
+def _without_call_stack() -> Iterator[None]:
+    """A job declared inside is registered without the Python call stack the SDK sends with
+    each resource and the engine keeps in the state (`stackTrace`, `sourcePosition`): a job's
+    origin is its spec file (`specFile`); the stack holds only frames of trainspec's program
+    and the language host, and was a third of a job's state. The engine saves the whole state
+    after every step (on a file backend `pulumi destroy` of N jobs writes it 2N times), so a
+    job's state is paid N times over (docs/pulumi.md, "Speed"). The SDK reads the stack in one
+    private function; an SDK without it registers with the stack, as before
+    (tests/engine/test_lean_state.py holds the pinned SDK to no stack in the state)."""
+    from pulumi.runtime import resource as runtime
+    from pulumi.runtime.proto import source_pb2
+
+    with _SWAPPING:  # two components constructed at once (threads of the provider)
+        read = getattr(runtime, "_get_stack_trace", None)
+        if read is None:
+            yield
+            return
+        runtime._get_stack_trace = source_pb2.StackTrace
+        try:
+            yield
+        finally:
+            runtime._get_stack_trace = read
 
 
 def _renamed(results: list[pipeline.Result]) -> dict[str, str]:

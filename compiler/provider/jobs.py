@@ -125,6 +125,16 @@ OWNERS: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar("
                                                                               default=None)
 
 
+# The stack a Create runs in, (organization, project, stack), set per gRPC call from its URN.
+CREATING_IN: contextvars.ContextVar[tuple[str, str, str] | None] = contextvars.ContextVar(
+    "creating_in", default=None)
+
+
+def creating_in(urn: str, organization: str | None) -> tuple[str, str, str]:
+    stack, project, _name = parse_urn(urn)
+    return organization or DEFAULT_ORGANIZATION, project, stack
+
+
 class _Configured:
     """What a provider-served job adds to the dynamic provider's logic."""
 
@@ -155,6 +165,20 @@ class _Configured:
     def _client(self, kind: type[Client] | type[Storage] = Client):
         return kind(self.config.endpoint, impersonate_service_account=(
             IMPERSONATE.get() or self.config.impersonate_service_account))
+
+    def _mine(self, client: Client, project: str, region: str, labels: dict) -> list[dict]:
+        """A create's own jobs to adopt, less those a renamed stack took over: a stack made
+        again under a renamed stack's old name finds them under its own owner label (a Vertex
+        job's labels cannot change), but they are in the renamed stack's state, not its own."""
+        seen = super()._mine(client, project, region, labels)  # type: ignore[misc]
+        stack = CREATING_IN.get()
+        if not seen or stack is None:
+            return seen
+        held, error = former_stacks_gone.claimed_ids(*stack, os.getcwd())
+        if error is not None:
+            raise JobError(f"{stack[2]}: a job of this spec's labels exists and {error}: it is "
+                           "neither adopted nor submitted again; nothing was changed")
+        return [j for j in seen if j.get("name") not in held]
 
     def _check_spec(self, news: dict) -> list:
         return []  # Check compiled the spec already (one compile per Check)

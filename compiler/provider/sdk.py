@@ -83,8 +83,9 @@ class _Job(pulumi.CustomResource):
         if opts is not None and opts.retain_on_delete:
             inputs = {**inputs, "retainOnDelete": True}
         props = {**inputs, **{k: None for k in outputs if k not in inputs}}
-        opts = pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))
+        if inputs.get("secretEnv") != {}:  # the provider stores an empty map as it is
+            opts = pulumi.ResourceOptions.merge(
+                opts, pulumi.ResourceOptions(additional_secret_outputs=["secretEnv"]))
         super().__init__(self.TYPE, resource_name, props, opts)
 
     @classmethod

@@ -54,7 +54,14 @@ class Builder:
         self.exponents = exponents
 
     def pos(self, node: yaml.Node) -> Position:
-        return Position(node.start_mark.line + 1, node.start_mark.column + 1)
+        mark = node.start_mark
+        where = (mark.line, mark.column)
+        found = _POSITIONS.get(where)
+        if found is None:
+            found = Position(mark.line + 1, mark.column + 1)
+            if mark.line < 300 and mark.column < 100:  # bounded: specs share the few they use
+                _POSITIONS[where] = found
+        return found
 
     def fail(self, node: yaml.Node, path: str, code: str, message: str,
              hint: str | None = None) -> None:
@@ -261,5 +268,7 @@ class Builder:
         return good
 
 
+# Positions are values (frozen): one per place, shared by every document that writes there.
+_POSITIONS: dict[tuple[int, int], Position] = {}
 _SAFE = yaml.SafeLoader("")  # only its scalar constructors are used; they read node.value
 _UNREADABLE = object()  # a scalar whose text is not of its type (reported)

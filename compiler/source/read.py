@@ -1,10 +1,10 @@
 """A spec's text or file → a Document: plain data and where each JSON path was written.
 
 Files are read safely (files.py: regular files only, bounded, names escaped for output), text
-must be UTF-8 and one YAML document; its cost is bounded before composing (limits.py), and the
-composed nodes become plain data in compose.py (no tag runs code, duplicate keys are errors,
-numbers YAML 1.1 misreads are recorded: numbers.py). Every problem is a located
-diagnostic, never an exception.
+must be UTF-8 and one YAML document; its cost is bounded (limits.py: before composing, or for a
+small text on the composed nodes), and the composed nodes become plain data in compose.py (no
+tag runs code, duplicate keys are errors, numbers YAML 1.1 misreads are recorded: numbers.py).
+Every problem is a located diagnostic, never an exception.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from . import inline
 from .compose import Builder
 from .document import Document
 from .files import MAX_BYTES, STDIN_NAME, read_bytes
-from .limits import Budget, Loader, affordable
+from .limits import Budget, Loader, affordable, composable, over
 
 
 def parse(text: bytes | str, file: str = "<input>", *,
@@ -51,36 +51,24 @@ def parse(text: bytes | str, file: str = "<input>", *,
                                   position=Position(1, 1), code="empty-document"))
         return doc, c.items
     doc.ignores = inline.scan(text)
-    if not affordable(text, c):
+    # A small spec is composed first and its limits checked on the nodes; the text is walked
+    # only if they are passed, or if it does not compose (a limit passed before the error is
+    # what the walk reports, as for any other text).
+    quick = composable(text)
+    if not quick and not affordable(text, c):
         return doc, c.items
     loader = Loader(text)
     try:
         node = loader.get_single_node()
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        pos = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
-        problem = (e.problem or str(e)).strip()
-        code = "yaml-syntax"
-        if "single document" in (e.context or ""):
-            problem, code = "more than one YAML document: put one spec per file", \
-                "yaml-multiple-documents"
-        c.items.append(Diagnostic("$", f"invalid YAML: {problem}", file=file, position=pos,
-                                  code=code))
-        return doc, c.items
-    except yaml.reader.ReaderError as e:
-        # Control characters (NUL…) are not allowed in YAML text; PyYAML reports a byte offset.
-        before = text[: e.position] if isinstance(text, str) else ""
-        pos = Position(before.count("\n") + 1, e.position - (before.rfind("\n") + 1) + 1)
-        ch = e.character if isinstance(e.character, int) else ord(e.character)
-        c.items.append(Diagnostic("$", f"invalid YAML: control character U+{ch:04X} is not "
-                                  "allowed", file=file, position=pos, code="yaml-syntax"))
-        return doc, c.items
     except (yaml.YAMLError, RecursionError) as e:
-        c.items.append(Diagnostic("$", f"invalid YAML: {type(e).__name__}", file=file,
-                                  position=Position(1, 1), code="yaml-syntax"))
+        if quick and not affordable(text, c):
+            return doc, c.items
+        c.items.append(_unreadable(e, text, file))
         return doc, c.items
     finally:
         loader.dispose()
+    if quick and node is not None and over(node) and not affordable(text, c):
+        return doc, c.items
     if node is None:
         c.items.append(Diagnostic("$", "empty document: expected a trainspec document",
                                   file=file, position=Position(1, 1), code="empty-document"))
@@ -99,6 +87,28 @@ def parse(text: bytes | str, file: str = "<input>", *,
         return doc, c.items
     doc.data = data
     return doc, c.items
+
+
+def _unreadable(e: Exception, text: str, file: str) -> Diagnostic:
+    """The located diagnostic of a text PyYAML could not compose."""
+    if isinstance(e, yaml.MarkedYAMLError):
+        mark = e.problem_mark or e.context_mark
+        pos = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
+        problem = (e.problem or str(e)).strip()
+        code = "yaml-syntax"
+        if "single document" in (e.context or ""):
+            problem, code = "more than one YAML document: put one spec per file", \
+                "yaml-multiple-documents"
+        return Diagnostic("$", f"invalid YAML: {problem}", file=file, position=pos, code=code)
+    if isinstance(e, yaml.reader.ReaderError):
+        # Control characters (NUL…) are not allowed in YAML text; PyYAML reports a byte offset.
+        before = text[: e.position] if isinstance(text, str) else ""
+        pos = Position(before.count("\n") + 1, e.position - (before.rfind("\n") + 1) + 1)
+        ch = e.character if isinstance(e.character, int) else ord(e.character)
+        return Diagnostic("$", f"invalid YAML: control character U+{ch:04X} is not allowed",
+                          file=file, position=pos, code="yaml-syntax")
+    return Diagnostic("$", f"invalid YAML: {type(e).__name__}", file=file,
+                      position=Position(1, 1), code="yaml-syntax")
 
 
 def read(path: str) -> tuple[Document, list[Diagnostic]]:

@@ -270,6 +270,28 @@ def test_a_new_stack_of_a_renamed_stacks_old_name_ends_the_takeover(project, emu
     assert len(running(emulator)) == 1 and not emulator.requests("POST", ":cancel")
 
 
+def test_a_new_stack_of_a_renamed_stacks_old_name_leaves_the_job_taken_over_to_it(
+        project, emulator):
+    p = renamed_with_bert(project, "olds", "news")  # news took bert's Vertex job over
+    taken = running(emulator)
+    p.run("stack", "init", "olds")  # a new stack of the old name, the same spec byte for byte
+    for key, value in (("gcp:project", "acme-test"), ("gcp:region", "us-central1")):
+        p.run("config", "set", key, value)
+    p.up()  # its own job: the one under its owner label is in news's state, not adopted
+    own = [j for j in running(emulator) if j not in taken]
+    assert len(own) == 1 and [r["id"] for r in p.resources()] == own, running(emulator)
+
+    cancel = p.trainspec("cancel", "specs", "--stack", "olds")
+    assert cancel.returncode == 0 and "1 running job(s)" in cancel.stdout, \
+        cancel.stdout + cancel.stderr
+    assert running(emulator) == taken  # news's job runs on
+    p.run("destroy", "--yes", "--skip-preview")
+    assert running(emulator) == taken
+    p.run("stack", "rm", "--yes", "olds")  # the old name free again: news stops its own
+    p.run("destroy", "--yes", "--skip-preview", "--stack", "news")
+    assert running(emulator) == []
+
+
 def test_two_stacks_naming_the_same_former_one_only_the_renamed_one_stops_its_jobs(
         project, emulator):
     p = renamed_with_bert(project, "b1", "b2")

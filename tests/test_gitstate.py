@@ -1,0 +1,70 @@
+"""What git vouches for (compiler/gitstate.py): only files whose working copy git itself
+compared with their index blob, and whose blob is the bytes trainspec reads."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from compiler import gitstate
+
+
+def git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
+                           *args], cwd=repo, input=stdin, check=True, capture_output=True,
+                          env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull,
+                               "GIT_CONFIG_NOSYSTEM": "1"}).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    specs = tmp_path / "specs"
+    (specs / "sub").mkdir(parents=True)
+    for name in ("a.yaml", "b.yaml", "c.yaml", "d.yaml", "e.yaml", "sub/f.yaml", "g.json"):
+        (specs / name).write_text(f"name: {name}\n")
+    (specs / "link.yaml").symlink_to("a.yaml")
+    for path in specs.rglob("*"):  # long before the index is written: not "racily clean"
+        os.utime(path, (1_000_000_000, 1_000_000_000), follow_symlinks=False)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "specs")
+    return tmp_path
+
+
+def test_the_blob_id_is_gits(repo: Path) -> None:
+    data = (repo / "specs" / "a.yaml").read_bytes()
+    assert gitstate.blob_id(data) == git(repo, "hash-object", "--stdin", stdin=data).decode().strip()
+
+
+def test_only_what_git_compared_is_vouched_for(repo: Path) -> None:
+    specs = repo / "specs"
+    every = gitstate.vouched(str(specs))
+    assert sorted(every) == ["a.yaml", "b.yaml", "c.yaml", "d.yaml", "e.yaml", "g.json",
+                             "sub/f.yaml"]  # not the link: its blob is "a.yaml", a name
+    assert every["a.yaml"] == gitstate.blob_id((specs / "a.yaml").read_bytes())
+    assert sorted(gitstate.vouched(str(specs / "sub"))) == ["f.yaml"]  # relative to the folder
+    assert "g.json" not in gitstate.vouched(str(specs), lambda p: p.endswith(".yaml"))
+    (specs / "b.yaml").write_text("name: changed\n")  # modified
+    (specs / "c.yaml").write_text("name: staged\n")
+    git(repo, "add", "specs/c.yaml")
+    (specs / "c.yaml").write_text("name: after\n")  # modified after git add
+    git(repo, "update-index", "--assume-unchanged", "specs/d.yaml")
+    git(repo, "update-index", "--skip-worktree", "specs/e.yaml")
+    (specs / "new.yaml").write_text("name: untracked\n")
+    (repo / ".gitattributes").write_text("specs/sub/f.yaml text eol=crlf\n")
+    assert sorted(gitstate.vouched(str(specs))) == ["a.yaml", "g.json"]
+
+
+def test_a_conversion_of_every_file_vouches_for_none(repo: Path) -> None:
+    git(repo, "config", "core.autocrlf", "true")
+    assert gitstate.vouched(str(repo / "specs")) == {}
+
+
+def test_outside_a_work_tree_nothing_is_vouched_for(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "a.yaml").write_text("name: a\n")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    assert gitstate.vouched(str(tmp_path)) == {}
+    assert gitstate.vouched(str(tmp_path / "missing")) == {}
