@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from .. import pipeline, tree
 from ..config import load as config_load
 from .compare import Side
+from .sides import blob_id
 
 if TYPE_CHECKING:
     from ..cache import Cache
@@ -41,7 +42,8 @@ def known(old: Side, new: Side, cache: Cache | None = None) -> dict[str, pipelin
                 tree.same_config(config_load.find(path, old.sources))
         if configs[folder]:
             alike[path] = content
-    if cache is not None:
-        return dict(zip(alike, tree.compile_many(list(alike), new.options, 1, {}, cache)))
+    if cache is not None:  # their blob ids are known (`sides.blob_id`): not read again
+        return dict(zip(alike, tree.compile_many(list(alike), new.options, 1, {}, cache,
+                                                 {p: blob_id(c) for p, c in alike.items()})))
     return {path: pipeline.compile_text(content, path, new.options, files=new.sources, seen=seen)
             for path, content in alike.items()}
