@@ -26,7 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_compile import FLOOR, generate  # noqa: E402
 from bench_incremental import timed  # noqa: E402
 
-
 # Both sides read and compiled in full (diff.review(incremental=False)), as before issue 23.
 FULL = """
 import sys

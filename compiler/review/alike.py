@@ -3,8 +3,9 @@
 A spec at the same path with the same bytes (git's blob id: sides.py reads its bytes from one
 side only), the same repo config files that apply, under the same options and stack secrets,
 compiles to the same result on both sides, unless it is a python.source spec (its folder is
-read from each side's own files: BASE's is compiled again). `compare` then runs the pairing and the cross-spec rules
-without those of them that no other spec involves (compare.py: `_quiet`)."""
+read from each side's own files: BASE's is compiled again). `compare` then runs the pairing
+and the cross-spec rules without those of them that no other spec involves (compare.py:
+`_quiet`)."""
 
 from __future__ import annotations
 
