@@ -127,7 +127,8 @@ class Review:
     @property
     def moved(self) -> list[Entry]:
         """Specs moved to another file whose request is unchanged: nothing to apply."""
-        return [e for e in self.entries if e.renamed and e not in self.changed]
+        changed = {id(e) for e in self.changed}  # once, not once per entry
+        return [e for e in self.entries if e.renamed and id(e) not in changed]
 
     @property
     def exit_code(self) -> int:

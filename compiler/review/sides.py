@@ -133,7 +133,7 @@ def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
         return out
     for spec in tree.walk(base):
         rel = f"{prefix}/{spec}" if prefix else spec
-        full = root / rel
+        full = os.path.join(root, rel)  # not a Path: 10,000 of them cost 0.1 s
         if not rel.isprintable():
             out[shown(rel)] = _unreadable(rel, "the file name holds a control character "
                                           "(a line break?): rename it", "file-name")
@@ -142,7 +142,7 @@ def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
             out[rel] = _unreadable(rel, "a symbolic link: diff reads the spec files git "
                                    "stores, not what links point to", "file-type")
             continue
-        blob, problem = read_bytes(str(full))
+        blob, problem = read_bytes(full)
         out[rel] = blob if problem is None else _unreadable(rel, problem.message,
                                                                 problem.code)
     return dict(sorted(out.items()))
