@@ -185,3 +185,25 @@ def test_with_a_warm_result_cache_only_the_changed_specs_and_those_it_cannot_ans
     # has no document to report from), reading a stack secret (`diff --stack` checks it is set)
     assert sorted(set(compiled)) == ["specs/broken.yaml", "specs/secret.yaml",
                                      "specs/sourced.yaml", "specs/team-0/job-0.yaml"]
+
+
+def test_the_cli_reads_the_cache_named_by_the_environment_from_the_repository_root(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from compiler import cli
+
+    def run(*argv: str) -> tuple[int, str]:
+        out = io.StringIO()
+        return cli.main(["diff", "main", *argv], out, io.StringIO()), out.getvalue()
+
+    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
+    cache = repo.parent / "cache"
+    monkeypatch.chdir(repo.parent)  # spec paths are not relative to here: no cache
+    plain = run("--repo", str(repo))
+    monkeypatch.setenv("TRAINSPEC_CACHE", str(cache))
+    assert run("--repo", str(repo)) == plain
+    assert plain[0] == 1 and not cache.exists()
+    monkeypatch.chdir(repo)
+    assert run() == plain
+    assert list(cache.iterdir())
