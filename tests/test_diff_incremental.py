@@ -58,7 +58,9 @@ def write(path: Path, text: str) -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """On `main`: a dozen specs (ml ones too), one broken, one reading a stack secret, one
-    with a python.source trainer, a repo config and a stack config."""
+    with a python.source trainer, a repo config and a stack config (beside it: `cache`)."""
+    tmp_path = tmp_path / "repo"
+    tmp_path.mkdir()
     git(tmp_path, "init", "-q", "-b", "main")
     git(tmp_path, "config", "user.email", "t@example.com")
     git(tmp_path, "config", "user.name", "t")
