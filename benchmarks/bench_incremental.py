@@ -55,6 +55,33 @@ def git(root: Path, *args: str) -> None:
                     *args], cwd=root, check=True, capture_output=True)
 
 
+def rounds(root: Path, commands: dict[str, list[str]], repeat: int, ok: tuple[int, ...] = (0,)
+           ) -> tuple[dict[str, tuple[float, float]], dict[str, str]]:
+    """Median wall and CPU seconds of the floor (on `root`/specs) and of each command over
+    `repeat` rounds, each round running them in turn (load from other processes on the machine
+    hits them alike), and each command's last output."""
+    floor = [sys.executable, "-c", FLOOR, "specs", str(root / "floor-out")]
+    runs: dict[str, list[tuple[float, float]]] = {n: [] for n in ["floor", *commands]}
+    outputs: dict[str, str] = {}
+    for _ in range(repeat):
+        shutil.rmtree(root / "floor-out", ignore_errors=True)
+        runs["floor"].append(timed(floor, root)[:2])
+        for name, command in commands.items():
+            wall, cpu, outputs[name] = timed(command, root, ok)
+            runs[name].append((wall, cpu))
+    return {name: (statistics.median(w for w, _ in r), statistics.median(c for _, c in r))
+            for name, r in runs.items()}, outputs
+
+
+def print_table(median: dict[str, tuple[float, float]], width: int) -> None:
+    """Each row's wall and CPU seconds and their ratios to the floor's."""
+    floor_wall, floor_cpu = median["floor"]
+    print(f"{'':<{width}}{'wall s':>9}{'cpu s':>9}{'wall x':>9}{'cpu x':>9}")
+    for name, (wall, cpu) in median.items():
+        print(f"{name:<{width}}{wall:>9.3f}{cpu:>9.3f}{wall / floor_wall:>9.2f}"
+              f"{cpu / floor_cpu:>9.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--specs", type=int, default=10000, help="number of specs (default 10000)")
@@ -90,25 +117,11 @@ def main(argv: list[str] | None = None) -> int:
                                 "--check", *cache],
             "the PR check": check,
         }
-        floor_argv = [py, "-c", FLOOR, "specs", str(root / "floor-out")]
-        runs: dict[str, list[tuple[float, float]]] = {n: [] for n in ["floor", *commands]}
-        outputs: dict[str, str] = {}
-        for _ in range(args.repeat):
-            shutil.rmtree(root / "floor-out", ignore_errors=True)
-            runs["floor"].append(timed(floor_argv, root)[:2])
-            for name, command in commands.items():
-                wall, cpu, outputs[name] = timed(command, root)
-                runs[name].append((wall, cpu))
-        median = {name: (statistics.median(w for w, _ in r), statistics.median(c for _, c in r))
-                  for name, r in runs.items()}
-        floor_wall, floor_cpu = median["floor"]
+        median, outputs = rounds(root, commands, args.repeat)
         print(f"{args.specs} specs, 1 changed; cache filled by one check in "
               f"{fill[0]:.2f} s wall, {fill[1]:.2f} s CPU; median of {args.repeat}")
-        print(f"{'':<20}{'wall s':>9}{'cpu s':>9}{'wall x':>9}{'cpu x':>9}")
-        for name, (wall, cpu) in median.items():
-            print(f"{name:<20}{wall:>9.3f}{cpu:>9.3f}{wall / floor_wall:>9.2f}"
-                  f"{cpu / floor_cpu:>9.2f}")
-        ratio = median["the PR check"][1] / floor_cpu
+        print_table(median, 20)
+        ratio = median["the PR check"][1] / median["floor"][1]
         print(f"target: the PR check <= {TARGET}x the floor (CPU): "
               f"{'met' if ratio <= TARGET else 'NOT met'} ({ratio:.2f}x)")
         if args.profile:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 from typing import TextIO
@@ -11,13 +12,17 @@ from . import packaging
 from .options import Options
 from .report import REPORTERS, REVIEW, choices, format_text, help_text
 from .report.review import head_errors
+from .review import alike
 from .review.compare import EXIT_ERROR, WORKTREE, Review, Side, compare
 from .review.sides import (
     NoSpecsError,
     ReviewError,
     StackError,
+    blob_id,
     git,
+    list_revision,
     locate,
+    read_blobs,
     read_revision,
     read_worktree,
     stack_side,
@@ -43,22 +48,34 @@ exit status:
   2  changes: at least one spec is created, replaced, updated or deleted
  64  usage error (an unknown flag, a missing BASE): a usage message on stderr, nothing on
      stdout; never 2, so a CI step cannot mistake it for a plan"""
+CACHE_ENV = "TRAINSPEC_CACHE"  # compiler/cache.py's ENV (not imported: the CLI starts fast)
 _STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+\Z")
 
 
 def review(repo: Path, base: str, head: str | None, specs: str = "specs",
            options: Options = Options(), merge_base: bool = False,
-           stack: str | None = None) -> Review:
+           stack: str | None = None, incremental: bool = True,
+           cache: str | None = None) -> Review:
     """Compare the specs under `specs` at `base` with those at `head` (None: working tree).
 
     `stack`: also read `Pulumi.<stack>.yaml` (in the --repo folder, the Pulumi project) on
     both sides, as `pulumi up` would: its gcp:project / gcp:region apply to specs without
-    their own, and a changed secret a job reads replaces that job."""
+    their own, and a changed secret a job reads replaces that job. `incremental`: a spec
+    alike on both sides is read and compiled once, and takes part in the comparison of the
+    others only where they involve it (review/alike.py); False compiles both sides in full
+    (the same report: tests/test_diff_incremental.py). `cache`: the result cache's folder
+    (--cache), read and filled for the specs alike on both sides when HEAD is the working
+    tree and --repo's git root is the current folder (spec paths as `validate specs` gives
+    them)."""
     root, prefix = locate(repo, specs)
     if merge_base:
         base = git(root, "merge-base", base, head or "HEAD").decode().strip()
-    old = read_revision(root, base, prefix)
+    old, ids = list_revision(root, base, prefix)
     new = read_worktree(root, prefix) if head is None else read_revision(root, head, prefix)
+    same = {p for p, blob in ids.items() if incremental and isinstance(new.get(p), bytes)
+            and blob_id(new[p]) == blob}  # type: ignore[arg-type]
+    old.update(read_blobs(root, base, [p for p in ids if p not in same]))
+    old = dict(sorted({**old, **{p: new[p] for p in same}}.items()))
     if not old and not new:
         folder = root / prefix if prefix else root
         sides = f"at {base}" + ("" if head == base else
@@ -84,7 +101,13 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
             old_side = Side(old, *before, sources=old_sources)
         if after is not None:
             new_side = Side(new, *after, sources=new_sources, stack=True)
-    return Review(base, head or WORKTREE, prefix or ".", compare(old_side, new_side),
+    results = None
+    if cache and head is None and Path.cwd().resolve() == root.resolve():
+        from .cache import Cache
+
+        results = Cache.open(cache, new_side.options)
+    known = alike.known(old_side, new_side, results) if incremental else None
+    return Review(base, head or WORKTREE, prefix or ".", compare(old_side, new_side, known),
                   len(set(old) | set(new)))
 
 
@@ -104,6 +127,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "gcp:project/gcp:region for specs without their own, secret changes")
     p.add_argument("--format", choices=choices(REVIEW), default="text",
                    help=help_text(REVIEW))
+    p.add_argument("--cache", metavar="DIR", help="read and store the result of each spec "
+                   "alike on both sides in DIR, as validate does (default: $TRAINSPEC_CACHE; "
+                   "none if unset); docs/speed.md")
 
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -115,7 +141,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         rv = review(Path(getattr(args, "repo", ".")), args.base, args.head,
                     getattr(args, "specs", "specs"), options,
-                    getattr(args, "merge_base", False), getattr(args, "stack", None))
+                    getattr(args, "merge_base", False), getattr(args, "stack", None),
+                    cache=getattr(args, "cache", None) or os.environ.get(CACHE_ENV))
     except ReviewError as e:
         problems = e.problems if isinstance(e, StackError) else ()
         err.write(f"error: {format_text(problems) if problems else e}\n")

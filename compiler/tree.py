@@ -200,21 +200,37 @@ Shared = dict[tuple[str, bytes], list[tuple[config_load.Found, Options, pipeline
 def compile_contents(contents: Mapping[str, Content], options: Options = Options(), *,
                      files: packaging.Files | None = None,
                      keep: Mapping[str, str] | None = None,
-                     shared: Shared | None = None) -> Tree:
+                     shared: Shared | None = None,
+                     given: Mapping[str, pipeline.Result] | None = None) -> Tree:
     """The tree entry point for spec files already read (diff reads a git revision or the
     working tree): path → content, or the located reason it cannot be read. `files` reads
     their python.source folders; `keep` is as for `check`. `shared` is filled with each
     result and read before compiling: a spec at the same path with the same bytes, repo
     config and options as on the other side of a diff is compiled once (not a python.source
-    spec: its folder is read from each side's own files)."""
+    spec: its folder is read from each side's own files). `given`: path → the result of its
+    content compiled already (before the cross-spec rules), used instead of compiling it."""
+    results = compile_each(contents, options, files=files, shared=shared, given=given)
+    check(results, keep)
+    return Tree(results)
+
+
+def compile_each(contents: Mapping[str, Content], options: Options = Options(), *,
+                 files: packaging.Files | None = None, shared: Shared | None = None,
+                 given: Mapping[str, pipeline.Result] | None = None) -> list[pipeline.Result]:
+    """`compile_contents` without the cross-spec rules: each spec's own result."""
     seen: config_load.Seen = {}
     results = []
+    given = given or {}
     for path, c in contents.items():
+        if path in given:
+            results.append(dataclasses.replace(given[path],
+                                               diagnostics=list(given[path].diagnostics)))
+            continue
         if isinstance(c, Diagnostic):
             results.append(pipeline.Result(c.file, [c]))
             continue
         repo = config_load.find(path, files, seen)
-        same = _same_config(repo)
+        same = same_config(repo)
         known = shared.setdefault((path, c), []) if shared is not None else []
         r = next((dataclasses.replace(r, diagnostics=list(r.diagnostics))
                   for other, opts, r in known if other == same and opts == options), None)
@@ -224,11 +240,10 @@ def compile_contents(contents: Mapping[str, Content], options: Options = Options
                 known.append((same, options, dataclasses.replace(
                     r, diagnostics=list(r.diagnostics))))
         results.append(r)
-    check(results, keep)
-    return Tree(results)
+    return results
 
 
-def _same_config(repo: config_load.Found) -> config_load.Found:
+def same_config(repo: config_load.Found) -> config_load.Found:
     """`repo` as compared between the sides of a diff: where its folder is (the working tree,
     a revision) is no part of what it says."""
     return dataclasses.replace(repo, config=dataclasses.replace(repo.config, folder=""))

@@ -3,10 +3,13 @@ the plan for each (`compiler.plan.decide`, the function the Pulumi provider uses
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import packaging, pipeline, tree
+from .. import packaging, pipeline, targets, tree
 from .. import plan as planning
 from ..diagnostics import Diagnostic
 from ..model import CONFIG_NAMESPACE
@@ -124,7 +127,8 @@ class Review:
     @property
     def moved(self) -> list[Entry]:
         """Specs moved to another file whose request is unchanged: nothing to apply."""
-        return [e for e in self.entries if e.renamed and e not in self.changed]
+        changed = {id(e) for e in self.changed}  # once, not once per entry
+        return [e for e in self.entries if e.renamed and id(e) not in changed]
 
     @property
     def exit_code(self) -> int:
@@ -151,15 +155,16 @@ class Side:
 
 
 def _compile(side: Side, keep: dict[str, str] | None = None,
-             shared: tree.Shared | None = None, check_secrets: bool = False
-             ) -> dict[str, _Compiled]:
+             shared: tree.Shared | None = None, check_secrets: bool = False,
+             given: Mapping[str, pipeline.Result] | None = None) -> dict[str, _Compiled]:
     """The side's tree compiled (`tree.compile_contents`: the cross-spec rules of `validate`
     and the Pulumi program), each result with the values its spec marks as secret: they are
     kept out of diagnostics even when the spec does not compile and there is no body to
     redact. `shared`: what the other side compiled (a spec alike on both is compiled once).
-    `check_secrets`: the side `pulumi up` applies, whose jobs' secrets must be set."""
+    `check_secrets`: the side `pulumi up` applies, whose jobs' secrets must be set.
+    `given`: path → its result, compiled already (before the cross-spec rules)."""
     found = tree.compile_contents(side.files, side.options, files=side.sources, keep=keep,
-                                  shared=shared)
+                                  shared=shared, given=given)
     out: dict[str, _Compiled] = {}
     for path, result in zip(side.files, found.results):
         if check_secrets and side.stack:  # `pulumi up` refuses it: so does `diff --stack`
@@ -206,16 +211,30 @@ def _by_identity(side: dict[str, _Compiled],
     return named, loose
 
 
-def compare(old: Side, new: Side) -> list[Entry]:
+def compare(old: Side, new: Side,
+            known: Mapping[str, pipeline.Result] | None = None) -> list[Entry]:
     """One entry per job on either side, paired as `pulumi up` pairs them: by the Pulumi
     resource it maps to (metadata.name), not by file. A spec moved to another file, or two
     files swapped, is the same job; two files naming one job on the HEAD side is an error
     (the file that had the name on the BASE side keeps it). Files without a name (they do not
-    parse) are paired by path."""
+    parse) are paired by path.
+
+    `known`: path → the one result of a spec alike on both sides (`alike.known`). Of those,
+    one that compiles, whose job reads no stack secret and whose name and jobId no other spec
+    on either side has is an entry with nothing to do: it takes no part in the pairing or the
+    cross-spec rules of the others, so they are run without it."""
     shared: tree.Shared = {}
-    olds = _compile(old, shared=shared)
+    quiet: dict[str, pipeline.Result] = {}
+    given: tuple[dict[str, pipeline.Result], dict[str, pipeline.Result]] = ({}, {})
+    if known:
+        quiet, given = _quiet(old, new, known, shared)
+        old = dataclasses.replace(old, files={p: c for p, c in old.files.items()
+                                              if p not in quiet})
+        new = dataclasses.replace(new, files={p: c for p, c in new.files.items()
+                                              if p not in quiet})
+    olds = _compile(old, shared=shared, given=given[0])
     old_named, old_loose = _by_identity(olds)
-    news = _compile(new, keep=old_named, shared=shared, check_secrets=True)
+    news = _compile(new, keep=old_named, shared=shared, check_secrets=True, given=given[1])
     new_named, new_loose = _by_identity(news, old_named)
     pairs = {name: (old_named.get(name), new_named.get(name))
              for name in sorted(set(old_named) | set(new_named))}
@@ -237,8 +256,56 @@ def compare(old: Side, new: Side) -> list[Entry]:
                if old.secrets.get(k) != new.secrets.get(k)}
     for e in entries:
         e.plan = _plan(e, changed)
+    entries += [Entry(p, p, r, r) for p, r in quiet.items()]  # the same job, the same request
     entries.sort(key=lambda e: (e.file, e.old_file or ""))
     return entries
+
+
+def _quiet(old: Side, new: Side, known: Mapping[str, pipeline.Result], shared: tree.Shared
+           ) -> tuple[dict[str, pipeline.Result],
+                      tuple[dict[str, pipeline.Result], dict[str, pipeline.Result]]]:
+    """The `known` results with nothing to do (`compare`), and each side's results of its
+    other specs (compiled here, before the cross-spec rules: their names and jobIds say which
+    known spec they involve). A known result without its document (from the result cache)
+    that is not quiet is compiled again in full with its side."""
+    # A python.source spec's result is HEAD's only: its folder is read from each side's files.
+    sided = {p for p, r in known.items() if r.uploads or (
+        r.job is not None and packaging.reads_sources(r.job))}
+    results = []
+    for side, skip in ((old, set(known) - sided), (new, set(known))):
+        rest = {p: c for p, c in side.files.items() if p not in skip}
+        results.append(dict(zip(rest, tree.compile_each(rest, side.options, files=side.sources,
+                                                         shared=shared))))
+    held = Counter(k for r in [*results[0].values(), *results[1].values(), *known.values()]
+                   for k in _keys(r))
+    quiet = {p: r for p, r in known.items() if r.ok and _keys(r) and p not in sided
+             and all(held[k] == 1 for k in _keys(r)) and not (new.stack and _reads_secret(
+                 r, new.files[p]))}
+    again = {p: r for p, r in known.items() if p not in quiet and r.document is not None}
+    return quiet, ({**results[0], **{p: r for p, r in again.items() if p not in sided}},
+                   {**results[1], **again})
+
+
+def _keys(r: pipeline.Result) -> list[tuple]:
+    """What the cross-spec rules and the pairing compare of a spec: its job name and, on a
+    platform whose client chooses the job id (ml v1), its (project, jobId)."""
+    if r.identity is None or not r.identity[0]:
+        return []
+    name, platform, project, _, run = r.identity
+    found: list[tuple] = [("name", name)]
+    target = targets.PLATFORMS.get(platform)
+    if target is not None and target.job_id is not None:
+        found.append(("id", project, target.job_id(name, run)))
+    return found
+
+
+def _reads_secret(r: pipeline.Result, content: Content) -> bool:
+    """Whether the job of `r` reads a stack secret (`diff --stack` checks each is set); when
+    its model is not at hand (a cached result), whether its spec may say it does."""
+    if r.job is not None:
+        return bool(r.job.secrets)
+    text = content.lower() if isinstance(content, bytes) else b""
+    return b"secret" in text or b"\\" in text  # a YAML escape may spell the key
 
 
 SECRET_CHANGE = planning.SECRET_CHANGE
