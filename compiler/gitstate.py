@@ -8,22 +8,29 @@ index blob. Only a plain tracked file is vouched for: stage 0 (not a conflict), 
 mode (a symbolic link's blob is its target's name, not what trainspec reads), neither
 assume-unchanged nor skip-worktree (git then stops comparing it), not reported by
 `git diff-files`, and with no attribute that makes the working copy differ from the blob
-(`filter`, `text`, `eol`, `ident`, `working-tree-encoding`; `core.autocrlf` set: none is
-vouched for). Untracked and ignored files are not in the index, so they are read as before.
-Git's fsmonitor is not asked and every stat field is compared (`-c` below): only git's own
-comparison of the file itself vouches. Outside a work tree, or if git fails: nothing is
-vouched for (the caller reads every file).
+(`filter`, `text`, `crlf` (the older name git still honours), `eol`, `ident`,
+`working-tree-encoding`; `core.autocrlf` set: none is vouched for). Untracked and ignored files
+are not in the index, so they are read as before.
+Git's fsmonitor is not asked and every stat field is compared (`-c` below), but git (most
+builds) compares whole seconds of ctime and mtime, and what git checked out is compared with
+what git wrote, not with the blob: so trainspec also compares each file's own `lstat` with the
+index's record, to the nanosecond (`git ls-files --debug`: ctime, mtime, inode, device, size),
+and the file's size with its blob's (`git cat-file --batch-check`: a checkout converted under a
+configuration or attributes changed since). Any difference: not vouched for (read). Outside a
+work tree, or if git fails: nothing is vouched for (the caller reads every file).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable
 
 _STRICT = ("-c", "core.fsmonitor=false", "-c", "core.checkStat=default",
            "-c", "core.trustctime=true")
-_CONVERTING = ("filter", "text", "eol", "ident", "working-tree-encoding")
+_CONVERTING = ("filter", "text", "crlf", "eol", "ident", "working-tree-encoding")
+_WORD = 1 << 32  # the index keeps 32 bits of each stat field
 
 
 def blob_id(data: bytes) -> str:
@@ -54,7 +61,7 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
     working copy git vouches is its index blob; empty outside a work tree or if git fails."""
     if not os.path.isdir(folder):
         return {}
-    listed = _git(folder, "ls-files", "--stage", "-v", "-z")
+    listed = _git(folder, "ls-files", "--stage", "-v", "--debug", "-z")
     changed = _git(folder, "diff-files", "--name-only", "--relative", "-z", "--", ".")
     if listed is None or changed is None:
         return {}
@@ -63,15 +70,27 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
         return {}
     modified = set(changed.decode("utf-8", "surrogateescape").split("\0"))
     found: dict[str, str] = {}
-    for entry in listed.decode("utf-8", "surrogateescape").split("\0"):
+    records: dict[str, list[str]] = {}
+    # Each entry, then (--debug) its stat record: five lines, ended by the next entry's head.
+    chunks = listed.decode("utf-8", "surrogateescape").split("\0")
+    for i, chunk in enumerate(chunks):
+        if i:
+            chunk = chunk.split("\n", 5)[-1]
         # `H`: cached, compared by git (`h`: assume-unchanged, `S`: skip-worktree, ...).
-        if not entry.startswith(("H 100644 ", "H 100755 ")):
+        if not chunk.startswith(("H 100644 ", "H 100755 ")):
             continue
-        head, tab, path = entry.partition("\t")
+        head, tab, path = chunk.partition("\t")
         fields = head.split(" ")
         if tab and len(fields) == 4 and fields[3] == "0" and path not in modified \
-                and wanted(path):
+                and wanted(path) and i + 1 < len(chunks):
             found[path] = fields[2]
+            records[path] = chunks[i + 1].split("\n", 5)[:5]
+    sizes: dict[str, int] = {}
+    for path, record in records.items():
+        if (size := _same_stat(os.path.join(folder, path), record)) is None:
+            del found[path]
+        else:
+            sizes[path] = size
     if not found:
         return found
     # --all: only the attributes set on each path (none: nothing said).
@@ -83,4 +102,45 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
     for i in range(0, len(said) - 2, 3):  # path, attribute, value
         if said[i + 1] in _CONVERTING and said[i + 2] not in ("unspecified", "unset"):
             found.pop(said[i], None)
-    return found
+    return _blob_sizes_match(folder, found, sizes)
+
+
+def _same_stat(path: str, record: list[str]) -> int | None:
+    """`path`'s size if its lstat is the index's record of it (`git ls-files --debug`: "  ctime:
+    S:N", "  mtime: S:N", "  dev: D\tino: I", "  uid: U\tgid: G", "  size: Z\tflags: F"),
+    to the nanosecond, else None; a device or inode git left 0 (not recorded) is not compared."""
+    try:
+        st = os.lstat(path)
+        ctime, mtime, dev_ino, _, size_flags = record
+        dev, ino = (int(f.rpartition(" ")[2]) for f in dev_ino.split("\t"))
+        size = int(size_flags.split("\t")[0].rpartition(" ")[2])
+        times = []
+        for line in (ctime, mtime):
+            sec, _, nsec = line.rpartition(" ")[2].partition(":")
+            times.append((int(sec), int(nsec)))
+    except (OSError, ValueError):
+        return None
+    same = stat.S_ISREG(st.st_mode) and times == [
+        (st.st_ctime_ns // 1_000_000_000 % _WORD, st.st_ctime_ns % 1_000_000_000),
+        (st.st_mtime_ns // 1_000_000_000 % _WORD, st.st_mtime_ns % 1_000_000_000)] \
+        and size == st.st_size % _WORD and dev in (0, st.st_dev % _WORD) \
+        and ino in (0, st.st_ino % _WORD)
+    return st.st_size if same else None
+
+
+def _blob_sizes_match(folder: str, found: dict[str, str],
+                      sizes: dict[str, int]) -> dict[str, str]:
+    """`found` less each file whose size (`sizes`, from lstat) is not its blob's (a conversion at checkout that the
+    configuration or attributes no longer say); nothing if git cannot tell."""
+    if not found:
+        return found
+    said = _git(folder, "cat-file", "--batch-check=%(objectname) %(objectsize)",
+                 stdin="".join(blob + "\n" for blob in set(found.values())).encode())
+    if said is None:
+        return {}
+    size_of = {}
+    for line in said.decode("ascii", "replace").splitlines():
+        blob, _, size = line.partition(" ")
+        if size.isdigit():
+            size_of[blob] = int(size)
+    return {path: blob for path, blob in found.items() if sizes.get(path) == size_of.get(blob)}
