@@ -24,13 +24,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Callable
 
 _STRICT = ("-c", "core.fsmonitor=false", "-c", "core.checkStat=default",
            "-c", "core.trustctime=true")
 _CONVERTING = ("filter", "text", "crlf", "eol", "ident", "working-tree-encoding")
+_REGULAR = ("100644", "100755")  # not a symbolic link (120000) nor a submodule (160000)
 _WORD = 1 << 32  # the index keeps 32 bits of each stat field
+# `git ls-files --stage -v --debug -z`: an entry (tag, mode, blob, stage, path) and git's stat
+# record of its file (a device or inode git left 0 is not recorded: not compared).
+_ENTRY = re.compile(r"(.) (\d{6}) ([0-9a-f]+) (\d)\t([^\0]*)\0"
+                    r"  ctime: (\d+:\d+)\n  mtime: (\d+:\d+)\n  dev: (\d+)\tino: (\d+)\n"
+                    r"  uid: \d+\tgid: \d+\n  size: (\d+)\tflags: [0-9a-f]+\n", re.S)
 
 
 def blob_id(data: bytes) -> str:
@@ -70,27 +77,28 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
         return {}
     modified = set(changed.decode("utf-8", "surrogateescape").split("\0"))
     found: dict[str, str] = {}
-    records: dict[str, list[str]] = {}
-    # Each entry, then (--debug) its stat record: five lines, ended by the next entry's head.
-    chunks = listed.decode("utf-8", "surrogateescape").split("\0")
-    for i, chunk in enumerate(chunks):
-        if i:
-            chunk = chunk.split("\n", 5)[-1]
-        # `H`: cached, compared by git (`h`: assume-unchanged, `S`: skip-worktree, ...).
-        if not chunk.startswith(("H 100644 ", "H 100755 ")):
-            continue
-        head, tab, path = chunk.partition("\t")
-        fields = head.split(" ")
-        if tab and len(fields) == 4 and fields[3] == "0" and path not in modified \
-                and wanted(path) and i + 1 < len(chunks):
-            found[path] = fields[2]
-            records[path] = chunks[i + 1].split("\n", 5)[:5]
     sizes: dict[str, int] = {}
-    for path, record in records.items():
-        if (size := _same_stat(os.path.join(folder, path), record)) is None:
-            del found[path]
-        else:
-            sizes[path] = size
+    text, at = listed.decode("utf-8", "surrogateescape"), 0
+    prefix, lstat, billion = os.path.join(folder, ""), os.lstat, 1_000_000_000
+    while m := _ENTRY.match(text, at):  # each entry in turn: a path cannot start a record
+        at = m.end()
+        tag, mode, blob, stage, path, ctime, mtime, dev, ino, size = m.groups()
+        # `H`: cached, compared by git (`h`: assume-unchanged, `S`: skip-worktree, ...).
+        if tag != "H" or mode not in _REGULAR or stage != "0" or path in modified \
+                or not wanted(path):
+            continue
+        try:
+            st = lstat(prefix + path)
+        except OSError:
+            continue
+        c, n = st.st_ctime_ns, st.st_mtime_ns
+        if ctime == f"{c // billion % _WORD}:{c % billion}" \
+                and mtime == f"{n // billion % _WORD}:{n % billion}" \
+                and int(size) == st.st_size % _WORD and stat.S_ISREG(st.st_mode) \
+                and int(ino) in (0, st.st_ino % _WORD) and int(dev) in (0, st.st_dev % _WORD):
+            found[path], sizes[path] = blob, st.st_size
+    if at != len(text):  # not read to its end: a format not understood
+        return {}
     if not found:
         return found
     # --all: only the attributes set on each path (none: nothing said).
@@ -105,36 +113,13 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
     return _blob_sizes_match(folder, found, sizes)
 
 
-def _same_stat(path: str, record: list[str]) -> int | None:
-    """`path`'s size if its lstat is the index's record of it (`git ls-files --debug`: "  ctime:
-    S:N", "  mtime: S:N", "  dev: D\tino: I", "  uid: U\tgid: G", "  size: Z\tflags: F"),
-    to the nanosecond, else None; a device or inode git left 0 (not recorded) is not compared."""
-    try:
-        st = os.lstat(path)
-        ctime, mtime, dev_ino, _, size_flags = record
-        dev, ino = (int(f.rpartition(" ")[2]) for f in dev_ino.split("\t"))
-        size = int(size_flags.split("\t")[0].rpartition(" ")[2])
-        times = []
-        for line in (ctime, mtime):
-            sec, _, nsec = line.rpartition(" ")[2].partition(":")
-            times.append((int(sec), int(nsec)))
-    except (OSError, ValueError):
-        return None
-    same = stat.S_ISREG(st.st_mode) and times == [
-        (st.st_ctime_ns // 1_000_000_000 % _WORD, st.st_ctime_ns % 1_000_000_000),
-        (st.st_mtime_ns // 1_000_000_000 % _WORD, st.st_mtime_ns % 1_000_000_000)] \
-        and size == st.st_size % _WORD and dev in (0, st.st_dev % _WORD) \
-        and ino in (0, st.st_ino % _WORD)
-    return st.st_size if same else None
-
-
 def _blob_sizes_match(folder: str, found: dict[str, str],
                       sizes: dict[str, int]) -> dict[str, str]:
     """`found` less each file whose size (`sizes`, from lstat) is not its blob's (a conversion at checkout that the
     configuration or attributes no longer say); nothing if git cannot tell."""
     if not found:
         return found
-    said = _git(folder, "cat-file", "--batch-check=%(objectname) %(objectsize)",
+    said = _git(folder, "cat-file", "--buffer", "--batch-check=%(objectname) %(objectsize)",
                  stdin="".join(blob + "\n" for blob in set(found.values())).encode())
     if said is None:
         return {}
