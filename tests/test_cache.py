@@ -312,3 +312,55 @@ def test_a_spec_saved_during_a_run_is_kept_under_the_bytes_compiled(
     git(git_repo, "update-index", "--refresh")  # git vouches for the committed blob again
     cold = run("validate", "specs", "--format", "json")
     assert run("validate", "specs", "--format", "json", "--cache", "c") == cold
+
+
+def test_a_named_pipe_in_the_cache_is_a_miss_not_a_hang(repo: Path) -> None:
+    import signal
+
+    class Hung(Exception):  # not an OSError: no reader of the cache takes it for a miss
+        pass
+
+    def hung(*_: object) -> None:
+        raise Hung("the run blocked on a named pipe")
+
+    cold = run("compile", "specs/examples", "--out", "cold")
+    run("compile", "specs/examples", "--out", "warm", "--cache", "c")
+    shutil.rmtree("warm")
+    body = sorted((repo / "c" / "bodies").rglob("*.json"))[0]
+    body.unlink()
+    os.mkfifo(body)
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        assert run("compile", "specs/examples", "--out", "warm", "--cache", "c") == \
+            (cold[0], cold[1], cold[2].replace("cold", "warm"))
+        [index] = (repo / "c").glob("index-*.jsonl")
+        index.unlink()
+        os.mkfifo(index)
+        shutil.rmtree("warm")
+        assert run("compile", "specs/examples", "--out", "warm", "--cache", "c")[0] == 0
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    written = {p.relative_to("warm"): p.read_bytes() for p in Path("warm").rglob("*.json")}
+    assert written == {p.relative_to("cold"): p.read_bytes() for p in Path("cold").rglob("*.json")}
+
+
+def test_an_entry_whose_body_is_lost_is_a_miss(repo: Path) -> None:
+    """An entry that is not what its spec compiles to, its body store gone: the spec is
+    compiled again (its entry replaced), never "changed while trainspec read it" for ever."""
+    assert run("compile", "specs/examples", "--out", "cold")[0] == 0
+    run("validate", "specs/examples", "--cache", "c")
+    [index] = (repo / "c").glob("index-*.jsonl")
+    lines = index.read_text().splitlines()
+    heads = [line.rsplit("\t", 1) for line in lines]
+    # Each spec's entry holds the next one's result: an entry not its spec's.
+    index.write_text("".join(f"{key}\t{heads[(i + 1) % len(heads)][1]}\n"
+                             for i, (key, _) in enumerate(heads)))
+    shutil.rmtree(repo / "c" / "bodies")
+    for _ in range(2):
+        code, _, err = run("compile", "specs/examples", "--out", "warm", "--cache", "c")
+        assert code == 0, err
+        written = {p.relative_to("warm"): p.read_bytes() for p in Path("warm").rglob("*.json")}
+        assert written == {p.relative_to("cold"): p.read_bytes()
+                           for p in Path("cold").rglob("*.json")}
