@@ -115,8 +115,9 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
 
 def _blob_sizes_match(folder: str, found: dict[str, str],
                       sizes: dict[str, int]) -> dict[str, str]:
-    """`found` less each file whose size (`sizes`, from lstat) is not its blob's (a conversion at checkout that the
-    configuration or attributes no longer say); nothing if git cannot tell."""
+    """`found` less each file whose size (`sizes`, from lstat) is not its blob's (a
+    conversion at checkout that the configuration or attributes no longer say); nothing if
+    git cannot tell."""
     if not found:
         return found
     said = _git(folder, "cat-file", "--buffer", "--batch-check=%(objectname) %(objectsize)",
