@@ -90,6 +90,7 @@ class Cache:
     _lines: dict[str, list[str]] = dataclasses.field(default_factory=dict, repr=False)
     _loaded: bool = dataclasses.field(default=False, repr=False)
     _dirty: bool = dataclasses.field(default=False, repr=False)
+    _bodies: bool = dataclasses.field(default=False, repr=False)  # the body store is there
     # What gives a body the store lost (tree.py: the spec compiled again): file, blob → text.
     compile_again: Callable[[str, str], str] | None = dataclasses.field(default=None,
                                                                          repr=False)
@@ -108,6 +109,7 @@ class Cache:
 
     def _load(self) -> None:
         self._loaded = True
+        self._bodies = os.path.isdir(os.path.join(self.folder, "bodies"))
         try:
             text = _read_regular(self._index()).decode("utf-8")
         except (OSError, ValueError):
@@ -128,8 +130,8 @@ class Cache:
                 _, stored, config, head = line.split("\t")
                 if stored == content and config == configs:
                     found = json.loads(head)
-                    if found[2] is not None and not self._has_body(found[2]):
-                        return None  # its body is lost: compiled again, kept again
+                    if found[2] is not None and not self._bodies:
+                        return None  # the body store is lost: compiled again, kept again
                     return _result(found, file, self)
             except (ValueError, TypeError, KeyError, AttributeError, IndexError):
                 continue
