@@ -39,6 +39,7 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable
@@ -89,6 +90,7 @@ class Cache:
     _lines: dict[str, list[str]] = dataclasses.field(default_factory=dict, repr=False)
     _loaded: bool = dataclasses.field(default=False, repr=False)
     _dirty: bool = dataclasses.field(default=False, repr=False)
+    _bodies: bool = dataclasses.field(default=False, repr=False)  # the body store is there
     # What gives a body the store lost (tree.py: the spec compiled again): file, blob → text.
     compile_again: Callable[[str, str], str] | None = dataclasses.field(default=None,
                                                                          repr=False)
@@ -107,9 +109,9 @@ class Cache:
 
     def _load(self) -> None:
         self._loaded = True
+        self._bodies = os.path.isdir(os.path.join(self.folder, "bodies"))
         try:
-            with open(self._index(), "rb") as f:
-                text = f.read().decode("utf-8")
+            text = _read_regular(self._index()).decode("utf-8")
         except (OSError, ValueError):
             return
         for line in text.split("\n"):
@@ -127,8 +129,11 @@ class Cache:
             try:
                 _, stored, config, head = line.split("\t")
                 if stored == content and config == configs:
-                    return _result(json.loads(head), file, self)
-            except (ValueError, TypeError, KeyError, AttributeError):
+                    found = json.loads(head)
+                    if found[2] is not None and not self._bodies:
+                        return None  # the body store is lost: compiled again, kept again
+                    return _result(found, file, self)
+            except (ValueError, TypeError, KeyError, AttributeError, IndexError):
                 continue
         return None
 
@@ -142,9 +147,8 @@ class Cache:
         if result.body is not None:
             text = emit.dumps(result.body)
             body = gitstate.blob_id(text.encode("utf-8"))
-            path = self._body_path(body)
-            if not os.path.exists(path):
-                _write(path, text)
+            if not self._has_body(body):
+                _write(self._body_path(body), text)
         key = json.dumps(file)
         line = "\t".join((key, content, configs, json.dumps(
             _head(result, body), ensure_ascii=False, allow_nan=False)))
@@ -165,19 +169,47 @@ class Cache:
     def _body_path(self, blob: str) -> str:
         return os.path.join(self.folder, "bodies", blob[:2], blob[2:] + ".json")
 
+    def _has_body(self, blob: str) -> bool:
+        try:
+            return stat.S_ISREG(os.lstat(self._body_path(str(blob))).st_mode)
+        except (OSError, ValueError):
+            return False
+
+    def _forget(self, file: str) -> None:
+        """Drop `file`'s entries (one proved not to be what its spec compiles to): the next
+        run compiles it again."""
+        if self._lines.pop(json.dumps(file), None) is not None:
+            self._dirty = True
+            self.save()
+
     def body_text(self, file: str, blob: str) -> str:
         """The text of spec `file`'s body, whose git blob id is `blob`: from the store, else
         (absent, or not that text) from `compile_again`."""
         try:
-            with open(self._body_path(blob), "rb") as f:
-                data = f.read()
+            data = _read_regular(self._body_path(blob))
             if gitstate.blob_id(data) == blob:
                 return data.decode("utf-8")
         except (OSError, ValueError):
             pass
         if self.compile_again is None:
             raise TrainspecError(f"the result cache lost the body of {file}")
-        return self.compile_again(file, blob)
+        try:
+            return self.compile_again(file, blob)
+        except TrainspecError:  # the spec no longer gives that body: its entry is no answer
+            self._forget(file)
+            raise
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of `path` if it is a regular file (a named pipe in its place would block
+    the run, a device never end): opened without following a link or blocking, checked on
+    the open descriptor; else OSError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"not a regular file: {path}")
+        return f.read()
 
 
 def _write(path: str, text: str) -> None:

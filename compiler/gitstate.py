@@ -8,22 +8,36 @@ index blob. Only a plain tracked file is vouched for: stage 0 (not a conflict), 
 mode (a symbolic link's blob is its target's name, not what trainspec reads), neither
 assume-unchanged nor skip-worktree (git then stops comparing it), not reported by
 `git diff-files`, and with no attribute that makes the working copy differ from the blob
-(`filter`, `text`, `eol`, `ident`, `working-tree-encoding`; `core.autocrlf` set: none is
-vouched for). Untracked and ignored files are not in the index, so they are read as before.
-Git's fsmonitor is not asked and every stat field is compared (`-c` below): only git's own
-comparison of the file itself vouches. Outside a work tree, or if git fails: nothing is
-vouched for (the caller reads every file).
+(`filter`, `text`, `crlf` (the older name git still honours), `eol`, `ident`,
+`working-tree-encoding`; `core.autocrlf` set: none is vouched for). Untracked and ignored files
+are not in the index, so they are read as before.
+Git's fsmonitor is not asked and every stat field is compared (`-c` below), but git (most
+builds) compares whole seconds of ctime and mtime, and what git checked out is compared with
+what git wrote, not with the blob: so trainspec also compares each file's own `lstat` with the
+index's record, to the nanosecond (`git ls-files --debug`: ctime, mtime, inode, device, size),
+and the file's size with its blob's (`git cat-file --batch-check`: a checkout converted under a
+configuration or attributes changed since). Any difference: not vouched for (read). Outside a
+work tree, or if git fails: nothing is vouched for (the caller reads every file).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import stat
 from collections.abc import Callable
 
 _STRICT = ("-c", "core.fsmonitor=false", "-c", "core.checkStat=default",
            "-c", "core.trustctime=true")
-_CONVERTING = ("filter", "text", "eol", "ident", "working-tree-encoding")
+_CONVERTING = ("filter", "text", "crlf", "eol", "ident", "working-tree-encoding")
+_REGULAR = ("100644", "100755")  # not a symbolic link (120000) nor a submodule (160000)
+_WORD = 1 << 32  # the index keeps 32 bits of each stat field
+# `git ls-files --stage -v --debug -z`: an entry (tag, mode, blob, stage, path) and git's stat
+# record of its file (a device or inode git left 0 is not recorded: not compared).
+_ENTRY = re.compile(r"(.) (\d{6}) ([0-9a-f]+) (\d)\t([^\0]*)\0"
+                    r"  ctime: (\d+:\d+)\n  mtime: (\d+:\d+)\n  dev: (\d+)\tino: (\d+)\n"
+                    r"  uid: \d+\tgid: \d+\n  size: (\d+)\tflags: [0-9a-f]+\n", re.S)
 
 
 def blob_id(data: bytes) -> str:
@@ -54,7 +68,7 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
     working copy git vouches is its index blob; empty outside a work tree or if git fails."""
     if not os.path.isdir(folder):
         return {}
-    listed = _git(folder, "ls-files", "--stage", "-v", "-z")
+    listed = _git(folder, "ls-files", "--stage", "-v", "--debug", "-z")
     changed = _git(folder, "diff-files", "--name-only", "--relative", "-z", "--", ".")
     if listed is None or changed is None:
         return {}
@@ -63,15 +77,28 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
         return {}
     modified = set(changed.decode("utf-8", "surrogateescape").split("\0"))
     found: dict[str, str] = {}
-    for entry in listed.decode("utf-8", "surrogateescape").split("\0"):
+    sizes: dict[str, int] = {}
+    text, at = listed.decode("utf-8", "surrogateescape"), 0
+    prefix, lstat, billion = os.path.join(folder, ""), os.lstat, 1_000_000_000
+    while m := _ENTRY.match(text, at):  # each entry in turn: a path cannot start a record
+        at = m.end()
+        tag, mode, blob, stage, path, ctime, mtime, dev, ino, size = m.groups()
         # `H`: cached, compared by git (`h`: assume-unchanged, `S`: skip-worktree, ...).
-        if not entry.startswith(("H 100644 ", "H 100755 ")):
+        if tag != "H" or mode not in _REGULAR or stage != "0" or path in modified \
+                or not wanted(path):
             continue
-        head, tab, path = entry.partition("\t")
-        fields = head.split(" ")
-        if tab and len(fields) == 4 and fields[3] == "0" and path not in modified \
-                and wanted(path):
-            found[path] = fields[2]
+        try:
+            st = lstat(prefix + path)
+        except OSError:
+            continue
+        c, n = st.st_ctime_ns, st.st_mtime_ns
+        if ctime == f"{c // billion % _WORD}:{c % billion}" \
+                and mtime == f"{n // billion % _WORD}:{n % billion}" \
+                and int(size) == st.st_size % _WORD and stat.S_ISREG(st.st_mode) \
+                and int(ino) in (0, st.st_ino % _WORD) and int(dev) in (0, st.st_dev % _WORD):
+            found[path], sizes[path] = blob, st.st_size
+    if at != len(text):  # not read to its end: a format not understood
+        return {}
     if not found:
         return found
     # --all: only the attributes set on each path (none: nothing said).
@@ -83,4 +110,23 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
     for i in range(0, len(said) - 2, 3):  # path, attribute, value
         if said[i + 1] in _CONVERTING and said[i + 2] not in ("unspecified", "unset"):
             found.pop(said[i], None)
-    return found
+    return _blob_sizes_match(folder, found, sizes)
+
+
+def _blob_sizes_match(folder: str, found: dict[str, str],
+                      sizes: dict[str, int]) -> dict[str, str]:
+    """`found` less each file whose size (`sizes`, from lstat) is not its blob's (a
+    conversion at checkout that the configuration or attributes no longer say); nothing if
+    git cannot tell."""
+    if not found:
+        return found
+    said = _git(folder, "cat-file", "--buffer", "--batch-check=%(objectname) %(objectsize)",
+                 stdin="".join(blob + "\n" for blob in set(found.values())).encode())
+    if said is None:
+        return {}
+    size_of = {}
+    for line in said.decode("ascii", "replace").splitlines():
+        blob, _, size = line.partition(" ")
+        if size.isdigit():
+            size_of[blob] = int(size)
+    return {path: blob for path, blob in found.items() if sizes.get(path) == size_of.get(blob)}

@@ -115,10 +115,11 @@ def compile_text(text: bytes | str, file: str = "<input>", options: Options = Op
 
 def compile_file(path: str, options: Options = Options(),
                  today: datetime.date | None = None, notes: list[Diagnostic] | tuple = (),
-                 seen: config_load.Seen | None = None) -> Result:
+                 seen: config_load.Seen | None = None, data: bytes | None = None) -> Result:
     """Compile the spec file at `path` with its repo config, both read here; `seen` is
-    shared by the specs of one tree (config_load.find)."""
-    doc, found = source.read(path)
+    shared by the specs of one tree (config_load.find); `data`: the file's bytes, read
+    already (the result cache keys a result by the bytes compiled)."""
+    doc, found = source.read(path) if data is None else source.parse(data, path)
     return compile_document(doc, found, options, today or datetime.date.today(),
                             config_load.find(doc.file, seen=seen), notes=notes)
 

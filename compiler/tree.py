@@ -253,17 +253,18 @@ def nothing_found(paths: list[str]) -> str:
     return f"no {WHAT} found under " + " ".join(paths)
 
 
-def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]]],
-                   ) -> list[tuple[pipeline.Result, bool]]:
-    files, options, notes = args
-    results = _compile_files(files, options, notes)
+def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]], bool],
+                   ) -> list[tuple[pipeline.Result, bool, Keys | None]]:
+    files, options, notes, keyed = args
+    keys: dict[str, Keys] | None = {} if keyed else None
+    results = _compile_files(files, options, notes, keys)
     done = []
     for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
         ok, keep = r.ok, _cacheable(r)
         r.document, r.job, r.origins = None, None, {}
         if ok and r.body is not None:
             r.body = emit.serialized(r.body)
-        done.append((r, keep))
+        done.append((r, keep, keys.get(r.file) if keys is not None else None))
     return done
 
 
@@ -287,18 +288,26 @@ def compile_many(files: list[str], options: Options, jobs: int = 0,
         found, ids = _cached(files, notes, cache, vouched or {})
     todo = [f for f in files if f not in found]
     if workers <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        done = [(r, _cacheable(r)) for r in _compile_files(todo, options, notes)]
+        keys: dict[str, Keys] | None = {} if cache is not None else None
+        done = [(r, _cacheable(r), keys.get(r.file) if keys is not None else None)
+                for r in _compile_files(todo, options, notes, keys)]
     else:
-        done = _compile_parallel(todo, options, notes, workers)
+        done = _compile_parallel(todo, options, notes, workers, cache is not None)
     if cache is not None:
-        for r, keep in done:
-            if keep and r.file in ids:
-                cache.put(r.file, *ids[r.file], r)
+        from .cache import git_content_id
+
+        for r, keep, key in done:
+            if keep and r.file in ids and key is not None:
+                # Under the id of the bytes compiled: a spec saved since git vouched for it
+                # (or since it was hashed) is not the content its id names.
+                blob, own = key
+                content = git_content_id(blob) if (vouched or {}).get(r.file) == blob else own
+                cache.put(r.file, content, ids[r.file][1], r)
         cache.save()
         cache.compile_again = functools.partial(_fresh_body, options=options, notes=notes)
     if not found:
-        return [r for r, _ in done]
-    found.update((r.file, r) for r, _ in done)
+        return [r for r, _, _ in done]
+    found.update((r.file, r) for r, _, _ in done)
     return [found[f] for f in files]
 
 
@@ -367,14 +376,14 @@ def _fresh_body(file: str, blob: str, options: Options,
 
 
 def _compile_parallel(files: list[str], options: Options,
-                      notes: Mapping[str, list[Diagnostic]], workers: int,
-                      ) -> list[tuple[pipeline.Result, bool]]:
+                      notes: Mapping[str, list[Diagnostic]], workers: int, keyed: bool,
+                      ) -> list[tuple[pipeline.Result, bool, Keys | None]]:
     # Imported here: one spec (pre-commit, an editor) never starts a worker.
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     size = (len(files) + workers - 1) // workers
-    chunks = [(part, options, {f: notes[f] for f in part if f in notes})
+    chunks = [(part, options, {f: notes[f] for f in part if f in notes}, keyed)
               for part in (files[i:i + size] for i in range(0, len(files), size))]
     try:
         with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -387,12 +396,34 @@ def _compile_parallel(files: list[str], options: Options,
 
 
 def _compile_files(files: list[str], options: Options,
-                   notes: Mapping[str, list[Diagnostic]]) -> list[pipeline.Result]:
+                   notes: Mapping[str, list[Diagnostic]],
+                   keys: dict[str, Keys] | None = None) -> list[pipeline.Result]:
     """Each file compiled; one tree is read at one moment: each folder's config files are
-    looked up once (`seen`)."""
+    looked up once (`seen`). `keys`: filled with the ids of the bytes each file's result was
+    compiled from (for the result cache)."""
     seen: config_load.Seen = {}
-    return [pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen)
-            for f in files]
+    results = []
+    for f in files:
+        data = None
+        if keys is not None:
+            data, problem = read_bytes(f)
+            if problem is None and data is not None:
+                keys[f] = _keys(data)
+            else:
+                data = None  # compiled from the file, which says why (never cached)
+        results.append(pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen,
+                                             data=data))
+    return results
+
+
+Keys = tuple[str, str]  # a spec's bytes' git blob id and content id (cache.content_id)
+
+
+def _keys(data: bytes) -> Keys:
+    from .cache import content_id
+    from .gitstate import blob_id
+
+    return blob_id(data), content_id(data)
 
 
 class WorkerDied(TrainspecError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,37 @@ def test_outside_a_work_tree_nothing_is_vouched_for(tmp_path: Path, monkeypatch)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     assert gitstate.vouched(str(tmp_path)) == {}
     assert gitstate.vouched(str(tmp_path / "missing")) == {}
+
+
+def test_the_older_crlf_attribute_converts_too(repo: Path) -> None:
+    (repo / ".gitattributes").write_text("specs/a.yaml crlf\nspecs/b.yaml -crlf\n")
+    every = gitstate.vouched(str(repo / "specs"))
+    assert "a.yaml" not in every and "b.yaml" in every  # -crlf: unset, no conversion
+
+
+def test_a_checkout_converted_under_a_configuration_since_changed(repo: Path) -> None:
+    """Checked out with core.autocrlf=true, no longer set: git's stat data match the CRLF
+    working copy, whose bytes are not the blob's."""
+    a = repo / "specs" / "a.yaml"
+    a.unlink()
+    git(repo, "-c", "core.autocrlf=true", "checkout", "--", "specs/a.yaml")
+    assert a.read_bytes() == b"name: a.yaml\r\n"
+    os.utime(a, (1_000_000_000, 1_000_000_000))  # not racily clean: git does not re-read it
+    git(repo, "-c", "core.autocrlf=true", "update-index", "--refresh")
+    assert git(repo, "diff-files", "--name-only") == b""  # git says: unchanged
+    every = gitstate.vouched(str(repo / "specs"))
+    assert "a.yaml" not in every and "b.yaml" in every
+
+
+def test_a_same_second_rewrite_git_cannot_see_is_not_vouched_for(repo: Path) -> None:
+    """Git compares whole seconds: a same-size rewrite within the second git last looked at
+    the file, its mtime put back, passes git's comparison; its ctime's nanoseconds differ."""
+    a = repo / "specs" / "a.yaml"
+    time.sleep(1 - time.time() % 1 + 0.02)  # the start of a second
+    os.utime(a, (1_000_000_000, 1_000_000_000))
+    git(repo, "update-index", "--refresh")
+    a.write_text("name: A.yaml\n")  # same size, same inode
+    os.utime(a, (1_000_000_000, 1_000_000_000))
+    every = gitstate.vouched(str(repo / "specs"))
+    assert "a.yaml" not in every and "b.yaml" in every
+
