@@ -122,10 +122,16 @@ def _installed_version() -> str | None:
 @functools.cache
 def _tables() -> Any:
     """tables.py, what a spec's check reads of detect-secrets without importing it, when it
-    was written from the detect-secrets installed; else None (read detect-secrets itself)."""
+    was written from the detect-secrets installed, or when none is (the locked version's: a
+    spec none of whose strings they match or name as a secret is settled without it, and one
+    that needs detect-secrets' own detectors says the package is missing); else None (read
+    detect-secrets itself)."""
     from . import tables
 
-    return tables if tables.VERSION == _installed_version() else None
+    installed = _installed_version()
+    if installed is None and importlib.util.find_spec("detect_secrets") is None:
+        return tables
+    return tables if tables.VERSION == installed else None
 
 
 def tables_text() -> str:
