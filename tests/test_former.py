@@ -60,3 +60,22 @@ def test_the_ids_a_stacks_state_holds_or_why_not(cli, tmp_path):
     former.state_ids.cache_clear()
     ids, why = former.state_ids("o/p/s", str(tmp_path))
     assert not ids and "pulumi stack export --stack o/p/s" in why and "no backend" in why
+
+
+def test_the_stacks_claiming_a_former_name_are_read_from_the_project_config(tmp_path):
+    """`claimants`: the other stacks whose config says they were renamed from this one, from
+    each `Pulumi.<STACK>.yaml` of the project (its stackConfigDir honoured), read as safely as
+    a spec: a hostile file claims nothing and takes no time."""
+    (tmp_path / "Pulumi.yaml").write_text("name: ml\nruntime: python\nstackConfigDir: stacks\n")
+    stacks = tmp_path / "stacks"
+    stacks.mkdir()
+    (stacks / "Pulumi.staging.yaml").write_text("config:\n  trainspec:renamedFrom: dev\n")
+    (stacks / "Pulumi.prod.yaml").write_text("config:\n  trainspec:renamedFrom: ml/qa\n")
+    (stacks / "Pulumi.dev.yaml").write_text("config:\n  trainspec:renamedFrom: dev\n")  # itself
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi")) + "config: {trainspec:renamedFrom: dev}\n"
+    (stacks / "Pulumi.bomb.yaml").write_text(laughs)
+    (tmp_path / "Pulumi.top.yaml").write_text("config:\n  trainspec:renamedFrom: dev\n")
+    assert former.claimants(ORG, "ml", "dev", str(tmp_path)) == ["staging"]
+    assert former.claimants(ORG, "ml", "qa", str(tmp_path)) == ["prod"]

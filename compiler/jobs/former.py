@@ -20,8 +20,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import yaml
-
+from . import workspace
 from .identity import former_stacks
 
 LIST = ("stack", "ls", "--json", "--all")
@@ -110,19 +109,9 @@ def claimants(organization: str, project: str, stack: str, cwd: str) -> list[str
     renamed stack's old name finds the jobs the renamed one took over under its own owner
     label (a Vertex job's labels cannot change), and must leave them to it."""
     me = (organization, project, stack)
-    found = []
-    for path in sorted(Path(cwd).glob("Pulumi.*.yaml")):
-        other = path.name[len("Pulumi."):-len(".yaml")]
-        if other == stack:
-            continue
-        try:
-            config = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("config")
-        except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
-            continue  # not a stack's config trainspec can read: it claims nothing here
-        value = config.get("trainspec:renamedFrom") if isinstance(config, dict) else None
-        if value is not None and me in former_stacks(value, organization, project, other):
-            found.append(other)
-    return found
+    return [other for other, config in workspace.stack_configs(Path(cwd)).items()
+            if other != stack and me in former_stacks(config.get("trainspec:renamedFrom"),
+                                                      organization, project, other)]
 
 
 @functools.cache

@@ -142,10 +142,33 @@ def _backend_url(settings: dict, home: Path, env: Mapping[str, str]) -> str | No
     return current if isinstance(current, str) else None
 
 
-def _stack_config(root: Path, settings: dict, stack: str) -> dict[str, str]:
+def _config_dir(root: Path, settings: dict) -> Path:
     folder = settings.get("stackConfigDir")
-    base = root / folder if isinstance(folder, str) and folder else root
-    config = _read_yaml(base / f"Pulumi.{stack}.yaml", missing_ok=True).get("config")
+    return root / folder if isinstance(folder, str) and folder else root
+
+
+def stack_configs(root: Path) -> dict[str, dict]:
+    """{stack: its `config` mapping} for every `Pulumi.<STACK>.yaml` of the project in `root`
+    (its `stackConfigDir` honoured), read as safely as a spec; one that cannot be read is left
+    out."""
+    try:
+        base = _config_dir(root, _read_yaml(root / "Pulumi.yaml", missing_ok=True))
+    except WorkspaceError:
+        return {}
+    found = {}
+    for path in sorted(base.glob("Pulumi.*.yaml")):
+        try:
+            config = _read_yaml(path).get("config")
+        except WorkspaceError:
+            continue
+        if isinstance(config, dict):
+            found[path.name[len("Pulumi."):-len(".yaml")]] = config
+    return found
+
+
+def _stack_config(root: Path, settings: dict, stack: str) -> dict[str, str]:
+    config = _read_yaml(_config_dir(root, settings) / f"Pulumi.{stack}.yaml",
+                        missing_ok=True).get("config")
     if not isinstance(config, dict):
         return {}
     found = {k: v for k, v in config.items() if k in CONFIG_KEYS + (STAGING_BUCKET,)
