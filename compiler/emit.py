@@ -369,7 +369,9 @@ class Staging(_Outputs):
     def __init__(self, outdir: Path) -> None:
         super().__init__(outdir)
         self._folder: str | None = None
+        self._started = False  # a staging folder is (being) made
         self._staged: list[str] = []
+        self._folders: set[str] = set()  # made in the staging folder
         self._made: list[Path] = []  # OUTDIR and parents this run made, deepest first
         self._error: OSError | None = None  # the first write that failed, raised by commit
 
@@ -382,7 +384,10 @@ class Staging(_Outputs):
             return
         try:
             path = os.path.join(self._staging(), name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            folder = os.path.dirname(path)
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
             with os.fdopen(os.open(path, _NEW, 0o644), "w", encoding="utf-8") as f:
                 f.write(text)
         except OSError as e:
@@ -390,18 +395,22 @@ class Staging(_Outputs):
         else:
             self._staged.append(name)
 
-    def _staging(self) -> Path:
+    def _staging(self) -> str:
         if self._folder is None:
+            self._started = True
             made, parent = [], self.outdir
             while not os.path.lexists(parent) and parent != parent.parent:
                 made.append(parent)
                 parent = parent.parent
+            self._made = made  # before they are made: an interrupt between is no leak
             self.outdir.mkdir(parents=True, exist_ok=True)
-            self._made = made
             import tempfile  # noqa: PLC0415 - only a run that writes needs it
 
-            self._folder = tempfile.mkdtemp(prefix=f"{STAGING}{os.getpid()}-", dir=self.outdir)
+            self._folder = tempfile.mkdtemp(prefix=self._prefix(), dir=self.outdir)
         return self._folder
+
+    def _prefix(self) -> str:
+        return f"{STAGING}{os.getpid()}-"
 
     def commit(self) -> None:
         """Move every output into place (each file atomically, temp + rename), remove the
@@ -437,12 +446,26 @@ class Staging(_Outputs):
         _sweep(self.outdir)
 
     def discard(self) -> None:
-        """Remove the staging folder, and OUTDIR and its parents if this run made them."""
+        """Remove the staging folder, and OUTDIR and its parents if this run made them; an
+        interrupt (^C) meanwhile is raised once they are gone."""
+        interrupted = None
+        while True:
+            try:
+                self._remove()
+                break
+            except KeyboardInterrupt as e:
+                interrupted = e
+        if interrupted is not None:
+            raise interrupted
+
+    def _remove(self) -> None:
         import shutil  # noqa: PLC0415
 
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
-            self._folder = None
+        if self._started:  # whatever this run made, even if interrupted while making it
+            for entry in _entries(self.outdir):
+                if entry.name.startswith(self._prefix()):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+        self._folder, self._started = None, False
         for folder in self._made:
             try:
                 folder.rmdir()
@@ -451,16 +474,19 @@ class Staging(_Outputs):
         self._made = []
 
 
+def _entries(folder: Path) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        return []
+
+
 def _sweep(outdir: Path) -> None:
     """Remove the staging folders in `outdir` of runs that were killed (their process is
     gone)."""
     import shutil  # noqa: PLC0415
 
-    try:
-        entries = list(os.scandir(outdir))
-    except OSError:
-        return
-    for entry in entries:
+    for entry in _entries(outdir):
         if not entry.name.startswith(STAGING) or not entry.is_dir(follow_symlinks=False):
             continue
         pid = entry.name[len(STAGING):].partition("-")[0]

@@ -71,7 +71,7 @@ def _stopped(specs: Path, out: Path, sig: signal.Signals) -> int:
     try:
         deadline = time.monotonic() + 120
         while proc.poll() is None and time.monotonic() < deadline:
-            if any(folder.rglob("*.json") for folder in _staging(out)):
+            if any(next(folder.rglob("*.json"), None) for folder in _staging(out)):
                 os.killpg(proc.pid, sig)
                 break
             time.sleep(0.002)
@@ -173,3 +173,21 @@ def specs_and_bodies(tmp_path: Path) -> tuple[Path, list[tuple[str, str]]]:
     _specs(folder, 7)
     whole = tree.compile_paths([str(folder)])
     return folder, [(r.file, emit.dumps(r.body)) for r in whole.results]
+
+
+def test_an_interrupt_while_the_staging_folder_is_made_leaves_nothing(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """^C lands between making the staging folder (and OUTDIR) and recording it: the run
+    still removes both."""
+    import tempfile
+
+    real = tempfile.mkdtemp
+
+    def interrupted(*args, **kwargs) -> str:
+        real(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tempfile, "mkdtemp", interrupted)
+    with pytest.raises(KeyboardInterrupt), emit.Staging(tmp_path / "new" / "out") as staging:
+        staging.add("a.json", "{}\n")
+    assert list(tmp_path.iterdir()) == []
