@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
-import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -302,16 +301,9 @@ Done = tuple[pipeline.Result, bool, "Keys | None"]  # a result, cacheable, its b
 Sent = tuple[str, list[Diagnostic] | None, tuple | None, str | bool | None]
 
 
-Task = tuple[list[str], Options, Mapping[str, list[Diagnostic]], bool, bool, bool]
-
-
-def _compile_chunk(args: Task) -> list[tuple[pipeline.Result | Sent, bool, Keys | None]]:
-    """What a worker process does with a task: `_compiled_task`."""
-    return _compiled_task(args)
-
-
-def _compiled_task(args: Task) -> list[tuple[pipeline.Result | Sent, bool, Keys | None]]:
-    """Files compiled for `_compile_parallel`, each result as it crosses the pipe."""
+def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]], bool,
+                               bool, bool]) -> list[tuple[pipeline.Result | Sent, bool,
+                                                          Keys | None]]:
     files, options, notes, keyed, slim, texts = args
     done: list[tuple[pipeline.Result | Sent, bool, Keys | None]] = []
     for r, keep, key in _each_compiled(files, options, notes, keyed):
@@ -463,20 +455,12 @@ def _compile_parallel(files: list[str], options: Options,
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    def task(part: list[str]) -> Task:
-        return part, options, {f: notes[f] for f in part if f in notes}, keyed, slim, texts
-
-    # The first spec is compiled here, before the workers start: what compiling builds once
-    # (the schema validator, the token patterns) is built once, and each worker a copy of
-    # this process has it built.
-    first = _compiled_task(task(files[:1]))
-    rest = files[1:]
-    size = max(1, min(CHUNK, (len(rest) + workers - 1) // workers))
+    size = max(1, min(CHUNK, (len(files) + workers - 1) // workers))
+    chunks = ((part, options, {f: notes[f] for f in part if f in notes}, keyed, slim, texts)
+              for part in (files[i:i + size] for i in range(0, len(files), size)))
     pool = ProcessPoolExecutor(max_workers=workers)
     try:
-        chunks = pool.map(_compile_chunk, (task(rest[i:i + size])
-                                           for i in range(0, len(rest), size)))
-        for chunk in itertools.chain([first], chunks):
+        for chunk in pool.map(_compile_chunk, chunks):
             for r, keep, key in chunk:
                 yield (_received(r) if slim else r), keep, key  # type: ignore[arg-type]
     except BrokenProcessPool as e:
