@@ -49,34 +49,29 @@ def _indented(value: object, out: list[str], pad: str) -> None:
     """`json.dumps(value, indent=2, ensure_ascii=False)` (`pad`: a line break and the current
     indentation) for dicts with string keys, lists, strings, ints, finite floats, booleans and
     None, appended to `out`: json's own encoder for indented text is pure Python and
-    generator-based, this one a third of its cost (tests/test_staging.py holds the two
+    generator-based, this one a third of its cost (tests/test_canonical_json.py holds the two
     byte-identical)."""
     if isinstance(value, str):
         out.append(_string(value))
-    elif isinstance(value, dict):
+    elif isinstance(value, (dict, list)):
+        keyed = isinstance(value, dict)
+        opening, closing = ("{", "}") if keyed else ("[", "]")
         if not value:
-            out.append("{}")
+            out.append(opening + closing)
             return
         inner = pad + "  "
-        sep = "{" + inner
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise _Unusual
-            out += (sep, _string(k), ": ")
-            _indented(v, out, inner)
+        sep = opening + inner
+        for item in value.items() if keyed else value:  # type: ignore[union-attr]
+            if keyed:
+                if not isinstance(item[0], str):
+                    raise _Unusual
+                out += (sep, _string(item[0]), ": ")
+                item = item[1]
+            else:
+                out.append(sep)
+            _indented(item, out, inner)
             sep = "," + inner
-        out += (pad, "}")
-    elif isinstance(value, list):
-        if not value:
-            out.append("[]")
-            return
-        inner = pad + "  "
-        sep = "[" + inner
-        for v in value:
-            out.append(sep)
-            _indented(v, out, inner)
-            sep = "," + inner
-        out += (pad, "]")
+        out += (pad, closing)
     elif value is True:
         out.append("true")
     elif value is False:
