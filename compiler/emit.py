@@ -366,7 +366,6 @@ class Staging(_Outputs):
         self._folder: str | None = None
         self._started = False  # a staging folder is (being) made
         self._staged: list[str] = []
-        self._folders: set[str] = set()  # made in the staging folder
         self._made: list[Path] = []  # OUTDIR and parents this run made, deepest first
         self._error: OSError | None = None  # the first write that failed, raised by commit
 
@@ -378,11 +377,8 @@ class Staging(_Outputs):
         if self._error is not None or _regular_text(self._root + name) == text:
             return
         try:
-            path = os.path.join(self._staging(), name)
-            folder = os.path.dirname(path)
-            if folder not in self._folders:
-                os.makedirs(folder, exist_ok=True)
-                self._folders.add(folder)
+            # Numbered, side by side: no folder to make (and remove) per folder of OUTDIR.
+            path = os.path.join(self._staging(), f"{len(self._staged)}.json")
             with os.fdopen(os.open(path, _NEW, 0o644), "w", encoding="utf-8") as f:
                 f.write(text)
         except OSError as e:
@@ -424,12 +420,12 @@ class Staging(_Outputs):
         self._made = []
         made: set[str] = set()
         staged = os.path.join(self._folder or "", "")
-        for name in self._staged:
+        for i, name in enumerate(self._staged):
             folder = os.path.dirname(name)
             if folder not in made:
                 os.makedirs(self._root + folder, exist_ok=True)
                 made.add(folder)
-            os.replace(staged + name, self._root + name)
+            os.replace(f"{staged}{i}.json", self._root + name)
         checked: set[str] = set()
         for name in sorted(previous.difference(self.names)):
             path = self.outdir / name
