@@ -4,6 +4,8 @@ and exit code are byte for byte those of comparing both sides in full, over ever
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -209,3 +211,54 @@ def test_the_cli_reads_the_cache_named_by_the_environment_from_the_repository_ro
     monkeypatch.chdir(repo)
     assert run() == plain
     assert list(cache.iterdir())
+
+
+def test_with_the_cache_a_spec_git_vouches_is_base_s_is_not_read(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A working-tree spec git vouches is its BASE blob (compiler/gitstate.py, the rules
+    `compile --cache` trusts) is named by its blob id, not read; any other is read: edited
+    behind git's back with the same size and its mtime put back (under a repo config telling
+    git to trust mtime and size), modified, untracked, or whose result is needed in full."""
+    from compiler.review import sides
+
+    monkeypatch.chdir(repo)
+    specs = sorted(repo.glob("specs/**/*.yaml"))
+    for spec in specs:  # an old mtime: not "racily clean"
+        os.utime(spec, (1_000_000_000, 1_000_000_000))
+    git(repo, "add", "-A")
+    cache = str(repo.parent / "cache")
+    reports(repo, True, None, None, cache)  # fills it
+    behind = repo / "specs/team-1/job-3.yaml"
+    text = behind.read_text()
+    behind.write_text(text.replace("job:1.0", "job:1.7"))
+    os.utime(behind, (1_000_000_000, 1_000_000_000))
+    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
+    write(repo / "specs" / "new" / "fresh.yaml", SPEC.format(name="fresh"))
+    git(repo, "config", "core.checkStat", "minimal")
+    git(repo, "config", "core.trustctime", "false")
+    full = reports(repo, False, None, None)
+    read: list[str] = []
+    real = sides.read_bytes
+    monkeypatch.setattr(sides, "read_bytes", lambda f: read.append(f) or real(f))
+    assert reports(repo, True, None, None, cache) == full
+    assert "specs/team-1/job-3.yaml" in full[0][0]  # the edit git could not see is reported
+    # not vouched: the edit behind git's back, the modified and the untracked spec; vouched
+    # but read: broken.yaml (reported from a full compile) and sourced.yaml (compiled on each
+    # side); no other spec is read
+    assert sorted(Path(f).relative_to(repo).as_posix() for f in read) == [
+        "specs/broken.yaml", "specs/new/fresh.yaml", "specs/sourced.yaml",
+        "specs/team-0/job-0.yaml", "specs/team-1/job-3.yaml"]
+
+
+def test_a_vouched_spec_that_changed_before_it_was_read_stops_the_comparison(
+        repo: Path) -> None:
+    from compiler.review import sides
+
+    spec = repo / "specs/team-0/job-0.yaml"
+    vouched = sides.Vouched("specs/team-0/job-0.yaml", str(spec),
+                            sides.blob_id(spec.read_bytes()))
+    assert vouched.data == spec.read_bytes()
+    edited = dataclasses.replace(vouched)
+    spec.write_text(spec.read_text().replace("job:1.0", "job:1.1"))
+    with pytest.raises(sides.ReviewError, match="changed while trainspec read it"):
+        edited.data  # noqa: B018

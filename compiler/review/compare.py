@@ -17,6 +17,7 @@ from ..options import Options
 from ..tree import Content
 from ..tuning.model import summary as tuning_summary
 from .redact import spec_secrets
+from .sides import Vouched, readable
 
 EXIT_SAME, EXIT_ERROR, EXIT_CHANGED = 0, 1, 2
 WORKTREE = "working tree"
@@ -145,7 +146,7 @@ class Side:
     """One side of a comparison: the spec files (path → content) and what the Pulumi stack
     config adds to them (defaults for project/region, and its secret entries)."""
 
-    files: dict[str, Content]
+    files: dict[str, Content | Vouched]  # a Vouched: read when its bytes are needed
     options: Options = Options()
     secrets: dict[str, Any] = field(default_factory=dict)  # config key → value (or {secure:})
     # The stack config was read (`diff --stack`): a secret the job reads must be set in it.
@@ -228,10 +229,11 @@ def compare(old: Side, new: Side,
     given: tuple[dict[str, pipeline.Result], dict[str, pipeline.Result]] = ({}, {})
     if known:
         quiet, given = _quiet(old, new, known, shared)
-        old = dataclasses.replace(old, files={p: c for p, c in old.files.items()
-                                              if p not in quiet})
-        new = dataclasses.replace(new, files={p: c for p, c in new.files.items()
-                                              if p not in quiet})
+    # The specs compared: each read now if only its blob id was known (sides.Vouched).
+    old = dataclasses.replace(old, files={p: readable(c) for p, c in old.files.items()
+                                          if p not in quiet})
+    new = dataclasses.replace(new, files={p: readable(c) for p, c in new.files.items()
+                                          if p not in quiet})
     olds = _compile(old, shared=shared, given=given[0])
     old_named, old_loose = _by_identity(olds)
     news = _compile(new, keep=old_named, shared=shared, check_secrets=True, given=given[1])
@@ -273,14 +275,14 @@ def _quiet(old: Side, new: Side, known: Mapping[str, pipeline.Result], shared: t
         r.job is not None and packaging.reads_sources(r.job))}
     results = []
     for side, skip in ((old, set(known) - sided), (new, set(known))):
-        rest = {p: c for p, c in side.files.items() if p not in skip}
+        rest = {p: readable(c) for p, c in side.files.items() if p not in skip}
         results.append(dict(zip(rest, tree.compile_each(rest, side.options, files=side.sources,
                                                          shared=shared))))
     held = Counter(k for r in [*results[0].values(), *results[1].values(), *known.values()]
                    for k in _keys(r))
     quiet = {p: r for p, r in known.items() if r.ok and _keys(r) and p not in sided
              and all(held[k] == 1 for k in _keys(r)) and not (new.stack and _reads_secret(
-                 r, new.files[p]))}
+                 r, readable(new.files[p])))}
     again = {p: r for p, r in known.items() if p not in quiet and r.document is not None}
     return quiet, ({**results[0], **{p: r for p, r in again.items() if p not in sided}},
                    {**results[1], **again})

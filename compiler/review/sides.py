@@ -6,14 +6,14 @@ followed, a huge file or a control character in a name is a located error)."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import functools
 import os
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import tree
+from .. import gitstate, tree
 from ..diagnostics import Diagnostic, Position
 from ..options import Options
 from ..source import read as source
@@ -41,6 +41,34 @@ class StackError(ReviewError):
     def __init__(self, message: str = "", problems: Sequence[Diagnostic] = ()) -> None:
         super().__init__(message)
         self.problems = tuple(problems)
+
+
+blob_id = gitstate.blob_id  # the id git gives a blob of some bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class Vouched:
+    """A working-tree spec that git vouches is the blob `blob` (compiler/gitstate.py: the
+    rules `compile --cache` trusts), which BASE holds at the same path: named by that id, it
+    is read only when its bytes are needed (`read`)."""
+
+    path: str  # as the report names it (relative to the repository root)
+    file: str  # where it is read
+    blob: str
+
+    @functools.cached_property
+    def data(self) -> bytes:
+        """Its bytes (read once for both sides), which must be the blob's: a spec changed
+        since git vouched for it is no answer for either side (ReviewError)."""
+        data, problem = read_bytes(self.file)
+        if problem is not None or data is None or blob_id(data) != self.blob:
+            raise ReviewError(f"{self.path} changed while trainspec read it; run again")
+        return data
+
+
+def readable(content: Content | Vouched) -> Content:
+    """A spec file's content, its bytes read if only its blob id was known."""
+    return content.data if isinstance(content, Vouched) else content
 
 
 def git(repo: Path, *args: str) -> bytes:
@@ -84,13 +112,6 @@ def read_blobs(repo: Path, ref: str, paths: list[str]) -> dict[str, Content]:
         raise GitError(str(e)) from e
 
 
-def blob_id(content: bytes) -> str:
-    """The id git gives a blob of `content` (SHA-1 object format)."""
-    h = hashlib.sha1(b"blob %d\0" % len(content))
-    h.update(content)
-    return h.hexdigest()
-
-
 def _read_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]) -> dict[str, Content]:
     out, ids = _list_git(repo, ref, prefix, wanted)
     out.update(read_blobs(repo, ref, list(ids)))
@@ -123,20 +144,27 @@ def _list_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]
     return out, blobs
 
 
-def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
+def read_worktree(root: Path, prefix: str, base_ids: Mapping[str, str] | None = None
+                  ) -> dict[str, Content | Vouched]:
     """Spec files under `prefix` in the working tree, tracked or not: path → content, or why
     it cannot be read as a spec (a named pipe, a device, a link, a huge file: never opened in
-    a way that blocks or reads without end)."""
+    a way that blocks or reads without end). `base_ids`: path → its blob id at BASE; a spec
+    git vouches is that blob is not read (a `Vouched`)."""
     base = root / prefix if prefix else root
-    out: dict[str, Content] = {}
+    out: dict[str, Content | Vouched] = {}
     if not base.is_dir():
         return out
+    base_ids = base_ids or {}
+    vouched = gitstate.vouched(str(base), tree.is_spec) if base_ids else {}
     for spec in tree.walk(base):
         rel = f"{prefix}/{spec}" if prefix else spec
         full = os.path.join(root, rel)  # not a Path: 10,000 of them cost 0.1 s
         if not rel.isprintable():
             out[shown(rel)] = _unreadable(rel, "the file name holds a control character "
                                           "(a line break?): rename it", "file-name")
+            continue
+        if (blob := vouched.get(spec)) is not None and base_ids.get(rel) == blob:
+            out[rel] = Vouched(rel, full, blob)
             continue
         if os.path.islink(full):
             out[rel] = _unreadable(rel, "a symbolic link: diff reads the spec files git "
