@@ -4,6 +4,7 @@ the plan for each (`compiler.plan.decide`, the function the Pulumi provider uses
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -117,15 +118,17 @@ class Review:
     entries: list[Entry]
     compared: int  # spec files on either side
 
-    @property
+    # Each once: a report asks several times, of every spec of the tree (`compare` made
+    # the entries whole).
+    @functools.cached_property
     def failed(self) -> bool:
-        return any(e.failed for e in self.entries)
+        return any(e.failed for e in self.changed)
 
-    @property
+    @functools.cached_property
     def changed(self) -> list[Entry]:
         return [e for e in self.entries if e.failed or e.plan.action != planning.NONE]
 
-    @property
+    @functools.cached_property
     def moved(self) -> list[Entry]:
         """Specs moved to another file whose request is unchanged: nothing to apply."""
         changed = {id(e) for e in self.changed}  # once, not once per entry
