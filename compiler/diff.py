@@ -71,7 +71,8 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
     root, prefix = locate(repo, specs)
     if merge_base:
         base = git(root, "merge-base", base, head or "HEAD").decode().strip()
-    old, ids = list_revision(root, base, prefix)
+    old_sources = packaging.GitFiles(root, base)
+    old, ids = list_revision(root, base, prefix, old_sources.whole)
     # With the result cache, a spec git vouches is BASE's blob needs no read to be answered.
     cached = bool(cache and incremental and head is None and Path.cwd().resolve() == root.resolve())
     new = read_worktree(root, prefix, ids if cached else None) if head is None \
@@ -87,7 +88,6 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
         missing = f" ({folder} does not exist)" if head is None and not folder.is_dir() else ""
         raise NoSpecsError(f"no spec files (*.yaml, *.yml) in {prefix or '.'}/ {sides}{missing}; "
                            "pass the spec folder with --specs DIR (relative to --repo DIR)")
-    old_sources = packaging.GitFiles(root, base)
     new_sources = packaging.Files(root) if head is None else packaging.GitFiles(root, head)
     old_side, new_side = Side(old, options, sources=old_sources), Side(new, options,
                                                                        sources=new_sources)

@@ -9,7 +9,7 @@ import dataclasses
 import functools
 import os
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from ..diagnostics import Diagnostic, Position
 from ..options import Options
 from ..source import read as source
 from ..source.files import MAX_BYTES, read_bytes, shown
-from ..source.repo import TreeError, cat_file_batch
+from ..source.repo import GitRepo, TreeError, cat_file_batch
 from ..tree import Content
 
 
@@ -95,11 +95,20 @@ def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, Content]:
     return _read_git(repo, ref, prefix, lambda path: tree.is_spec(path[start:]))
 
 
-def list_revision(repo: Path, ref: str, prefix: str) -> tuple[dict[str, Content], dict[str, str]]:
+def list_revision(repo: Path, ref: str, prefix: str, whole: GitRepo | None = None
+                  ) -> tuple[dict[str, Content], dict[str, str]]:
     """The spec files under `prefix` at `ref`: those not readable as a spec (path → why), and
-    the others' git blob ids (path → id), from one `git ls-tree`."""
+    the others' git blob ids (path → id), from one `git ls-tree`. `whole`: the revision's
+    tree from the repository root (packaging.GitFiles.whole), given that listing too: its
+    repo config files are looked up in it (one listing of the revision, not two)."""
     start = len(prefix) + 1 if prefix else 0
-    return _list_git(repo, ref, prefix, lambda path: tree.is_spec(path[start:]))
+    wanted: Callable[[str], bool] = lambda path: tree.is_spec(path[start:])  # noqa: E731
+    if whole is None:
+        return _list_git(repo, ref, prefix, wanted)
+    below = prefix + "/" if prefix else ""
+    records = whole.listed(git(repo, *GitRepo.LISTING, ref, "--", "."))
+    return _listed(((path, meta) for path, meta in records.items()
+                    if path.startswith(below)), wanted)
 
 
 def read_blobs(repo: Path, ref: str, paths: list[str]) -> dict[str, Content]:
@@ -121,10 +130,16 @@ def _read_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]) 
 def _list_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]
               ) -> tuple[dict[str, Content], dict[str, str]]:
     listed = git(repo, "ls-tree", "-r", "-z", "-l", "--full-tree", ref, "--", prefix or ".")
+    return _listed((line.partition("\t")[::-2] for line in
+                    listed.decode("utf-8", "surrogateescape").split("\0")), wanted)
+
+
+def _listed(records: Iterable[tuple[str, str]], wanted: Callable[[str], bool]
+            ) -> tuple[dict[str, Content], dict[str, str]]:
+    """`_list_git` of (path, git's record of it) pairs of `git ls-tree -l`."""
     out: dict[str, Content] = {}
     blobs: dict[str, str] = {}
-    for line in listed.decode("utf-8", "surrogateescape").split("\0"):
-        meta, _, path = line.partition("\t")
+    for path, meta in records:
         if not path or not wanted(path):
             continue
         mode, kind, blob, size = meta.split()

@@ -271,17 +271,24 @@ class GitRepo(Repo):
         """Path → git's record of it (mode, type, id, size), made an Entry when asked for: a
         diff looks up the repo config files of a few hundred folders of a tree of thousands."""
         if self._entries is None:
-            listed = self._git("ls-tree", "-r", "-t", "-l", "-z", "--full-tree", self.ref, "--",
-                               self.base or ".")
-            entries: dict[str, str] = {}
-            cut = len(self.base) + 1 if self.base else 0
-            below = self.base + "/"
-            for line in listed.decode("utf-8", "surrogateescape").split("\0"):
-                meta, _, full = line.partition("\t")
-                if full and (not self.base or full.startswith(below)):
-                    entries[full[cut:]] = meta
-            self._entries = entries
-        return self._entries
+            self.listed(self._git(*self.LISTING, self.ref, "--", self.base or "."))
+        return self._entries  # type: ignore[return-value]
+
+    LISTING = ("ls-tree", "-r", "-t", "-l", "-z", "--full-tree")  # then REF -- BASE
+
+    def listed(self, output: bytes) -> dict[str, str]:
+        """Take `output`, what `git LISTING REF -- BASE` printed (a caller that reads the
+        revision's files too runs it once, with its own error handling), as this
+        repository's listing: path → git's record of it."""
+        entries: dict[str, str] = {}
+        cut = len(self.base) + 1 if self.base else 0
+        below = self.base + "/"
+        for line in output.decode("utf-8", "surrogateescape").split("\0"):
+            meta, _, full = line.partition("\t")
+            if full and (not self.base or full.startswith(below)):
+                entries[full[cut:]] = meta
+        self._entries = entries
+        return entries
 
     def entry(self, path: str) -> Entry | None:
         if path == "":
