@@ -73,9 +73,12 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
         base = git(root, "merge-base", base, head or "HEAD").decode().strip()
     old_sources = packaging.GitFiles(root, base)
     old, ids = list_revision(root, base, prefix, old_sources.whole)
-    # With the result cache, a spec git vouches is BASE's blob needs no read to be answered.
     cached = bool(cache and incremental and head is None and Path.cwd().resolve() == root.resolve())
-    new = read_worktree(root, prefix, ids if cached else None) if head is None \
+    # With the result cache, a spec git vouches is BASE's blob needs no read to be answered;
+    # but with --stack, each is read to see if its job reads a stack secret (compare._quiet:
+    # a cached result holds no model), so git is not asked.
+    vouch = cached and stack is None
+    new = read_worktree(root, prefix, ids if vouch else None) if head is None \
         else read_revision(root, head, prefix)
     same = {p for p, blob in ids.items() if incremental and (isinstance(new.get(p), Vouched) or (
         isinstance(new.get(p), bytes) and blob_id(new[p]) == blob))}  # type: ignore[arg-type]
