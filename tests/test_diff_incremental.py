@@ -186,9 +186,9 @@ def test_with_a_warm_result_cache_only_the_changed_specs_and_those_it_cannot_ans
         path) or file(path, *a, **k))
     assert reports(repo, True, None, "dev", cache) == cold
     # changed (each side), python.source (never cached; each side), broken (its cached result
-    # has no document to report from), reading a stack secret (`diff --stack` checks it is set)
-    assert sorted(set(compiled)) == ["specs/broken.yaml", "specs/secret.yaml",
-                                     "specs/sourced.yaml", "specs/team-0/job-0.yaml"]
+    # has no document to report from); not secret.yaml: the stack sets the secret it reads
+    assert sorted(set(compiled)) == ["specs/broken.yaml", "specs/sourced.yaml",
+                                     "specs/team-0/job-0.yaml"]
 
 
 def test_the_cli_reads_the_cache_named_by_the_environment_from_the_repository_root(
@@ -262,3 +262,31 @@ def test_a_vouched_spec_that_changed_before_it_was_read_stops_the_comparison(
     spec.write_text(spec.read_text().replace("job:1.0", "job:1.1"))
     with pytest.raises(sides.ReviewError, match="changed while trainspec read it"):
         edited.data  # noqa: B018
+
+
+def test_with_stack_a_cached_spec_reading_a_set_secret_is_not_compiled_and_an_unset_one_is(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`diff --stack` reports a job reading a secret the stack does not set; one whose secrets
+    are all set has nothing to do and is answered by the result cache (its request's secret
+    markers say which secrets it reads), on both sides alike."""
+    monkeypatch.chdir(repo)
+    write(repo / "specs" / "unset.yaml", SECRET.format(name="unset").replace("apiKey", "other"))
+    write(repo / "specs" / "set-too.yaml", SECRET.format(name="set-too"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two more secret readers")
+    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
+    full = reports(repo, False, None, "dev")
+    assert "secret config 'trainspec:other' is not set" in full[0][0] and full[0][1] == 1
+    cache = str(repo.parent / "cache")
+    assert reports(repo, True, None, "dev", cache) == full  # fills it
+    compiled: list[str] = []
+    text, file = pipeline.compile_text, pipeline.compile_file
+    monkeypatch.setattr(pipeline, "compile_text", lambda content, path, *a, **k: compiled.append(
+        path) or text(content, path, *a, **k))
+    monkeypatch.setattr(pipeline, "compile_file", lambda path, *a, **k: compiled.append(
+        path) or file(path, *a, **k))
+    assert reports(repo, True, None, "dev", cache) == full
+    # the changed spec, python.source, broken, and the job reading an unset secret: not the
+    # two reading the set secret
+    assert sorted(set(compiled)) == ["specs/broken.yaml", "specs/sourced.yaml",
+                                     "specs/team-0/job-0.yaml", "specs/unset.yaml"]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import packaging, pipeline, targets, tree
+from .. import emit, packaging, pipeline, targets, tree
 from .. import plan as planning
 from ..diagnostics import Diagnostic
 from ..model import CONFIG_NAMESPACE
@@ -284,8 +286,8 @@ def _quiet(old: Side, new: Side, known: Mapping[str, pipeline.Result], shared: t
     held = Counter(k for r in [*results[0].values(), *results[1].values(), *known.values()]
                    for k in _keys(r))
     quiet = {p: r for p, r in known.items() if r.ok and _keys(r) and p not in sided
-             and all(held[k] == 1 for k in _keys(r)) and not (new.stack and _reads_secret(
-                 r, readable(new.files[p])))}
+             and all(held[k] == 1 for k in _keys(r)) and not (new.stack and _unset_secret(
+                 r, readable(new.files[p]), new))}
     again = {p: r for p, r in known.items() if p not in quiet and r.document is not None}
     return quiet, ({**results[0], **{p: r for p, r in again.items() if p not in sided}},
                    {**results[1], **again})
@@ -304,13 +306,28 @@ def _keys(r: pipeline.Result) -> list[tuple]:
     return found
 
 
-def _reads_secret(r: pipeline.Result, content: Content) -> bool:
-    """Whether the job of `r` reads a stack secret (`diff --stack` checks each is set); when
-    its model is not at hand (a cached result), whether its spec may say it does."""
+def _unset_secret(r: pipeline.Result, content: Content, side: Side) -> bool:
+    """Whether the job of `r` reads a stack secret that `side`'s stack config does not set
+    (`diff --stack` reports it: `pipeline.secret_errors`); one whose secrets are all set has
+    nothing to do. The secrets a job reads are its model's, or, for a cached result (no
+    model), the `<secret:KEY>` env values of its request (model.EnvVar: every secret a job
+    reads is one, on ml v1 env is refused), read only if its spec may name one: any such value
+    that is not a set key's marker counts as unset."""
     if r.job is not None:
-        return bool(r.job.secrets)
+        return any(key not in side.secrets for key in r.job.secrets)
     text = content.lower() if isinstance(content, bytes) else b""
-    return b"secret" in text or b"\\" in text  # a YAML escape may spell the key
+    if b"secret" not in text and b"\\" not in text:  # a YAML escape may spell the key
+        return False
+    body = emit.dumps(r.body) if r.body is not None else ""
+    for at in _MARKER.finditer(body):
+        value = json.decoder.scanstring(body, at.start() + 1)[0]
+        key = value[len("<secret:"):-1] if value.endswith(">") else None
+        if key is None or key not in side.secrets:
+            return True
+    return False
+
+
+_MARKER = re.compile(r'"<secret:')  # a JSON string starting as model.secret_placeholder's
 
 
 SECRET_CHANGE = planning.SECRET_CHANGE
