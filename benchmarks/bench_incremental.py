@@ -16,6 +16,10 @@ the workflow <= 0.2x. With --verify, each warm command's output (and SARIF file)
 with a cold run's, byte for byte.
 
     python benchmarks/bench_incremental.py [--specs 10000] [--repeat 3] [--verify] [--profile N]
+        [--stack]
+
+--stack: the repository holds a Pulumi stack config (`Pulumi.dev.yaml`, setting the secret the
+generated specs read), so the workflow's diff step runs with `--stack dev`.
 """
 
 from __future__ import annotations
@@ -108,12 +112,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="also print the N costliest functions of each step of the workflow "
                    "(cProfile, its own time)")
+    p.add_argument("--stack", action="store_true",
+                   help="a stack config in the repository: diff runs with --stack dev")
     args = p.parse_args(argv)
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="trainspec-incr-") as tmp:
         root = Path(tmp)
         generate(root / "specs", args.specs)
         (root / ".gitignore").write_text("/cache/\n/floor-out/\n*.sarif\n")
+        if args.stack:  # the workflow passes --stack when Pulumi.$PULUMI_STACK.yaml is there
+            (root / "Pulumi.yaml").write_text("name: jobs\nruntime: python\n")
+            (root / "Pulumi.dev.yaml").write_text(
+                "config:\n  trainspec:wandbApiKey:\n    secure: v1:AAAA\n")
         cache = ["--cache", str(root / "cache")]
         timed([py, "-m", "compiler", "compile", "specs", "--out", "compiled"], root)
         git(root, "init", "-q", "-b", "main")
@@ -128,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([py, "-m", "compiler", "compile", "specs", "--out", "compiled"],
                        cwd=root, check=True, capture_output=True)  # the PR commits it
         git(root, "commit", "-qam", "the pull request")
-        diff = [py, "-m", "compiler", "diff", "main", "--merge-base", "--format", "markdown",
-                *cache]
+        diff = [py, "-m", "compiler", "diff", "main", "--merge-base",
+                *(["--stack", "dev"] if args.stack else []), "--format", "markdown", *cache]
         workflow: Steps = ((check, (0,)), (diff, (2,)))  # as the workflow runs them
         commands: dict[str, list[str] | Steps] = {
             "validate": [py, "-m", "compiler", "validate", "specs", "--format", "github",
