@@ -318,7 +318,7 @@ def _unset_secret(r: pipeline.Result, content: Content, side: Side) -> bool:
     text = content.lower() if isinstance(content, bytes) else b""
     if b"secret" not in text and b"\\" not in text:  # a YAML escape may spell the key
         return False
-    body = emit.dumps(r.body) if r.body is not None else ""
+    body = emit.unparsed_text(r.body) if r.body is not None else ""
     for at in _MARKER.finditer(body):
         value = json.decoder.scanstring(body, at.start() + 1)[0]
         key = value[len("<secret:"):-1] if value.endswith(">") else None
