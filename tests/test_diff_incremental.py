@@ -172,18 +172,24 @@ def test_a_spec_alike_on_both_sides_is_compiled_once_and_the_others_per_side(
         + ["specs/team-0/job-0.yaml", "specs/sourced.yaml"])
 
 
-def test_with_a_warm_result_cache_only_the_changed_specs_and_those_it_cannot_answer_compile(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(repo)
-    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
-    cache = str(repo.parent / "cache")
-    cold = reports(repo, True, None, "dev", cache)
+def compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The spec files compiled from now on (in full or from a file), in turn."""
     compiled: list[str] = []
     text, file = pipeline.compile_text, pipeline.compile_file
     monkeypatch.setattr(pipeline, "compile_text", lambda content, path, *a, **k: compiled.append(
         path) or text(content, path, *a, **k))
     monkeypatch.setattr(pipeline, "compile_file", lambda path, *a, **k: compiled.append(
         path) or file(path, *a, **k))
+    return compiled
+
+
+def test_with_a_warm_result_cache_only_the_changed_specs_and_those_it_cannot_answer_compile(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
+    cache = str(repo.parent / "cache")
+    cold = reports(repo, True, None, "dev", cache)
+    compiled = compiles(monkeypatch)
     assert reports(repo, True, None, "dev", cache) == cold
     # changed (each side), python.source (never cached; each side), broken (its cached result
     # has no document to report from); not secret.yaml: the stack sets the secret it reads
@@ -279,12 +285,7 @@ def test_with_stack_a_cached_spec_reading_a_set_secret_is_not_compiled_and_an_un
     assert "secret config 'trainspec:other' is not set" in full[0][0] and full[0][1] == 1
     cache = str(repo.parent / "cache")
     assert reports(repo, True, None, "dev", cache) == full  # fills it
-    compiled: list[str] = []
-    text, file = pipeline.compile_text, pipeline.compile_file
-    monkeypatch.setattr(pipeline, "compile_text", lambda content, path, *a, **k: compiled.append(
-        path) or text(content, path, *a, **k))
-    monkeypatch.setattr(pipeline, "compile_file", lambda path, *a, **k: compiled.append(
-        path) or file(path, *a, **k))
+    compiled = compiles(monkeypatch)
     assert reports(repo, True, None, "dev", cache) == full
     # the changed spec, python.source, broken, and the job reading an unset secret: not the
     # two reading the set secret
