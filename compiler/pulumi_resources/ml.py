@@ -10,7 +10,6 @@ from pulumi import dynamic
 from .. import plan
 from ..cloud.jobs import ML_TERMINAL, failure
 from ..cloud.rest import ApiError, Client
-from ..jobs.track import parse_time
 from ..model import IDENTITY_LABEL
 from ..targets import body_schema
 from .bodies import describe, has_unknown, restore_ints
@@ -55,6 +54,10 @@ class TrainingJobProvider(JobProvider):
     def _newer(client: Client, job: dict, olds: dict) -> bool:
         """`job` was created after the job it replaces (an interrupted create of this replace),
         or that cannot be told; False for an earlier run's job, created before it."""
+        # Only a create that finds a job of its own asks: job tracking is not the provider's
+        # start-up (compiler.jobs.track and what it reads).
+        from ..jobs.track import parse_time  # noqa: PLC0415
+
         replaced = f"projects/{olds.get('project')}/jobs/{olds['request'].get('jobId')}"
         try:
             before = parse_time(client.ml_get(replaced).get("createTime"))
