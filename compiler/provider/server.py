@@ -112,9 +112,14 @@ class Servicer(ProviderServicer):
         inputs = checked.inputs
         if jobs.OBSERVED in olds:  # what the last refresh found: no input of an `up` changes it
             inputs = {**inputs, jobs.OBSERVED: olds[jobs.OBSERVED]}
+        # What applying does (plan.decide, as `diff` says), decided once for the checks below
+        # and the quota ledger.
+        planned = None
         if not failures and "request" in inputs and not has_unknown(inputs):
+            if isinstance(inputs["request"], dict):  # else the check below refuses it
+                planned = self.providers[type_token].plan(olds, inputs)
             # The request body checked against the API's own schema, and the change rules.
-            result = self.providers[type_token].check(olds, inputs)
+            result = self.providers[type_token].check(olds, inputs, planned)
             failures += [(f.property, f.reason) for f in result.failures]
             # Which replace creates the job (what its create adopts: vertex._mine). The engine
             # checks a replacement again without its olds before creating it: that Check
@@ -127,11 +132,10 @@ class Servicer(ProviderServicer):
             inputs = {k: v for k, v in inputs.items() if k != REPLACES}
             if replaces:
                 inputs[REPLACES] = replaces
-        if not failures and "request" in inputs and not has_unknown(inputs):
-            # What applying does (plan.decide, as `diff` says): only a create or replace
-            # submits, so only it is counted against the quota and priced.
-            planned = self.providers[type_token].plan(olds, inputs).action if olds else None
-            action = self.ledger.action(urn, olds, planned)
+        if not failures and planned is not None:
+            # Only a create or replace submits, so only it is counted against the quota and
+            # priced.
+            action = self.ledger.action(urn, olds, planned.action if olds else None)
             failures += self._quota(urn, olds, inputs, action, logs)
             note = capacity.cost_note(action, checked.result)
             if note and not failures and self.ledger.first(urn, note):

@@ -26,15 +26,16 @@ class TrainingJobProvider(JobProvider):
     api, schema = body_schema(platform)
     platform_ids_checked = True
 
-    def check(self, olds: dict, news: dict) -> dynamic.CheckResult:
+    def check(self, olds: dict, news: dict,
+              planned: plan.Plan | None = None) -> dynamic.CheckResult:
         """The common check, then a replace's new jobId read: one an earlier run of this job
         (metadata.run removed or lowered) or another job has is refused here, before `up`
         cancels anything, as `pulumi up`'s create would refuse it after."""
-        result = super().check(olds, news)
+        result = super().check(olds, news, planned)
         if result.failures or not isinstance(olds.get("request"), dict) or any(
                 has_unknown(news.get(k)) for k in ("request", "project", "identity")):
             return result
-        if self.plan(olds, news).action != plan.REPLACE:
+        if (planned if planned is not None else self.plan(olds, news)).action != plan.REPLACE:
             return result
         body = restore_ints(self.api, self.schema, news["request"])
         name = f"projects/{news['project']}/jobs/{body.get('jobId')}"

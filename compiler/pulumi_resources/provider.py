@@ -59,7 +59,10 @@ class JobProvider(dynamic.ResourceProvider):
 
     # -- check / diff (no API calls) --
 
-    def check(self, _olds: dict, news: dict) -> dynamic.CheckResult:
+    def check(self, _olds: dict, news: dict,
+              planned: plan.Plan | None = None) -> dynamic.CheckResult:
+        """The dynamic provider's check; `planned`: `self.plan(_olds, news)`, when the caller
+        has it (the plugin's Check decides it once for this and its quota ledger)."""
         failures: list[dynamic.CheckFailure] = []
         for key in ("request", "project", "region", "identity", "specFile", "specHash"):
             value = news.get(key)
@@ -90,7 +93,7 @@ class JobProvider(dynamic.ResourceProvider):
                         "specFile", "no value for secret config key(s) " + ", ".join(missing)))
             # One plan for both (REPLACES is no input of it): decide is most of a Check's own
             # work for an unchanged job.
-            planned = self.plan(_olds, news)
+            planned = planned if planned is not None else self.plan(_olds, news)
             failures += self._check_change(_olds, news, planned)
             news = {k: v for k, v in news.items() if k != REPLACES}
             replaces = self.replaces(_olds, news, planned)
