@@ -18,6 +18,7 @@ from .review.sides import (
     NoSpecsError,
     ReviewError,
     StackError,
+    Vouched,
     blob_id,
     git,
     list_revision,
@@ -70,10 +71,17 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
     root, prefix = locate(repo, specs)
     if merge_base:
         base = git(root, "merge-base", base, head or "HEAD").decode().strip()
-    old, ids = list_revision(root, base, prefix)
-    new = read_worktree(root, prefix) if head is None else read_revision(root, head, prefix)
-    same = {p for p, blob in ids.items() if incremental and isinstance(new.get(p), bytes)
-            and blob_id(new[p]) == blob}  # type: ignore[arg-type]
+    old_sources = packaging.GitFiles(root, base)
+    old, ids = list_revision(root, base, prefix, old_sources.whole)
+    cached = bool(cache and incremental and head is None and Path.cwd().resolve() == root.resolve())
+    # With the result cache, a spec git vouches is BASE's blob needs no read to be answered;
+    # but with --stack, each is read to see if its job reads a stack secret (compare._quiet:
+    # a cached result holds no model), so git is not asked.
+    vouch = cached and stack is None
+    new = read_worktree(root, prefix, ids if vouch else None) if head is None \
+        else read_revision(root, head, prefix)
+    same = {p for p, blob in ids.items() if incremental and (isinstance(new.get(p), Vouched) or (
+        isinstance(new.get(p), bytes) and blob_id(new[p]) == blob))}  # type: ignore[arg-type]
     old.update(read_blobs(root, base, [p for p in ids if p not in same]))
     old = dict(sorted({**old, **{p: new[p] for p in same}}.items()))
     if not old and not new:
@@ -83,7 +91,6 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
         missing = f" ({folder} does not exist)" if head is None and not folder.is_dir() else ""
         raise NoSpecsError(f"no spec files (*.yaml, *.yml) in {prefix or '.'}/ {sides}{missing}; "
                            "pass the spec folder with --specs DIR (relative to --repo DIR)")
-    old_sources = packaging.GitFiles(root, base)
     new_sources = packaging.Files(root) if head is None else packaging.GitFiles(root, head)
     old_side, new_side = Side(old, options, sources=old_sources), Side(new, options,
                                                                        sources=new_sources)
@@ -102,10 +109,10 @@ def review(repo: Path, base: str, head: str | None, specs: str = "specs",
         if after is not None:
             new_side = Side(new, *after, sources=new_sources, stack=True)
     results = None
-    if cache and head is None and Path.cwd().resolve() == root.resolve():
+    if cached:
         from .cache import Cache
 
-        results = Cache.open(cache, new_side.options)
+        results = Cache.open(cache, new_side.options)  # type: ignore[arg-type]
     known = alike.known(old_side, new_side, results) if incremental else None
     return Review(base, head or WORKTREE, prefix or ".", compare(old_side, new_side, known),
                   len(set(old) | set(new)))

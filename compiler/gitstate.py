@@ -9,7 +9,8 @@ mode (a symbolic link's blob is its target's name, not what trainspec reads), ne
 assume-unchanged nor skip-worktree (git then stops comparing it), not reported by
 `git diff-files`, and with no attribute that makes the working copy differ from the blob
 (`filter`, `text`, `crlf` (the older name git still honours), `eol`, `ident`,
-`working-tree-encoding`; `core.autocrlf` set: none is vouched for). Untracked and ignored files
+`working-tree-encoding`; `core.autocrlf` set, or any filter driver with a smudge or process
+command configured, git-lfs's included: none is vouched for). Untracked and ignored files
 are not in the index, so they are read as before.
 Git's fsmonitor is not asked and every stat field is compared (`-c` below), but git (most
 builds) compares whole seconds of ctime and mtime, and what git checked out is compared with
@@ -72,8 +73,7 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
     changed = _git(folder, "diff-files", "--name-only", "--relative", "-z", "--", ".")
     if listed is None or changed is None:
         return {}
-    autocrlf = _git(folder, "config", "--get", "core.autocrlf")
-    if autocrlf is not None and autocrlf.strip().lower() not in (b"false", b""):
+    if _converts_at_checkout(folder):
         return {}
     modified = set(changed.decode("utf-8", "surrogateescape").split("\0"))
     found: dict[str, str] = {}
@@ -111,6 +111,23 @@ def vouched(folder: str, wanted: Callable[[str], bool] = lambda _: True) -> dict
         if said[i + 1] in _CONVERTING and said[i + 2] not in ("unspecified", "unset"):
             found.pop(said[i], None)
     return _blob_sizes_match(folder, found, sizes)
+
+
+def _converts_at_checkout(folder: str) -> bool:
+    """Whether the configuration may convert files between blob and working copy whatever the
+    attributes now say: `core.autocrlf` set, or a filter driver that smudges at checkout (a
+    file checked out through it keeps its smudged bytes, and git calls it unchanged, after the
+    attribute naming the driver is gone: a same-size smudge passes every check below)."""
+    said = _git(folder, "config", "-z", "--get-regexp",
+                r"^(core\.autocrlf|filter\..*\.(smudge|process))$")
+    for item in (said or b"").split(b"\0"):
+        key, given, value = item.partition(b"\n")
+        if key.lower() == b"core.autocrlf":  # a bare `autocrlf` (no value) is true
+            if not given or value.strip().lower() not in (b"false", b"no", b"off", b"0", b""):
+                return True
+        elif key and value.strip():
+            return True
+    return False
 
 
 def _blob_sizes_match(folder: str, found: dict[str, str],

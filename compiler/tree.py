@@ -45,9 +45,9 @@ CHUNK = 50
 
 def is_spec(relative: str) -> bool:
     """Whether the file at `relative` (a POSIX path below the folder searched) is a spec."""
-    parts = relative.split("/")
-    return relative.endswith(SUFFIXES) and parts[-1] != CONFIG_FILE and not any(
-        part.startswith(".") for part in parts)
+    # No split: a diff asks this of each spec three times (walk, git's index, BASE's tree).
+    return relative.endswith(SUFFIXES) and "/." not in "/" + relative and \
+        relative != CONFIG_FILE and not relative.endswith("/" + CONFIG_FILE)
 
 
 def walk(folder: str | Path, links: list[str] | None = None) -> list[str]:

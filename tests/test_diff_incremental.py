@@ -4,6 +4,8 @@ and exit code are byte for byte those of comparing both sides in full, over ever
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -170,23 +172,29 @@ def test_a_spec_alike_on_both_sides_is_compiled_once_and_the_others_per_side(
         + ["specs/team-0/job-0.yaml", "specs/sourced.yaml"])
 
 
-def test_with_a_warm_result_cache_only_the_changed_specs_and_those_it_cannot_answer_compile(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(repo)
-    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
-    cache = str(repo.parent / "cache")
-    cold = reports(repo, True, None, "dev", cache)
+def compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The spec files compiled from now on (in full or from a file), in turn."""
     compiled: list[str] = []
     text, file = pipeline.compile_text, pipeline.compile_file
     monkeypatch.setattr(pipeline, "compile_text", lambda content, path, *a, **k: compiled.append(
         path) or text(content, path, *a, **k))
     monkeypatch.setattr(pipeline, "compile_file", lambda path, *a, **k: compiled.append(
         path) or file(path, *a, **k))
+    return compiled
+
+
+def test_with_a_warm_result_cache_only_the_changed_specs_and_those_it_cannot_answer_compile(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
+    cache = str(repo.parent / "cache")
+    cold = reports(repo, True, None, "dev", cache)
+    compiled = compiles(monkeypatch)
     assert reports(repo, True, None, "dev", cache) == cold
     # changed (each side), python.source (never cached; each side), broken (its cached result
-    # has no document to report from), reading a stack secret (`diff --stack` checks it is set)
-    assert sorted(set(compiled)) == ["specs/broken.yaml", "specs/secret.yaml",
-                                     "specs/sourced.yaml", "specs/team-0/job-0.yaml"]
+    # has no document to report from); not secret.yaml: the stack sets the secret it reads
+    assert sorted(set(compiled)) == ["specs/broken.yaml", "specs/sourced.yaml",
+                                     "specs/team-0/job-0.yaml"]
 
 
 def test_the_cli_reads_the_cache_named_by_the_environment_from_the_repository_root(
@@ -209,3 +217,77 @@ def test_the_cli_reads_the_cache_named_by_the_environment_from_the_repository_ro
     monkeypatch.chdir(repo)
     assert run() == plain
     assert list(cache.iterdir())
+
+
+def test_with_the_cache_a_spec_git_vouches_is_base_s_is_not_read(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A working-tree spec git vouches is its BASE blob (compiler/gitstate.py, the rules
+    `compile --cache` trusts) is named by its blob id, not read; any other is read: edited
+    behind git's back with the same size and its mtime put back (under a repo config telling
+    git to trust mtime and size), modified, untracked, or whose result is needed in full."""
+    from compiler.review import sides
+
+    monkeypatch.chdir(repo)
+    specs = sorted(repo.glob("specs/**/*.yaml"))
+    for spec in specs:  # an old mtime: not "racily clean"
+        os.utime(spec, (1_000_000_000, 1_000_000_000))
+    git(repo, "add", "-A")
+    cache = str(repo.parent / "cache")
+    reports(repo, True, None, None, cache)  # fills it
+    behind = repo / "specs/team-1/job-3.yaml"
+    text = behind.read_text()
+    behind.write_text(text.replace("job:1.0", "job:1.7"))
+    os.utime(behind, (1_000_000_000, 1_000_000_000))
+    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
+    write(repo / "specs" / "new" / "fresh.yaml", SPEC.format(name="fresh"))
+    git(repo, "config", "core.checkStat", "minimal")
+    git(repo, "config", "core.trustctime", "false")
+    full = reports(repo, False, None, None)
+    read: list[str] = []
+    real = sides.read_bytes
+    monkeypatch.setattr(sides, "read_bytes", lambda f: read.append(f) or real(f))
+    assert reports(repo, True, None, None, cache) == full
+    assert "specs/team-1/job-3.yaml" in full[0][0]  # the edit git could not see is reported
+    # not vouched: the edit behind git's back, the modified and the untracked spec; vouched
+    # but read: broken.yaml (reported from a full compile) and sourced.yaml (compiled on each
+    # side); no other spec is read
+    assert sorted(Path(f).relative_to(repo).as_posix() for f in read) == [
+        "specs/broken.yaml", "specs/new/fresh.yaml", "specs/sourced.yaml",
+        "specs/team-0/job-0.yaml", "specs/team-1/job-3.yaml"]
+
+
+def test_a_vouched_spec_that_changed_before_it_was_read_stops_the_comparison(
+        repo: Path) -> None:
+    from compiler.review import sides
+
+    spec = repo / "specs/team-0/job-0.yaml"
+    vouched = sides.Vouched("specs/team-0/job-0.yaml", str(spec),
+                            sides.blob_id(spec.read_bytes()))
+    assert vouched.data == spec.read_bytes()
+    edited = dataclasses.replace(vouched)
+    spec.write_text(spec.read_text().replace("job:1.0", "job:1.1"))
+    with pytest.raises(sides.ReviewError, match="changed while trainspec read it"):
+        edited.data  # noqa: B018
+
+
+def test_with_stack_a_cached_spec_reading_a_set_secret_is_not_compiled_and_an_unset_one_is(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`diff --stack` reports a job reading a secret the stack does not set; one whose secrets
+    are all set has nothing to do and is answered by the result cache (its request's secret
+    markers say which secrets it reads), on both sides alike."""
+    monkeypatch.chdir(repo)
+    write(repo / "specs" / "unset.yaml", SECRET.format(name="unset").replace("apiKey", "other"))
+    write(repo / "specs" / "set-too.yaml", SECRET.format(name="set-too"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two more secret readers")
+    edit(repo, "specs/team-0/job-0.yaml", "job:1.0", "job:1.1")
+    full = reports(repo, False, None, "dev")
+    assert "secret config 'trainspec:other' is not set" in full[0][0] and full[0][1] == 1
+    cache = str(repo.parent / "cache")
+    assert reports(repo, True, None, "dev", cache) == full  # fills it
+    compiled = compiles(monkeypatch)
+    assert reports(repo, True, None, "dev", cache) == full
+    # the changed spec, python.source, broken, and the job reading an unset secret: not the
+    # two reading the set secret
+    assert sorted(set(compiled)) == ["specs/broken.yaml", "specs/sourced.yaml",
+                                     "specs/team-0/job-0.yaml", "specs/unset.yaml"]

@@ -103,3 +103,32 @@ def test_a_same_second_rewrite_git_cannot_see_is_not_vouched_for(repo: Path) -> 
     every = gitstate.vouched(str(repo / "specs"))
     assert "a.yaml" not in every and "b.yaml" in every
 
+
+
+def test_a_smudging_filter_once_named_by_an_attribute_since_dropped(repo: Path) -> None:
+    """Checked out through a same-size smudge filter whose attribute is gone: git calls the
+    file unchanged (its stat data match), its size is the blob's, no attribute names a
+    conversion, yet its bytes are not the blob's."""
+    git(repo, "config", "filter.pin.clean", "sed s/1/0/")
+    git(repo, "config", "filter.pin.smudge", "sed s/0/1/")
+    a = repo / "specs" / "a.yaml"
+    a.write_text("tag: 0\n")
+    (repo / ".gitattributes").write_text("specs/a.yaml filter=pin\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "filtered")
+    a.unlink()
+    git(repo, "checkout", "--", "specs/a.yaml")
+    assert a.read_bytes() == b"tag: 1\n"  # smudged; the blob says 0
+    os.utime(a, (1_000_000_000, 1_000_000_000))  # not racily clean: git does not re-read it
+    git(repo, "update-index", "--refresh")
+    (repo / ".gitattributes").unlink()
+    git(repo, "rm", "-q", "--cached", ".gitattributes")
+    git(repo, "commit", "-qm", "no filter")
+    assert git(repo, "diff-files", "--name-only") == b""  # git says: unchanged
+    assert "a.yaml" not in gitstate.vouched(str(repo / "specs"))
+
+
+def test_a_bare_autocrlf_is_true(repo: Path) -> None:
+    with open(repo / ".git" / "config", "a") as config:
+        config.write("[core]\n\tautocrlf\n")
+    assert gitstate.vouched(str(repo / "specs")) == {}

@@ -151,6 +151,36 @@ def test_wire_keeps_secrets_and_unknowns():
     assert jobs.for_id("projects/p/x") is None
 
 
+def test_wire_reads_a_struct_as_protobuf_json_format_does():
+    """decode walks the Struct itself (json_format's generic printer was most of its cost): the
+    same values, types and key order as `json_format.MessageToDict`, and the same refusal of a
+    number JSON cannot hold."""
+    from google.protobuf import json_format, struct_pb2
+
+    props = {"n": 3, "f": 0.5, "neg": -2.0, "t": True, "no": False, "none": None, "s": "x",
+             "empty": {}, "nothing": [], "deep": {"a": [1, {"b": [None, "c", [2.5, {}]]}]},
+             "out": {wire.SIG: wire.OUTPUT, "secret": True, "value": {"k": [1]}},
+             "unknown": {wire.SIG: wire.OUTPUT}, "sec": {wire.SIG: wire.SECRET, "value": 7}}
+    struct = struct_pb2.Struct()
+    struct.update(props)
+    struct.fields["unset"].CopyFrom(struct_pb2.Value())  # no kind: null, as json_format reads it
+    raw = json_format.MessageToDict(struct)
+    found = {k: [] for k in raw}
+    expected = {k: wire._plain(v, found[k]) for k, v in raw.items()}
+    plain, secret = wire.decode(struct)
+    assert plain == expected and list(plain) == list(expected)
+    assert repr(plain) == repr(expected)  # the same types: 3.0, not 3
+    assert secret == {k for k, v in found.items() if v} == {"out", "sec"}
+    assert wire.decode(None) == ({}, set()) == wire.decode(struct_pb2.Struct())
+    for bad in (float("nan"), float("inf")):
+        struct = struct_pb2.Struct()
+        struct.update({"x": [bad]})
+        with pytest.raises(ValueError):
+            json_format.MessageToDict(struct)
+        with pytest.raises(ValueError):
+            wire.decode(struct)
+
+
 def test_a_job_impersonates_its_own_account_else_the_providers():
     job = jobs.VertexCustomJob()
     job.config = jobs.Config(impersonate_service_account="provider@p.iam.gserviceaccount.com")

@@ -45,6 +45,9 @@ def test_a_spec_file_is_a_visible_yaml_file_listed_in_path_order(specs: Path) ->
     assert [(d.file, d.message) for d in missing] == [("nosuch.yaml", "no such file or directory")]
     assert tree.is_spec("jobs/a.yml") and not tree.is_spec("jobs/.a.yaml")
     assert not tree.is_spec(".github/workflows/ci.yaml") and not tree.is_spec("a.json")
+    assert not tree.is_spec(".a.yaml") and not tree.is_spec("a/.b/c.yaml")
+    assert not tree.is_spec("trainspec.yaml") and not tree.is_spec("team/trainspec.yaml")
+    assert tree.is_spec("team/my-trainspec.yaml") and tree.is_spec("a.b/c.yaml")
 
 
 def test_the_repo_config_is_not_a_spec(tmp_path: Path) -> None:

@@ -41,9 +41,6 @@ def _provider_class():
     import pulumi
     from pulumi.provider import ConstructResult, Provider
 
-    from ..packaging import cache_dir
-    from . import compiled
-    from .component import TYPE, Specs, compile_folder, stack_options
     from .jobs import Config
 
     class TrainspecProvider(Provider):
@@ -53,6 +50,12 @@ def _provider_class():
 
         def construct(self, name: str, resource_type: str, inputs: dict,
                       options: pulumi.ResourceOptions | None = None) -> ConstructResult:
+            # Only a program other than Python's constructs `Specs` here: the component, the
+            # tree compile and the report are not the plugin's start-up.
+            from ..packaging import cache_dir  # noqa: PLC0415
+            from . import compiled  # noqa: PLC0415
+            from .component import TYPE, Specs, compile_folder, stack_options  # noqa: PLC0415
+
             if resource_type != TYPE:
                 raise pulumi.RunError(f"trainspec has no component {resource_type!r}")
             path = inputs.get("path")
@@ -117,6 +120,7 @@ def _exit_with_the_engine(engine_pid: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Serve the provider on a local port (printed first, as the engine expects)."""
     import asyncio
+    import gc
     from concurrent.futures import ThreadPoolExecutor
 
     try:
@@ -133,6 +137,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write(f"{NEEDS_EXTRA}\n")
         sys.exit(1)
 
+    # What start-up made (modules, the schema, the catalogs) lives as long as the plugin: out
+    # of the collector's way, so a full collection does not walk it again during an `up`.
+    gc.freeze()
     argv = sys.argv[1:] if argv is None else argv
     engine = next((a for a in argv if not a.startswith("-")), "")
 

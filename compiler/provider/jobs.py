@@ -29,8 +29,6 @@ from ..cloud.jobs import is_final
 from ..cloud.rest import Client
 from ..cloud.storage import Storage
 from ..diagnostics import Diagnostic
-from ..importers import job as job_import
-from ..importers.job import CUSTOM, ML, TUNING, collection
 from ..jobs import former as former_stacks_gone
 from ..jobs.identity import former_names, former_stacks, identity, spec_hash, trusted_owners
 from ..options import Options
@@ -208,6 +206,10 @@ CLASSES: dict[str, type[JobProvider]] = {
 
 def for_id(job_id: str) -> str | None:
     """The type token whose jobs have ids like `job_id` (None if none has)."""
+    # The importers (decompiling a job to a spec) only when a job is read by its id: a Check
+    # or Diff, all an unchanged job gets, never needs them, and the plugin starts without.
+    from ..importers.job import CUSTOM, ML, TUNING, collection  # noqa: PLC0415
+
     return {CUSTOM: token("VertexCustomJob"), TUNING: token("VertexHyperparameterTuningJob"),
             ML: token("AiPlatformJob")}.get(collection(job_id) or "")
 
@@ -375,6 +377,8 @@ def adopt(type_token: str, urn: str, job_id: str, config: Config) -> tuple[dict,
     checked like any other, they compile back to that request, so the next preview of a program
     that declares the same spec is a no-op. A job another stack or project owns is refused.
     """
+    from ..importers import job as job_import  # noqa: PLC0415  (as in for_id)
+
     provider = CLASSES[type_token]()
     provider.config = config
     job = provider._get(provider._client(), job_id)

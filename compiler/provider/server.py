@@ -90,44 +90,60 @@ class Servicer(ProviderServicer):
         news, secret = wire.decode(request.news)
         olds, _ = wire.decode(request.olds)
         type_token = self._type(request.urn, request.type, context)
-        checked = await asyncio.to_thread(jobs.check, type_token, request.urn, olds, news,
-                                          self.config)
-        for warning in [w.format() for w in checked.warnings] + checked.notes:
-            await self._log(engine_pb2.WARNING, warning, request.urn)
+        # All of a Check's blocking work (the compile, the request's checks, the quota ledger,
+        # which may read the project's quotas) in one worker-thread call: each hop to a thread
+        # and back costs the event loop a wake-up, a sizeable share of an unchanged job's CPU.
+        inputs, failures, logs = await asyncio.to_thread(
+            self._check, type_token, request.urn, olds, news)
+        for severity, text in logs:
+            await self._log(severity, text, request.urn)
+        return provider_pb2.CheckResponse(
+            inputs=wire.encode(inputs, secret | _secret_env(inputs)),
+            failures=[provider_pb2.CheckFailure(property=p, reason=r) for p, r in failures])
+
+    def _check(self, type_token: str, urn: str, olds: dict,
+               news: dict) -> tuple[dict, list[tuple[str, str]], list[tuple[int, str]]]:
+        """(the inputs to keep, failures as (property, reason), what to log as (severity, text),
+        in order) of one job's Check."""
+        checked = jobs.check(type_token, urn, olds, news, self.config)
+        logs = [(engine_pb2.WARNING, w) for w in [w.format() for w in checked.warnings]
+                + checked.notes]
         failures = list(checked.failures)
         inputs = checked.inputs
         if jobs.OBSERVED in olds:  # what the last refresh found: no input of an `up` changes it
             inputs = {**inputs, jobs.OBSERVED: olds[jobs.OBSERVED]}
+        # What applying does (plan.decide, as `diff` says), decided once for the checks below
+        # and the quota ledger.
+        planned = None
         if not failures and "request" in inputs and not has_unknown(inputs):
+            if isinstance(inputs["request"], dict):  # else the check below refuses it
+                planned = self.providers[type_token].plan(olds, inputs)
             # The request body checked against the API's own schema, and the change rules.
-            result = await asyncio.to_thread(self.providers[type_token].check, olds, inputs)
+            result = self.providers[type_token].check(olds, inputs, planned)
             failures += [(f.property, f.reason) for f in result.failures]
             # Which replace creates the job (what its create adopts: vertex._mine). The engine
             # checks a replacement again without its olds before creating it: that Check
             # takes what the Check with olds found, in this process.
             replaces = result.inputs.get(REPLACES)
             if olds:
-                self.replacing[request.urn] = replaces
+                self.replacing[urn] = replaces
             else:
-                replaces = self.replacing.pop(request.urn, None)
+                replaces = self.replacing.pop(urn, None)
             inputs = {k: v for k, v in inputs.items() if k != REPLACES}
             if replaces:
                 inputs[REPLACES] = replaces
-        if not failures and "request" in inputs and not has_unknown(inputs):
-            # What applying does (plan.decide, as `diff` says): only a create or replace
-            # submits, so only it is counted against the quota and priced.
-            planned = self.providers[type_token].plan(olds, inputs).action if olds else None
-            action = self.ledger.action(request.urn, olds, planned)
-            failures += await self._quota(request.urn, olds, inputs, action)
+        if not failures and planned is not None:
+            # Only a create or replace submits, so only it is counted against the quota and
+            # priced.
+            action = self.ledger.action(urn, olds, planned.action if olds else None)
+            failures += self._quota(urn, olds, inputs, action, logs)
             note = capacity.cost_note(action, checked.result)
-            if note and not failures and self.ledger.first(request.urn, note):
-                await self._log(engine_pb2.INFO, note, request.urn)
+            if note and not failures and self.ledger.first(urn, note):
+                logs.append((engine_pb2.INFO, note))
         inputs = {k: v for k, v in inputs.items() if k not in jobs.NOT_IN_STATE}
         if isinstance(checked.inputs.get("sourceMap"), dict):
-            self.source_maps[request.urn] = checked.inputs["sourceMap"]
-        return provider_pb2.CheckResponse(
-            inputs=wire.encode(inputs, secret | _secret_env(inputs)),
-            failures=[provider_pb2.CheckFailure(property=p, reason=r) for p, r in failures])
+            self.source_maps[urn] = checked.inputs["sourceMap"]
+        return inputs, failures, logs
 
     async def Diff(self, request, context):
         olds, _ = wire.decode(request.olds)
@@ -141,7 +157,9 @@ class Servicer(ProviderServicer):
         old_inputs, _ = wire.decode(request.old_inputs)
         if old_inputs.get("retainOnDelete") is True:  # what the engine replaces with
             seen["retainOnDelete"] = True
-        result = await self._call(context, provider.diff, request.id, seen, news)
+        # On the event loop: a diff is pure and short (plan.decide), and a hop to a worker
+        # thread and back cost more than it does.
+        result = await self._call(context, provider.diff, request.id, seen, news, thread=False)
         diffs = [k for k in INPUT_KEYS if k not in jobs.PRESENTATION_KEYS
                  and seen.get(k) != news.get(k)]
         if "__provider" in olds:  # a state written by the dynamic providers: rewritten as data
@@ -227,19 +245,16 @@ class Servicer(ProviderServicer):
 
     # -- helpers --
 
-    async def _quota(self, urn: str, olds: dict, inputs: dict,
-                     action: str) -> list[tuple[str, str]]:
+    def _quota(self, urn: str, olds: dict, inputs: dict, action: str,
+               logs: list[tuple[int, str]]) -> list[tuple[str, str]]:
         """The project's quota against what the stack's new jobs hold (capacity.py): errors
-        as failures, the rest logged."""
+        as failures, the rest added to `logs`."""
         account = inputs.get("impersonateServiceAccount")
-        failures, warnings, notes = await asyncio.to_thread(
-            self.ledger.check, urn, olds, inputs, action, self.config.endpoint,
+        failures, warnings, notes = self.ledger.check(
+            urn, olds, inputs, action, self.config.endpoint,
             account if isinstance(account, str) and account else
             self.config.impersonate_service_account)
-        for text in warnings:
-            await self._log(engine_pb2.WARNING, text, urn)
-        for text in notes:
-            await self._log(engine_pb2.INFO, text, urn)
+        logs += [(engine_pb2.WARNING, t) for t in warnings] + [(engine_pb2.INFO, t) for t in notes]
         return failures
 
     def _type(self, urn: str, given: str, context) -> str:
@@ -249,15 +264,15 @@ class Servicer(ProviderServicer):
         return type_token
 
     async def _call(self, context, method: Callable, *args: Any, using: dict | None = None,
-                    urn: str = "", owners: dict | None = None):
-        """`method(*args)` on a worker thread, as the identity the inputs `using` name; with a
-        `urn`, acting only on jobs the stack running now owns (its state: `owners`, else
-        `using`)."""
+                    urn: str = "", owners: dict | None = None, thread: bool = True):
+        """`method(*args)` on a worker thread (on the event loop with `thread` false: no
+        blocking call in it), as the identity the inputs `using` name; with a `urn`, acting
+        only on jobs the stack running now owns (its state: `owners`, else `using`)."""
         account = (using or {}).get("impersonateServiceAccount")
         jobs.IMPERSONATE.set(account if isinstance(account, str) and account else None)
         try:
             jobs.OWNERS.set(jobs.trusted(urn, owners or using or {}, self.config) if urn else None)
-            return await asyncio.to_thread(method, *args)
+            return await asyncio.to_thread(method, *args) if thread else method(*args)
         except JobError as exc:  # one line, as the engine prints it
             await context.abort(grpc.StatusCode.UNKNOWN, str(exc))
         except TrainspecError as exc:

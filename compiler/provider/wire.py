@@ -10,9 +10,10 @@ the dynamic providers (`restore_ints` makes request bodies canonical again).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import struct_pb2
 
 SIG = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._special_sig_key
 SECRET = "1b47061264138c4ac30d75fd1eb44270"
@@ -22,15 +23,34 @@ UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 def decode(struct: struct_pb2.Struct | None) -> tuple[dict, set[str]]:
     """(plain properties, the top-level keys that held a secret anywhere inside)."""
-    raw = json_format.MessageToDict(struct) if struct is not None else {}
     secret: set[str] = set()
     plain = {}
-    for key, value in raw.items():
+    for key, value in (struct.fields.items() if struct is not None else ()):
         found: list[bool] = []
-        plain[key] = _plain(value, found)
+        plain[key] = _plain(_data(value), found)
         if found:
             secret.add(key)
     return plain, secret
+
+
+def _data(value: struct_pb2.Value) -> Any:
+    """`value` as `json_format.MessageToDict` gives it (a number is a float; an unset value is
+    None), read directly: the generic printer was most of an unchanged job's decoding."""
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return {k: _data(v) for k, v in value.struct_value.fields.items()}
+    if kind == "list_value":
+        return [_data(v) for v in value.list_value.values]
+    if kind == "string_value":
+        return value.string_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "number_value":
+        number = value.number_value
+        if not math.isfinite(number):  # as json_format: JSON has no such number
+            raise ValueError(f"{number} is not a JSON number")
+        return number
+    return None
 
 
 def _plain(value: Any, found: list[bool]) -> Any:

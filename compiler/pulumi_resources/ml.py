@@ -10,7 +10,6 @@ from pulumi import dynamic
 from .. import plan
 from ..cloud.jobs import ML_TERMINAL, failure
 from ..cloud.rest import ApiError, Client
-from ..jobs.track import parse_time
 from ..model import IDENTITY_LABEL
 from ..targets import body_schema
 from .bodies import describe, has_unknown, restore_ints
@@ -27,15 +26,16 @@ class TrainingJobProvider(JobProvider):
     api, schema = body_schema(platform)
     platform_ids_checked = True
 
-    def check(self, olds: dict, news: dict) -> dynamic.CheckResult:
+    def check(self, olds: dict, news: dict,
+              planned: plan.Plan | None = None) -> dynamic.CheckResult:
         """The common check, then a replace's new jobId read: one an earlier run of this job
         (metadata.run removed or lowered) or another job has is refused here, before `up`
         cancels anything, as `pulumi up`'s create would refuse it after."""
-        result = super().check(olds, news)
+        result = super().check(olds, news, planned)
         if result.failures or not isinstance(olds.get("request"), dict) or any(
                 has_unknown(news.get(k)) for k in ("request", "project", "identity")):
             return result
-        if self.plan(olds, news).action != plan.REPLACE:
+        if (planned if planned is not None else self.plan(olds, news)).action != plan.REPLACE:
             return result
         body = restore_ints(self.api, self.schema, news["request"])
         name = f"projects/{news['project']}/jobs/{body.get('jobId')}"
@@ -55,6 +55,10 @@ class TrainingJobProvider(JobProvider):
     def _newer(client: Client, job: dict, olds: dict) -> bool:
         """`job` was created after the job it replaces (an interrupted create of this replace),
         or that cannot be told; False for an earlier run's job, created before it."""
+        # Only a create that finds a job of its own asks: job tracking is not the provider's
+        # start-up (compiler.jobs.track and what it reads).
+        from ..jobs.track import parse_time  # noqa: PLC0415
+
         replaced = f"projects/{olds.get('project')}/jobs/{olds['request'].get('jobId')}"
         try:
             before = parse_time(client.ml_get(replaced).get("createTime"))

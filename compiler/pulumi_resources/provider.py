@@ -59,7 +59,10 @@ class JobProvider(dynamic.ResourceProvider):
 
     # -- check / diff (no API calls) --
 
-    def check(self, _olds: dict, news: dict) -> dynamic.CheckResult:
+    def check(self, _olds: dict, news: dict,
+              planned: plan.Plan | None = None) -> dynamic.CheckResult:
+        """The dynamic provider's check; `planned`: `self.plan(_olds, news)`, when the caller
+        has it (the plugin's Check decides it once for this and its quota ledger)."""
         failures: list[dynamic.CheckFailure] = []
         for key in ("request", "project", "region", "identity", "specFile", "specHash"):
             value = news.get(key)
@@ -88,24 +91,28 @@ class JobProvider(dynamic.ResourceProvider):
                 if missing:
                     failures.append(dynamic.CheckFailure(
                         "specFile", "no value for secret config key(s) " + ", ".join(missing)))
-            failures += self._check_change(_olds, news)
+            # One plan for both (REPLACES is no input of it): decide is most of a Check's own
+            # work for an unchanged job.
+            planned = planned if planned is not None else self.plan(_olds, news)
+            failures += self._check_change(_olds, news, planned)
             news = {k: v for k, v in news.items() if k != REPLACES}
-            replaces = self.replaces(_olds, news)
+            replaces = self.replaces(_olds, news, planned)
             if replaces:
                 news[REPLACES] = replaces
         failures += self._check_spec(news)
         return dynamic.CheckResult(news, failures)
 
-    def replaces(self, olds: dict, news: dict) -> str | None:
+    def replaces(self, olds: dict, news: dict, planned: plan.Plan | None = None) -> str | None:
         """Which replace creates this job: a hash of the state it replaces (its specHash and
         its own `replaces`), else the state's. A create adopts only a job of its own replace:
         the same replace retried (an interrupted `up` leaves the old inputs in state, so it
         hashes alike), never an earlier generation's finished job that has the same specHash
-        (a spec rolled back, a run removed, a secret changed)."""
+        (a spec rolled back, a run removed, a secret changed). `planned`: `self.plan(olds,
+        news)`, when the caller has it."""
         before = olds.get(REPLACES)
         before = before if isinstance(before, str) and before else None
-        if not isinstance(olds.get("request"), dict) or self.plan(olds, news).action != \
-                plan.REPLACE:
+        if not isinstance(olds.get("request"), dict) or (
+                planned if planned is not None else self.plan(olds, news)).action != plan.REPLACE:
             return before
         seen = json.dumps([olds.get("specHash"), before, olds.get("run")])
         return hashlib.sha256(seen.encode()).hexdigest()[:16]
@@ -130,9 +137,12 @@ class JobProvider(dynamic.ResourceProvider):
         # Failures name `specFile`: the engine prints the named property's value with each.
         return [dynamic.CheckFailure("specFile", d.format()) for d in result.errors]
 
-    def _check_change(self, olds: dict, news: dict) -> list[dynamic.CheckFailure]:
-        """The change `pulumi up` refuses (`plan.decide`, as `diff` does), located in the spec."""
-        return self._refused(self.plan(olds, news).refusal, news)
+    def _check_change(self, olds: dict, news: dict,
+                      planned: plan.Plan | None = None) -> list[dynamic.CheckFailure]:
+        """The change `pulumi up` refuses (`plan.decide`, as `diff` does), located in the spec
+        (`planned`: `self.plan(olds, news)`, when the caller has it)."""
+        return self._refused((planned if planned is not None else self.plan(olds, news)).refusal,
+                             news)
 
     @staticmethod
     def _refused(refusal: plan.Refusal | None, news: dict) -> list[dynamic.CheckFailure]:

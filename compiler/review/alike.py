@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from .. import pipeline, tree
 from ..config import load as config_load
+from ..diagnostics import Diagnostic
 from .compare import Side
-from .sides import blob_id
+from .sides import Vouched, blob_id, readable
 
 if TYPE_CHECKING:
     from ..cache import Cache
@@ -32,9 +33,9 @@ def known(old: Side, new: Side, cache: Cache | None = None) -> dict[str, pipelin
         return {}
     seen: config_load.Seen = {}
     configs: dict[str, bool] = {}  # folder → its specs have the same repo config on both sides
-    alike: dict[str, bytes] = {}
+    alike: dict[str, bytes | Vouched] = {}
     for path, content in new.files.items():
-        if not isinstance(content, bytes) or old.files.get(path) != content:
+        if isinstance(content, Diagnostic) or old.files.get(path) != content:
             continue
         # What differs between two specs of a folder is their path, the same on both sides.
         folder = posixpath.dirname(path)
@@ -43,8 +44,9 @@ def known(old: Side, new: Side, cache: Cache | None = None) -> dict[str, pipelin
                 tree.same_config(config_load.find(path, old.sources))
         if configs[folder]:
             alike[path] = content
-    if cache is not None:  # their blob ids are known (`sides.blob_id`): not read again
-        return dict(zip(alike, tree.compile_many(list(alike), new.options, 1, {}, cache,
-                                                 {p: blob_id(c) for p, c in alike.items()})))
-    return {path: pipeline.compile_text(content, path, new.options, files=new.sources, seen=seen)
+    if cache is not None:  # their blob ids are known: read only to compile a miss
+        return dict(zip(alike, tree.compile_many(list(alike), new.options, 1, {}, cache, {
+            p: c.blob if isinstance(c, Vouched) else blob_id(c) for p, c in alike.items()})))
+    return {path: pipeline.compile_text(readable(content), path, new.options,  # type: ignore[arg-type]
+                                        files=new.sources, seen=seen)
             for path, content in alike.items()}

@@ -4,12 +4,15 @@ the plan for each (`compiler.plan.decide`, the function the Pulumi provider uses
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import packaging, pipeline, targets, tree
+from .. import emit, packaging, pipeline, targets, tree
 from .. import plan as planning
 from ..diagnostics import Diagnostic
 from ..model import CONFIG_NAMESPACE
@@ -17,6 +20,7 @@ from ..options import Options
 from ..tree import Content
 from ..tuning.model import summary as tuning_summary
 from .redact import spec_secrets
+from .sides import Vouched, readable
 
 EXIT_SAME, EXIT_ERROR, EXIT_CHANGED = 0, 1, 2
 WORKTREE = "working tree"
@@ -116,15 +120,17 @@ class Review:
     entries: list[Entry]
     compared: int  # spec files on either side
 
-    @property
+    # Each once: a report asks several times, of every spec of the tree (`compare` made
+    # the entries whole).
+    @functools.cached_property
     def failed(self) -> bool:
-        return any(e.failed for e in self.entries)
+        return any(e.failed for e in self.changed)
 
-    @property
+    @functools.cached_property
     def changed(self) -> list[Entry]:
         return [e for e in self.entries if e.failed or e.plan.action != planning.NONE]
 
-    @property
+    @functools.cached_property
     def moved(self) -> list[Entry]:
         """Specs moved to another file whose request is unchanged: nothing to apply."""
         changed = {id(e) for e in self.changed}  # once, not once per entry
@@ -145,7 +151,7 @@ class Side:
     """One side of a comparison: the spec files (path → content) and what the Pulumi stack
     config adds to them (defaults for project/region, and its secret entries)."""
 
-    files: dict[str, Content]
+    files: dict[str, Content | Vouched]  # a Vouched: read when its bytes are needed
     options: Options = Options()
     secrets: dict[str, Any] = field(default_factory=dict)  # config key → value (or {secure:})
     # The stack config was read (`diff --stack`): a secret the job reads must be set in it.
@@ -228,10 +234,11 @@ def compare(old: Side, new: Side,
     given: tuple[dict[str, pipeline.Result], dict[str, pipeline.Result]] = ({}, {})
     if known:
         quiet, given = _quiet(old, new, known, shared)
-        old = dataclasses.replace(old, files={p: c for p, c in old.files.items()
-                                              if p not in quiet})
-        new = dataclasses.replace(new, files={p: c for p, c in new.files.items()
-                                              if p not in quiet})
+    # The specs compared: each read now if only its blob id was known (sides.Vouched).
+    old = dataclasses.replace(old, files={p: readable(c) for p, c in old.files.items()
+                                          if p not in quiet})
+    new = dataclasses.replace(new, files={p: readable(c) for p, c in new.files.items()
+                                          if p not in quiet})
     olds = _compile(old, shared=shared, given=given[0])
     old_named, old_loose = _by_identity(olds)
     news = _compile(new, keep=old_named, shared=shared, check_secrets=True, given=given[1])
@@ -273,14 +280,14 @@ def _quiet(old: Side, new: Side, known: Mapping[str, pipeline.Result], shared: t
         r.job is not None and packaging.reads_sources(r.job))}
     results = []
     for side, skip in ((old, set(known) - sided), (new, set(known))):
-        rest = {p: c for p, c in side.files.items() if p not in skip}
+        rest = {p: readable(c) for p, c in side.files.items() if p not in skip}
         results.append(dict(zip(rest, tree.compile_each(rest, side.options, files=side.sources,
                                                          shared=shared))))
     held = Counter(k for r in [*results[0].values(), *results[1].values(), *known.values()]
                    for k in _keys(r))
     quiet = {p: r for p, r in known.items() if r.ok and _keys(r) and p not in sided
-             and all(held[k] == 1 for k in _keys(r)) and not (new.stack and _reads_secret(
-                 r, new.files[p]))}
+             and all(held[k] == 1 for k in _keys(r)) and not (new.stack and _unset_secret(
+                 r, readable(new.files[p]), new))}
     again = {p: r for p, r in known.items() if p not in quiet and r.document is not None}
     return quiet, ({**results[0], **{p: r for p, r in again.items() if p not in sided}},
                    {**results[1], **again})
@@ -299,13 +306,28 @@ def _keys(r: pipeline.Result) -> list[tuple]:
     return found
 
 
-def _reads_secret(r: pipeline.Result, content: Content) -> bool:
-    """Whether the job of `r` reads a stack secret (`diff --stack` checks each is set); when
-    its model is not at hand (a cached result), whether its spec may say it does."""
+def _unset_secret(r: pipeline.Result, content: Content, side: Side) -> bool:
+    """Whether the job of `r` reads a stack secret that `side`'s stack config does not set
+    (`diff --stack` reports it: `pipeline.secret_errors`); one whose secrets are all set has
+    nothing to do. The secrets a job reads are its model's, or, for a cached result (no
+    model), the `<secret:KEY>` env values of its request (model.EnvVar: every secret a job
+    reads is one, on ml v1 env is refused), read only if its spec may name one: any such value
+    that is not a set key's marker counts as unset."""
     if r.job is not None:
-        return bool(r.job.secrets)
+        return any(key not in side.secrets for key in r.job.secrets)
     text = content.lower() if isinstance(content, bytes) else b""
-    return b"secret" in text or b"\\" in text  # a YAML escape may spell the key
+    if b"secret" not in text and b"\\" not in text:  # a YAML escape may spell the key
+        return False
+    body = emit.unparsed_text(r.body) if r.body is not None else ""
+    for at in _MARKER.finditer(body):
+        value = json.decoder.scanstring(body, at.start() + 1)[0]
+        key = value[len("<secret:"):-1] if value.endswith(">") else None
+        if key is None or key not in side.secrets:
+            return True
+    return False
+
+
+_MARKER = re.compile(r'"<secret:')  # a JSON string starting as model.secret_placeholder's
 
 
 SECRET_CHANGE = planning.SECRET_CHANGE

@@ -6,19 +6,19 @@ followed, a huge file or a control character in a name is a located error)."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import functools
 import os
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import tree
+from .. import gitstate, tree
 from ..diagnostics import Diagnostic, Position
 from ..options import Options
 from ..source import read as source
 from ..source.files import MAX_BYTES, read_bytes, shown
-from ..source.repo import TreeError, cat_file_batch
+from ..source.repo import GitRepo, TreeError, cat_file_batch
 from ..tree import Content
 
 
@@ -41,6 +41,34 @@ class StackError(ReviewError):
     def __init__(self, message: str = "", problems: Sequence[Diagnostic] = ()) -> None:
         super().__init__(message)
         self.problems = tuple(problems)
+
+
+blob_id = gitstate.blob_id  # the id git gives a blob of some bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class Vouched:
+    """A working-tree spec that git vouches is the blob `blob` (compiler/gitstate.py: the
+    rules `compile --cache` trusts), which BASE holds at the same path: named by that id, it
+    is read only when its bytes are needed (`read`)."""
+
+    path: str  # as the report names it (relative to the repository root)
+    file: str  # where it is read
+    blob: str
+
+    @functools.cached_property
+    def data(self) -> bytes:
+        """Its bytes (read once for both sides), which must be the blob's: a spec changed
+        since git vouched for it is no answer for either side (ReviewError)."""
+        data, problem = read_bytes(self.file)
+        if problem is not None or data is None or blob_id(data) != self.blob:
+            raise ReviewError(f"{self.path} changed while trainspec read it; run again")
+        return data
+
+
+def readable(content: Content | Vouched) -> Content:
+    """A spec file's content, its bytes read if only its blob id was known."""
+    return content.data if isinstance(content, Vouched) else content
 
 
 def git(repo: Path, *args: str) -> bytes:
@@ -67,11 +95,20 @@ def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, Content]:
     return _read_git(repo, ref, prefix, lambda path: tree.is_spec(path[start:]))
 
 
-def list_revision(repo: Path, ref: str, prefix: str) -> tuple[dict[str, Content], dict[str, str]]:
+def list_revision(repo: Path, ref: str, prefix: str, whole: GitRepo | None = None
+                  ) -> tuple[dict[str, Content], dict[str, str]]:
     """The spec files under `prefix` at `ref`: those not readable as a spec (path → why), and
-    the others' git blob ids (path → id), from one `git ls-tree`."""
+    the others' git blob ids (path → id), from one `git ls-tree`. `whole`: the revision's
+    tree from the repository root (packaging.GitFiles.whole), given that listing too: its
+    repo config files are looked up in it (one listing of the revision, not two)."""
     start = len(prefix) + 1 if prefix else 0
-    return _list_git(repo, ref, prefix, lambda path: tree.is_spec(path[start:]))
+    wanted: Callable[[str], bool] = lambda path: tree.is_spec(path[start:])  # noqa: E731
+    if whole is None:
+        return _list_git(repo, ref, prefix, wanted)
+    below = prefix + "/" if prefix else ""
+    records = whole.listed(git(repo, *GitRepo.LISTING, ref, "--", "."))
+    return _listed(((path, meta) for path, meta in records.items()
+                    if path.startswith(below)), wanted)
 
 
 def read_blobs(repo: Path, ref: str, paths: list[str]) -> dict[str, Content]:
@@ -84,13 +121,6 @@ def read_blobs(repo: Path, ref: str, paths: list[str]) -> dict[str, Content]:
         raise GitError(str(e)) from e
 
 
-def blob_id(content: bytes) -> str:
-    """The id git gives a blob of `content` (SHA-1 object format)."""
-    h = hashlib.sha1(b"blob %d\0" % len(content))
-    h.update(content)
-    return h.hexdigest()
-
-
 def _read_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]) -> dict[str, Content]:
     out, ids = _list_git(repo, ref, prefix, wanted)
     out.update(read_blobs(repo, ref, list(ids)))
@@ -100,10 +130,16 @@ def _read_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]) 
 def _list_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]
               ) -> tuple[dict[str, Content], dict[str, str]]:
     listed = git(repo, "ls-tree", "-r", "-z", "-l", "--full-tree", ref, "--", prefix or ".")
+    return _listed((line.partition("\t")[::-2] for line in
+                    listed.decode("utf-8", "surrogateescape").split("\0")), wanted)
+
+
+def _listed(records: Iterable[tuple[str, str]], wanted: Callable[[str], bool]
+            ) -> tuple[dict[str, Content], dict[str, str]]:
+    """`_list_git` of (path, git's record of it) pairs of `git ls-tree -l`."""
     out: dict[str, Content] = {}
     blobs: dict[str, str] = {}
-    for line in listed.decode("utf-8", "surrogateescape").split("\0"):
-        meta, _, path = line.partition("\t")
+    for path, meta in records:
         if not path or not wanted(path):
             continue
         mode, kind, blob, size = meta.split()
@@ -123,20 +159,27 @@ def _list_git(repo: Path, ref: str, prefix: str, wanted: Callable[[str], bool]
     return out, blobs
 
 
-def read_worktree(root: Path, prefix: str) -> dict[str, Content]:
+def read_worktree(root: Path, prefix: str, base_ids: Mapping[str, str] | None = None
+                  ) -> dict[str, Content | Vouched]:
     """Spec files under `prefix` in the working tree, tracked or not: path → content, or why
     it cannot be read as a spec (a named pipe, a device, a link, a huge file: never opened in
-    a way that blocks or reads without end)."""
+    a way that blocks or reads without end). `base_ids`: path → its blob id at BASE; a spec
+    git vouches is that blob is not read (a `Vouched`)."""
     base = root / prefix if prefix else root
-    out: dict[str, Content] = {}
+    out: dict[str, Content | Vouched] = {}
     if not base.is_dir():
         return out
+    base_ids = base_ids or {}
+    vouched = gitstate.vouched(str(base), tree.is_spec) if base_ids else {}
     for spec in tree.walk(base):
         rel = f"{prefix}/{spec}" if prefix else spec
         full = os.path.join(root, rel)  # not a Path: 10,000 of them cost 0.1 s
         if not rel.isprintable():
             out[shown(rel)] = _unreadable(rel, "the file name holds a control character "
                                           "(a line break?): rename it", "file-name")
+            continue
+        if (blob := vouched.get(spec)) is not None and base_ids.get(rel) == blob:
+            out[rel] = Vouched(rel, full, blob)
             continue
         if os.path.islink(full):
             out[rel] = _unreadable(rel, "a symbolic link: diff reads the spec files git "

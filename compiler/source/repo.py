@@ -235,13 +235,25 @@ def _fs_entry(path: str, info: os.stat_result) -> Entry:
     return Entry(path, OTHER)
 
 
+def _git_entry(path: str, meta: str) -> Entry:
+    """The entry of `path` from its `git ls-tree -l` record (mode, type, id, size)."""
+    mode, kind, _, size = meta.split()
+    if kind == "tree":
+        return Entry(path, DIR)
+    if mode == "120000":
+        return Entry(path, LINK)
+    if kind == "blob":
+        return Entry(path, FILE, int(size), mode == "100755")
+    return Entry(path, OTHER)  # a submodule (commit): its files are not in this repository
+
+
 class GitRepo(Repo):
     """A repository as stored at a git revision: `base` is its folder in the git tree."""
 
     def __init__(self, git_root: Path, ref: str, base: str):
         self.git_root, self.ref, self.base = git_root, ref, base
         self.root_shown = base or "."
-        self._entries: dict[str, Entry] | None = None
+        self._entries: dict[str, str] | None = None
         self._blobs: dict[str, bytes] = {}
 
     def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
@@ -255,35 +267,38 @@ class GitRepo(Repo):
                             + proc.stderr.decode("utf-8", "replace").strip())
         return proc.stdout
 
-    def _all(self) -> dict[str, Entry]:
+    def _all(self) -> dict[str, str]:
+        """Path → git's record of it (mode, type, id, size), made an Entry when asked for: a
+        diff looks up the repo config files of a few hundred folders of a tree of thousands."""
         if self._entries is None:
-            listed = self._git("ls-tree", "-r", "-t", "-l", "-z", "--full-tree", self.ref, "--",
-                               self.base or ".")
-            entries: dict[str, Entry] = {}
-            cut = len(self.base) + 1 if self.base else 0
-            for line in listed.decode("utf-8", "surrogateescape").split("\0"):
-                meta, _, full = line.partition("\t")
-                if not full or (self.base and not full.startswith(self.base + "/")):
-                    continue
-                mode, kind, _, size = meta.split()
-                path = full[cut:]
-                if kind == "tree":
-                    entries[path] = Entry(path, DIR)
-                elif mode == "120000":
-                    entries[path] = Entry(path, LINK)
-                elif kind == "blob":
-                    entries[path] = Entry(path, FILE, int(size), mode == "100755")
-                else:  # a submodule (commit): its files are not in this repository
-                    entries[path] = Entry(path, OTHER)
-            self._entries = entries
-        return self._entries
+            self.listed(self._git(*self.LISTING, self.ref, "--", self.base or "."))
+        return self._entries  # type: ignore[return-value]
+
+    LISTING = ("ls-tree", "-r", "-t", "-l", "-z", "--full-tree")  # then REF -- BASE
+
+    def listed(self, output: bytes) -> dict[str, str]:
+        """Take `output`, what `git LISTING REF -- BASE` printed (a caller that reads the
+        revision's files too runs it once, with its own error handling), as this
+        repository's listing: path → git's record of it."""
+        entries: dict[str, str] = {}
+        cut = len(self.base) + 1 if self.base else 0
+        below = self.base + "/"
+        for line in output.decode("utf-8", "surrogateescape").split("\0"):
+            meta, _, full = line.partition("\t")
+            if full and (not self.base or full.startswith(below)):
+                entries[full[cut:]] = meta
+        self._entries = entries
+        return entries
 
     def entry(self, path: str) -> Entry | None:
-        return Entry("", DIR) if path == "" else self._all().get(path)
+        if path == "":
+            return Entry("", DIR)
+        meta = self._all().get(path)
+        return None if meta is None else _git_entry(path, meta)
 
     def children(self, folder: str) -> list[Entry]:
-        return sorted((e for p, e in self._all().items() if posixpath.dirname(p) == folder),
-                      key=lambda e: e.path)
+        return sorted((_git_entry(p, m) for p, m in self._all().items()
+                       if posixpath.dirname(p) == folder), key=lambda e: e.path)
 
     def _full(self, path: str) -> str:
         return posixpath.join(self.base, path) if self.base else path
