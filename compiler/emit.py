@@ -187,7 +187,9 @@ def blob_id(body: dict | str) -> str:
 
 
 def text_of(body: dict | str) -> str:
-    return body if isinstance(body, str) else dumps(body)
+    """`dumps(body)` (`body` itself, a text); a cached body's text is read, not parsed: what
+    `compile --out` writes or compares is its text alone."""
+    return body if isinstance(body, str) else unparsed_text(body)
 
 
 def output_name(spec_file: str, base: Path) -> str:

@@ -191,3 +191,16 @@ def test_an_interrupt_while_the_staging_folder_is_made_leaves_nothing(tmp_path: 
     with pytest.raises(KeyboardInterrupt), emit.Staging(tmp_path / "new" / "out") as staging:
         staging.add("a.json", "{}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_warm_cache_writes_outputs_without_parsing_them(tmp_path: Path, monkeypatch) -> None:
+    """A cached body's text is what `compile --out` writes: read, never parsed (and held)."""
+    specs, out, cache = tmp_path / "specs", tmp_path / "out", tmp_path / "cache"
+    _specs(specs, 3)
+    assert _run("compile", str(specs), "--out", str(tmp_path / "cold"), "--cache", str(cache))[0] == 0
+    parsed: list[str] = []
+    text = emit._Stored.text
+    monkeypatch.setattr(emit._Stored, "text", property(
+        lambda self: parsed.append(self.blob) or text.fget(self)))  # type: ignore[attr-defined]
+    assert _run("compile", str(specs), "--out", str(out), "--cache", str(cache))[0] == 0
+    assert _files(out) == _files(tmp_path / "cold") and parsed == []
