@@ -20,7 +20,7 @@ from compiler import cli, emit, pipeline, tree
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text()
-MANY = tree.PARALLEL_THRESHOLD * 2  # worker processes, and a run long enough to stop midway
+MANY = tree.PARALLEL_THRESHOLD * 3  # worker processes, and a run long enough to stop midway
 
 
 def _specs(folder: Path, n: int, label: str = "") -> None:
@@ -62,6 +62,13 @@ def changed(tmp_path: Path) -> tuple[Path, Path, dict[str, bytes], dict[str, byt
     return specs, out, before, after
 
 
+def _staged(folder: Path) -> bool:
+    try:
+        return any(name.endswith(".json") for name in os.listdir(folder))
+    except OSError:  # gone: the run is past its commit
+        return False
+
+
 def _stopped(specs: Path, out: Path, sig: signal.Signals) -> int:
     """Run `compile --out` in a process group of its own and send `sig` to the group (as a
     terminal does) once the run has staged outputs; its exit code."""
@@ -71,11 +78,13 @@ def _stopped(specs: Path, out: Path, sig: signal.Signals) -> int:
     try:
         deadline = time.monotonic() + 120
         while proc.poll() is None and time.monotonic() < deadline:
-            if any(next(folder.rglob("*.json"), None) for folder in _staging(out)):
+            if any(_staged(folder) for folder in _staging(out)):
                 os.killpg(proc.pid, sig)
                 break
             time.sleep(0.002)
-        return proc.wait(timeout=120)
+        code = proc.wait(timeout=120)
+        assert code != 0, "the run ended before it was stopped (a machine too loaded to poll?)"
+        return code
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
