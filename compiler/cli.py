@@ -22,7 +22,7 @@ from .version import VERSION
 
 if TYPE_CHECKING:
     from . import diagnostics as diag
-    from . import pipeline
+    from . import emit, pipeline, tree
     from .options import Options
 
 from .source.files import STDIN
@@ -87,7 +87,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("error: `-` (standard input) can be given once\n")
         return EXIT_USAGE
     found = tree.compile_paths(args.paths, _options(args), jobs=args.jobs, stdin=args.stdin,
-                               cache=_cache(args))
+                               cache=_cache(args), slim=True)
     if found.empty:
         err.write("error: " + tree.nothing_found(args.paths) + "\n")
         return EXIT_FAILED
@@ -125,13 +125,39 @@ def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import emit, tree
-    from .source.files import shown
 
     if not args.out:
         err.write("error: compiling a folder needs --out OUTDIR\n")
         return EXIT_USAGE
     root = Path(args.path)
-    found = tree.compile_paths([args.path], _options(args), jobs=args.jobs, cache=_cache(args))
+    base = root if root.is_dir() else root.parent
+    outdir = Path(args.out)
+    if args.check:
+        from .gitstate import vouched
+
+        outputs: emit.Stale | emit.Staging = emit.Stale(
+            outdir, vouched(args.out, lambda name: name.endswith(".json")))
+    else:
+        outputs = emit.Staging(outdir)
+
+    def each(r: pipeline.Result) -> None:  # written (or checked) as it comes, then dropped
+        if r.ok:
+            outputs.add(emit.output_name(r.file, base), r.body, r.file)  # type: ignore[arg-type]
+
+    with outputs:  # a Staging not committed is removed, whatever happens
+        found = tree.compile_paths([args.path], _options(args), jobs=args.jobs,
+                                   cache=_cache(args), each=each)
+        return _outputs_done(args, found, outputs, base, out, err)
+
+
+def _outputs_done(args: argparse.Namespace, found: tree.Tree,
+                  outputs: emit.Stale | emit.Staging, base: Path, out: TextIO,
+                  err: TextIO) -> int:
+    """What `compile --out` says and does once the tree compiled (its outputs staged or
+    compared): nothing moves into OUTDIR unless every spec compiled and every name is safe."""
+    from . import emit, tree
+    from .source.files import shown
+
     if found.empty:
         err.write(f"error: {tree.nothing_found([args.path])}; nothing written\n")
         return EXIT_FAILED
@@ -146,9 +172,7 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"error: {found.failed} spec(s) failed; nothing written to "
                   f"{shown(args.out)}\n")
         return EXIT_FAILED
-    base = root if root.is_dir() else root.parent
-    outputs: dict[str, dict] = {}  # name → body (a cached one's text is read when needed)
-    sources: dict[str, str] = {}
+    sources = outputs.names  # output name → the first spec file that compiles to it
     for r in results:
         name = emit.output_name(r.file, base)
         if not emit.safe_name(name):
@@ -156,22 +180,18 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       f"writes (hidden part or control character); nothing written to "
                       f"{shown(args.out)}\n")
             return EXIT_FAILED
-        if name in sources:
+        if sources[name] != r.file:
             err.write(f"error: {shown(sources[name])} and {shown(r.file)} both compile to "
                       f"{shown(name)}; rename one; "
                       f"nothing written to {shown(args.out)}\n")
             return EXIT_FAILED
-        outputs[name], sources[name] = r.body, r.file
-    blocked = emit.check_names(Path(args.out), outputs)
+    blocked = emit.check_names(Path(args.out), outputs.names)
     if blocked:
         err.write("".join(shown(line) + "\n" for line in blocked))
         err.write(f"error: {shown(args.out)} cannot be written safely; nothing written\n")
         return EXIT_FAILED
-    if args.check:
-        from .gitstate import vouched
-
-        stale = emit.stale_outputs(Path(args.out), outputs,
-                                   vouched(args.out, lambda name: name.endswith(".json")))
+    if isinstance(outputs, emit.Stale):
+        stale = outputs.lines()
         for line in stale:
             err.write(shown(line) + "\n")
         if stale:
@@ -180,11 +200,11 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"error: {shown(args.out)} is stale: run `{shown(command)}` and commit "
                       "the result\n")
             return EXIT_FAILED
-        err.write(f"{len(outputs)} compiled request(s) in {shown(args.out)} are up to date\n")
+        err.write(f"{len(outputs.names)} compiled request(s) in {shown(args.out)} are up to "
+                  "date\n")
         return EXIT_OK
     try:
-        emit.write_tree(Path(args.out), {name: emit.dumps(body)
-                                         for name, body in outputs.items()})
+        outputs.commit()
     except emit.OutsideOut as e:
         err.write(f"error: {shown(str(e))}; nothing written\n")
         return EXIT_FAILED
@@ -192,7 +212,7 @@ def _compile_tree(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"error: cannot write {shown(str(e.filename or args.out))}: "
                       f"{shown(str(e.strerror or e))}\n")
         return EXIT_FAILED
-    err.write(f"compiled {len(outputs)} spec(s) into {shown(args.out)}\n")
+    err.write(f"compiled {len(outputs.names)} spec(s) into {shown(args.out)}\n")
     return EXIT_OK
 
 

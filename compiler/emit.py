@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from json.encoder import encode_basestring as _string
 from pathlib import Path
 
 from . import gitstate
@@ -30,14 +32,72 @@ def dumps(body: dict) -> str:
     # Strict JSON: NaN/Infinity are refused where a spec is read, and never written.
     # Line separators, bidi and other invisible code points a user wrote are \uXXXX (the same
     # JSON value): raw, they would reorder or break what a terminal or a review shows.
-    return json_printable(json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False)) \
-        + "\n"
+    out: list[str] = []
+    try:
+        _indented(body, out, "\n")
+        text = "".join(out)
+    except _Unusual:
+        text = json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False)
+    return json_printable(text) + "\n"
+
+
+class _Unusual(Exception):
+    """A value `_indented` leaves to json.dumps (a key that is no string, a tuple, NaN...)."""
+
+
+def _indented(value: object, out: list[str], pad: str) -> None:
+    """`json.dumps(value, indent=2, ensure_ascii=False)` (`pad`: a line break and the current
+    indentation) for dicts with string keys, lists, strings, ints, finite floats, booleans and
+    None, appended to `out`: json's own encoder for indented text is pure Python and
+    generator-based, this one a third of its cost (tests/test_canonical_json.py holds the two
+    byte-identical)."""
+    if isinstance(value, str):
+        out.append(_string(value))
+    elif isinstance(value, (dict, list)):
+        keyed = isinstance(value, dict)
+        opening, closing = ("{", "}") if keyed else ("[", "]")
+        if not value:
+            out.append(opening + closing)
+            return
+        inner = pad + "  "
+        sep = opening + inner
+        for item in value.items() if keyed else value:  # type: ignore[union-attr]
+            if keyed:
+                if not isinstance(item[0], str):
+                    raise _Unusual
+                out += (sep, _string(item[0]), ": ")
+                item = item[1]
+            else:
+                out.append(sep)
+            _indented(item, out, inner)
+            sep = "," + inner
+        out += (pad, closing)
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif value is None:
+        out.append("null")
+    elif type(value) is int:
+        out.append(int.__repr__(value))
+    elif type(value) is float and math.isfinite(value):
+        out.append(float.__repr__(value))
+    else:
+        raise _Unusual
 
 
 def serialized(body: dict) -> dict:
     """`body` carrying its canonical text (what `dumps` returns for it), computed now."""
     out = _Serialized(body)
     out.text = dumps(body)
+    return out
+
+
+def text_body(text: str) -> dict:
+    """A body known by its canonical text alone (`dumps` returns `text`; it holds no key):
+    what crosses a pipe from a worker when only the text is written or checked."""
+    out = _Serialized()
+    out.text = text
     return out
 
 
@@ -51,7 +111,7 @@ def serialized_from(text: str) -> dict:
 class _Stored(_Serialized):
     """A body known by the git blob id of its canonical text, the text read (`load(file,
     blob)`) when first needed: a warm `compile --check` whose outputs git vouches for reads no
-    body (`stale_outputs`)."""
+    body (`Stale`)."""
 
     def __init__(self, blob: str, file: str, load: Callable[[str, str], str]) -> None:
         self.blob, self._file, self._load, self._text, self._read = blob, file, load, "", ""
@@ -127,7 +187,9 @@ def blob_id(body: dict | str) -> str:
 
 
 def text_of(body: dict | str) -> str:
-    return body if isinstance(body, str) else dumps(body)
+    """`dumps(body)` (`body` itself, a text); a cached body's text is read, not parsed: what
+    `compile --out` writes or compares is its text alone."""
+    return body if isinstance(body, str) else unparsed_text(body)
 
 
 def output_name(spec_file: str, base: Path) -> str:
@@ -199,7 +261,7 @@ def _manifest(outdir: Path) -> tuple[set[str], list[str]]:
     return names, problems
 
 
-def check_names(outdir: Path, outputs: Mapping[str, object]) -> list[str]:
+def check_names(outdir: Path, outputs: Iterable[str]) -> list[str]:
     """Why some output cannot be written inside `outdir`, one line each (empty: all can)."""
     problems, checked = [], set()
     for name in sorted(outputs):
@@ -214,7 +276,7 @@ def check_names(outdir: Path, outputs: Mapping[str, object]) -> list[str]:
     return problems
 
 
-def _regular_text(path: Path) -> str | None:
+def _regular_text(path: str | Path) -> str | None:
     """The text of `path` if it is a regular file (a link is never followed), else None."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
@@ -225,76 +287,237 @@ def _regular_text(path: Path) -> str | None:
         return None
 
 
-def stale_outputs(outdir: Path, outputs: Mapping[str, dict | str],
-                  committed: Mapping[str, str] | None = None) -> list[str]:
-    """Differences between `outputs` (name → body, or its text) and what `outdir` holds, one
-    line each; `check_names(outdir, outputs)` found no problem. `committed` (name → git blob
-    id, `gitstate.vouched`): files whose working copy git vouches for, compared by blob id
-    without reading them."""
-    lines: list[str] = []
-    committed = committed or {}
-    for name, body in sorted(outputs.items()):
-        if name in committed and committed[name] == blob_id(body):
-            continue  # the same bytes; any other file is read (a CRLF copy is up to date)
-        path = outdir / name
+class _Outputs:
+    """The outputs of one run, named as they come (`add`), never all held at once: only their
+    names are kept (`names`: name → the spec file that first gave it). A name that is not
+    safe, that goes through a link inside OUTDIR or that an earlier spec gave is neither read
+    nor written here: `check_names(outdir, names)` and the caller refuse it at the end."""
+
+    def __init__(self, outdir: Path) -> None:
+        self.outdir = outdir
+        self.names: dict[str, str] = {}
+        self._checked: set[str] = set()
+        self._root = os.path.join(outdir, "")  # paths below it as text: Path interns parts
+
+    def __enter__(self) -> _Outputs:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+    def add(self, name: str, body: dict | str, source: str = "") -> None:
+        """Output `name` with `body` (or its text), compiled from spec file `source`."""
+        if self.names.setdefault(name, source) == source and safe_name(name) and \
+                _through_link(self.outdir, name, self._checked) is None:
+            self._take(name, body)
+
+    def _take(self, name: str, body: dict | str) -> None:
+        raise NotImplementedError
+
+
+class Stale(_Outputs):
+    """`compile --check`: how OUTDIR differs from the outputs added, one line each (`lines`).
+    `committed` (name → git blob id, `gitstate.vouched`): files whose working copy git vouches
+    for, compared by blob id without reading them."""
+
+    def __init__(self, outdir: Path, committed: Mapping[str, str] | None = None) -> None:
+        super().__init__(outdir)
+        self._committed = committed or {}
+        self._found: list[tuple[str, str]] = []
+
+    def _take(self, name: str, body: dict | str) -> None:
+        if name in self._committed and self._committed[name] == blob_id(body):
+            return  # the same bytes; any other file is read (a CRLF copy is up to date)
+        path = self._root + name
         if not os.path.lexists(path):
-            lines.append(f"{path}: missing")
+            self._found.append((name, f"{path}: missing"))
         elif _regular_text(path) != text_of(body):
-            lines.append(f"{path}: stale")
-    previous, problems = _manifest(outdir)
-    lines += problems
-    checked: set[str] = set()
-    for name in sorted(previous - set(outputs)):
-        if _through_link(outdir, name, checked) is None and os.path.lexists(outdir / name):
-            lines.append(f"{outdir / name}: no spec compiles to it any more")
-    return lines
+            self._found.append((name, f"{path}: stale"))
+
+    def lines(self) -> list[str]:
+        """The differences, by name, then what the manifest lists that no spec writes now;
+        `check_names(outdir, names)` found no problem."""
+        lines = [line for _, line in sorted(self._found)]
+        previous, problems = _manifest(self.outdir)
+        lines += problems
+        checked: set[str] = set()
+        for name in sorted(previous.difference(self.names)):
+            if _through_link(self.outdir, name, checked) is None and \
+                    os.path.lexists(self.outdir / name):
+                lines.append(f"{self.outdir / name}: no spec compiles to it any more")
+        return lines
 
 
 def _write(path: Path, text: str) -> None:
     # Temp file + rename: a reader never sees half a file, and a link at `path` is replaced,
     # not followed. O_EXCL never opens an existing file (a planted link) as the temp file.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(tmp, flags, 0o644)
+        fd = os.open(tmp, _NEW, 0o644)
     except FileExistsError:
         os.unlink(tmp)
-        fd = os.open(tmp, flags, 0o644)
+        fd = os.open(tmp, _NEW, 0o644)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, path)
 
 
-def write_tree(outdir: Path, outputs: dict[str, str]) -> None:
-    """Write every output atomically (temp file + rename) and remove the outputs of deleted
-    specs. Only files listed in OUTDIR's manifest (written by an earlier run) are ever removed,
-    and only inside OUTDIR: a manifest entry that is not a name trainspec writes ('../x', an
-    absolute path) is ignored, and nothing is written or removed through a symbolic link.
-    Raises OutsideOut (before writing anything) or OSError if OUTDIR cannot be written."""
-    problems = check_names(outdir, outputs)
-    if problems:
-        raise OutsideOut("; ".join(problems))
-    previous, _ = _manifest(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
-    made: set[Path] = set()
-    for name, text in outputs.items():
-        path = outdir / name
-        if path.parent not in made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made.add(path.parent)
-        if _regular_text(path) != text:
-            _write(path, text)
-    checked: set[str] = set()
-    for name in sorted(previous - set(outputs)):
-        path = outdir / name
-        if _through_link(outdir, name, checked) is not None:
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+STAGING = ".trainspec-staging-"  # a run's staging folder in OUTDIR: this, its pid, a suffix
+
+
+class Staging(_Outputs):
+    """`compile --out`, all or nothing, without holding the outputs: each output added that
+    differs from OUTDIR's file is written at once into a hidden staging folder inside OUTDIR
+    (`.trainspec-staging-PID-…`: a rename away from its place, and never through a link);
+    `commit` moves them into place, removes the outputs of deleted specs and writes the
+    manifest; leaving the `with` block without a commit (a spec failed, an error, ^C) removes
+    the staging folder, and OUTDIR too if this run made it. A run killed before its commit
+    leaves OUTDIR as it was but for its staging folder, which the next commit removes."""
+
+    def __init__(self, outdir: Path) -> None:
+        super().__init__(outdir)
+        self._folder: str | None = None
+        self._started = False  # a staging folder is (being) made
+        self._staged: list[str] = []
+        self._made: list[Path] = []  # OUTDIR and parents this run made, deepest first
+        self._error: OSError | None = None  # the first write that failed, raised by commit
+
+    def __exit__(self, *_: object) -> None:
+        self.discard()
+
+    def _take(self, name: str, body: dict | str) -> None:
+        text = text_of(body)
+        if self._error is not None or _regular_text(self._root + name) == text:
+            return
+        try:
+            # Numbered, side by side: no folder to make (and remove) per folder of OUTDIR.
+            path = os.path.join(self._staging(), f"{len(self._staged)}.json")
+            with os.fdopen(os.open(path, _NEW, 0o644), "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            self._error = e
+        else:
+            self._staged.append(name)
+
+    def _staging(self) -> str:
+        if self._folder is None:
+            self._started = True
+            made, parent = [], self.outdir
+            while not os.path.lexists(parent) and parent != parent.parent:
+                made.append(parent)
+                parent = parent.parent
+            self._made = made  # before they are made: an interrupt between is no leak
+            self.outdir.mkdir(parents=True, exist_ok=True)
+            import tempfile  # noqa: PLC0415 - only a run that writes needs it
+
+            self._folder = tempfile.mkdtemp(prefix=self._prefix(), dir=self.outdir)
+        return self._folder
+
+    def _prefix(self) -> str:
+        return f"{STAGING}{os.getpid()}-"
+
+    def commit(self) -> None:
+        """Move every output into place (each file atomically, temp + rename), remove the
+        outputs of deleted specs and write the manifest. Only files listed in OUTDIR's
+        manifest (written by an earlier run) are ever removed, and only inside OUTDIR: a
+        manifest entry that is not a name trainspec writes ('../x', an absolute path) is
+        ignored, and nothing is written or removed through a symbolic link. Raises OutsideOut
+        (before anything moves) or OSError if OUTDIR cannot be written."""
+        problems = check_names(self.outdir, self.names)
+        if problems:
+            raise OutsideOut("; ".join(problems))
+        if self._error is not None:
+            raise self._error
+        previous, _ = _manifest(self.outdir)
+        self.outdir.mkdir(parents=True, exist_ok=True)
+        self._made = []
+        made: set[str] = set()
+        staged = os.path.join(self._folder or "", "")
+        for i, name in enumerate(self._staged):
+            folder = os.path.dirname(name)
+            if folder not in made:
+                os.makedirs(self._root + folder, exist_ok=True)
+                made.add(folder)
+            os.replace(f"{staged}{i}.json", self._root + name)
+        checked: set[str] = set()
+        for name in sorted(previous.difference(self.names)):
+            path = self.outdir / name
+            if _through_link(self.outdir, name, checked) is not None:
+                continue
+            if os.path.islink(path) or os.path.isfile(path):  # a link itself, never its target
+                path.unlink(missing_ok=True)
+        _write(self.outdir / MANIFEST, manifest_text(self.names))
+        _sweep(self.outdir)
+
+    def discard(self) -> None:
+        """Remove the staging folder, and OUTDIR and its parents if this run made them; an
+        interrupt (^C) meanwhile is raised once they are gone."""
+        interrupted = None
+        while True:
+            try:
+                self._remove()
+                break
+            except KeyboardInterrupt as e:
+                interrupted = e
+        if interrupted is not None:
+            raise interrupted
+
+    def _remove(self) -> None:
+        import shutil  # noqa: PLC0415
+
+        if self._started:  # whatever this run made, even if interrupted while making it
+            for entry in _entries(self.outdir):
+                if entry.name.startswith(self._prefix()):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+        self._folder, self._started = None, False
+        for folder in self._made:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        self._made = []
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        return []
+
+
+def _sweep(outdir: Path) -> None:
+    """Remove the staging folders in `outdir` of runs that were killed (their process is
+    gone)."""
+    import shutil  # noqa: PLC0415
+
+    for entry in _entries(outdir):
+        if not entry.name.startswith(STAGING) or not entry.is_dir(follow_symlinks=False):
             continue
-        if os.path.islink(path) or os.path.isfile(path):  # a link itself, never its target
-            path.unlink(missing_ok=True)
-    _write(outdir / MANIFEST, manifest_text(outputs))
+        pid = entry.name[len(STAGING):].partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
-def manifest_text(outputs: dict[str, str]) -> str:
-    """The manifest listing what `compile --out` wrote (see `write_tree`)."""
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's
+    return True
+
+
+def write_tree(outdir: Path, outputs: Mapping[str, str]) -> None:
+    """Write every output, all or nothing (`Staging`)."""
+    with Staging(outdir) as staging:
+        for name, text in outputs.items():
+            staging.add(name, text)
+        staging.commit()
+
+
+def manifest_text(outputs: Iterable[str]) -> str:
+    """The manifest listing the outputs `compile --out` wrote (names; see `Staging`)."""
     listing = "# files written by `python -m compiler compile --out`; do not edit\n"
     return listing + "".join(f"{name}\n" for name in sorted(outputs))

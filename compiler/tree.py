@@ -20,7 +20,7 @@ import dataclasses
 import functools
 import gc
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 SUFFIXES = (".yaml", ".yml")
 WHAT = "*.yaml or *.yml spec"  # how messages name a spec file when none is found
 PARALLEL_THRESHOLD = 200  # below this, process start-up costs more than it saves
+# Specs a worker compiles per task: results cross the pipe a task at a time, so what is held
+# at once (in a worker, in the pipe, in the parent) does not grow with the tree.
+CHUNK = 50
 
 
 def is_spec(relative: str) -> bool:
@@ -160,12 +163,21 @@ def check(results: list[pipeline.Result], keep: Mapping[str, str] | None = None)
 def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int = 1,
                   stdin: BinaryIO | None = None,
                   compile_file: Callable[[str], pipeline.Result] | None = None,
-                  cache: Cache | None = None) -> Tree:
+                  cache: Cache | None = None,
+                  each: Callable[[pipeline.Result], object] | None = None,
+                  slim: bool = False) -> Tree:
     """Discover the specs under `paths` (`-`: one spec from `stdin`), compile each, check the
     set. `jobs` other than 1 lets a large tree compile in worker processes (0: one per core),
     whose results carry no `job`, `document` or `origins`; `compile_file` compiles one file
     instead of `pipeline.compile_file` with `options` (serially). `cache` reads and stores
-    each spec's own result (compiler/cache.py), which then carries no `job` either."""
+    each spec's own result (compiler/cache.py), which then carries no `job` either.
+
+    `each` is called with each spec's own result (before the cross-spec rules; its body's
+    text is `emit.dumps(body)`) as soon as it is compiled, in file order; `slim` (implied by
+    `each`): the tree keeps of each result only what a report and the cross-spec rules read
+    (file, diagnostics, identity; a body that compiled is `DROPPED`), so what a run holds
+    does not grow with the tree's bodies.
+    """
     read_stdin = stdin is not None and STDIN in paths
     notes: dict[str, list[Diagnostic]] = {}
     files, missing = discover([p for p in paths if not (read_stdin and p == STDIN)], notes,
@@ -174,6 +186,8 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
         results = [compile_file(f) for f in files]
         for r in results:
             r.diagnostics = sorted(r.diagnostics + notes.get(r.file, []), key=sort_key)
+            if each is not None:
+                each(r)
     else:
         vouched: dict[str, str] = {}
         if cache is not None:  # git's blob ids spare reading and hashing each spec
@@ -182,9 +196,14 @@ def compile_paths(paths: list[str], options: Options = Options(), *, jobs: int =
             for p in {Path(raw) for raw in paths if os.path.isdir(raw)}:
                 vouched.update((joined(p, rel), blob)
                                for rel, blob in gitstate.vouched(str(p), is_spec).items())
-        results = compile_many(files, options, jobs, notes, cache, vouched)
+        results = compile_many(files, options, jobs, notes, cache, vouched, each=each,
+                               slim=slim)
     if read_stdin:
         results.append(pipeline.compile_stream(stdin, options))
+        if each is not None:
+            each(results[-1])
+        if each is not None or slim:
+            _slimmed(results[-1], texts=False)
     check(results)
     return Tree(results, missing)
 
@@ -253,28 +272,72 @@ def nothing_found(paths: list[str]) -> str:
     return f"no {WHAT} found under " + " ".join(paths)
 
 
-def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]], bool],
-                   ) -> list[tuple[pipeline.Result, bool, Keys | None]]:
-    files, options, notes, keyed = args
-    keys: dict[str, Keys] | None = {} if keyed else None
-    results = _compile_files(files, options, notes, keys)
-    done = []
-    for r in results:  # documents, jobs and origins stay in the worker: results cross a pipe
-        ok, keep = r.ok, _cacheable(r)
+class _Dropped(dict):
+    """A slim result's body (`compile_paths`): it compiled, and its text went to `each` or
+    was not wanted."""
+
+
+DROPPED: dict = _Dropped()
+
+
+def _slimmed(r: pipeline.Result, texts: bool) -> pipeline.Result:
+    """`r` without what only the process that compiled it reads (document, model, origins,
+    archives), its body as its canonical text alone (`emit.text_body`) if `texts`, else
+    `DROPPED`."""
+    ok = r.ok
+    r.document, r.job = None, None
+    if r.origins:
+        r.origins = {}
+    if r.uploads:
+        r.uploads = []
+    if r.body is not None:
+        r.body = emit.text_body(emit.dumps(r.body)) if texts and ok else DROPPED
+    return r
+
+
+Done = tuple[pipeline.Result, bool, "Keys | None"]  # a result, cacheable, its bytes' ids
+# A slim result as it crosses the pipe (not a Result, whose unpickled attributes take a
+# dict each): file, diagnostics (None: none), identity, body (its text; True: dropped).
+Sent = tuple[str, list[Diagnostic] | None, tuple | None, str | bool | None]
+
+
+def _compile_chunk(args: tuple[list[str], Options, Mapping[str, list[Diagnostic]], bool,
+                               bool, bool]) -> list[tuple[pipeline.Result | Sent, bool,
+                                                          Keys | None]]:
+    files, options, notes, keyed, slim, texts = args
+    done: list[tuple[pipeline.Result | Sent, bool, Keys | None]] = []
+    for r, keep, key in _each_compiled(files, options, notes, keyed):
+        # Documents, jobs and origins stay in the worker: results cross a pipe.
+        if slim:
+            body = None if r.body is None else \
+                emit.dumps(r.body) if texts and r.ok else True
+            done.append(((r.file, r.diagnostics or None, r.identity, body), keep, key))
+            continue
+        ok = r.ok
         r.document, r.job, r.origins = None, None, {}
         if ok and r.body is not None:
             r.body = emit.serialized(r.body)
-        done.append((r, keep, keys.get(r.file) if keys is not None else None))
+        done.append((r, keep, key))
     return done
+
+
+def _received(sent: Sent) -> pipeline.Result:
+    file, diagnostics, identity, body = sent
+    return pipeline.Result(file, diagnostics or [], identity=identity,
+                           body=emit.text_body(body) if isinstance(body, str) else
+                           DROPPED if body else None)
 
 
 def compile_many(files: list[str], options: Options, jobs: int = 0,
                  notes: Mapping[str, list[Diagnostic]] | None = None,
                  cache: Cache | None = None,
-                 vouched: Mapping[str, str] | None = None) -> list[pipeline.Result]:
+                 vouched: Mapping[str, str] | None = None, *,
+                 each: Callable[[pipeline.Result], object] | None = None,
+                 slim: bool = False) -> list[pipeline.Result]:
     """Compile every file (with its `notes` from `discover`); with `jobs` other than 1, large
     trees use one process per core; with a `cache`, only the files it holds no result for
     (`vouched`: file → the git blob id of a file git vouches for, not read to find its entry).
+    `each` and `slim` are as for `compile_paths`.
 
     Results from worker processes or the cache carry file, diagnostics, identity and body
     (with its canonical text, see `emit.dumps`; the cache's is read when first needed) but not
@@ -282,33 +345,42 @@ def compile_many(files: list[str], options: Options, jobs: int = 0,
     """
     workers = jobs or (os.cpu_count() or 1)
     notes = notes or {}
+    slim = slim or each is not None
     found: dict[str, pipeline.Result] = {}
     ids: dict[str, tuple[str, str]] = {}
     if cache is not None:
         found, ids = _cached(files, notes, cache, vouched or {})
     todo = [f for f in files if f not in found]
+    keyed = cache is not None
     if workers <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        keys: dict[str, Keys] | None = {} if cache is not None else None
-        done = [(r, _cacheable(r), keys.get(r.file) if keys is not None else None)
-                for r in _compile_files(todo, options, notes, keys)]
+        done = _each_compiled(todo, options, notes, keyed)
     else:
-        done = _compile_parallel(todo, options, notes, workers, cache is not None)
+        done = _compile_parallel(todo, options, notes, workers, keyed, slim,
+                                 texts=each is not None or keyed)
     if cache is not None:
         from .cache import git_content_id
 
-        for r, keep, key in done:
+        cache.compile_again = functools.partial(_fresh_body, options=options, notes=notes)
+    results = []
+    for f in files:
+        if f in found:
+            r = found[f]
+        else:
+            r, keep, key = next(done)
+            r.file = f  # the same text: one copy (a worker's result is a copy of its own)
             if keep and r.file in ids and key is not None:
+                assert cache is not None
                 # Under the id of the bytes compiled: a spec saved since git vouched for it
                 # (or since it was hashed) is not the content its id names.
                 blob, own = key
                 content = git_content_id(blob) if (vouched or {}).get(r.file) == blob else own
                 cache.put(r.file, content, ids[r.file][1], r)
+        if each is not None:
+            each(r)
+        results.append(_slimmed(r, texts=False) if slim else r)
+    if cache is not None:
         cache.save()
-        cache.compile_again = functools.partial(_fresh_body, options=options, notes=notes)
-    if not found:
-        return [r for r, _, _ in done]
-    found.update((r.file, r) for r, _, _ in done)
-    return [found[f] for f in files]
+    return results
 
 
 # What reading a spec file says when it is not one (source/files.py): no result to keep.
@@ -377,43 +449,44 @@ def _fresh_body(file: str, blob: str, options: Options,
 
 def _compile_parallel(files: list[str], options: Options,
                       notes: Mapping[str, list[Diagnostic]], workers: int, keyed: bool,
-                      ) -> list[tuple[pipeline.Result, bool, Keys | None]]:
+                      slim: bool, texts: bool) -> Iterator[Done]:
+    """Each file's result, compiled by `workers` processes `CHUNK` files a task, in order."""
     # Imported here: one spec (pre-commit, an editor) never starts a worker.
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    size = (len(files) + workers - 1) // workers
-    chunks = [(part, options, {f: notes[f] for f in part if f in notes}, keyed)
-              for part in (files[i:i + size] for i in range(0, len(files), size))]
+    size = max(1, min(CHUNK, (len(files) + workers - 1) // workers))
+    chunks = ((part, options, {f: notes[f] for f in part if f in notes}, keyed, slim, texts)
+              for part in (files[i:i + size] for i in range(0, len(files), size)))
+    pool = ProcessPoolExecutor(max_workers=workers)
     try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            return [r for chunk in pool.map(_compile_chunk, chunks)
-                    for r in chunk]
+        for chunk in pool.map(_compile_chunk, chunks):
+            for r, keep, key in chunk:
+                yield (_received(r) if slim else r), keep, key  # type: ignore[arg-type]
     except BrokenProcessPool as e:
         # Spec limits keep a worker alive; if one dies anyway (killed, out of memory), say so.
         raise WorkerDied(f"a worker process compiling {len(files)} spec(s) died ({e}); "
                          "rerun with --jobs 1 to find the spec") from None
+    finally:  # stopped early (an error, ^C): the tasks not started are not
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _compile_files(files: list[str], options: Options,
-                   notes: Mapping[str, list[Diagnostic]],
-                   keys: dict[str, Keys] | None = None) -> list[pipeline.Result]:
-    """Each file compiled; one tree is read at one moment: each folder's config files are
-    looked up once (`seen`). `keys`: filled with the ids of the bytes each file's result was
-    compiled from (for the result cache)."""
+def _each_compiled(files: list[str], options: Options,
+                   notes: Mapping[str, list[Diagnostic]], keyed: bool) -> Iterator[Done]:
+    """Each file compiled, as it is: its result, whether it may be cached (`_cacheable`) and,
+    if `keyed`, the ids of the bytes it was compiled from (for the result cache). One tree is
+    read at one moment: each folder's config files are looked up once (`seen`)."""
     seen: config_load.Seen = {}
-    results = []
     for f in files:
-        data = None
-        if keys is not None:
+        data = key = None
+        if keyed:
             data, problem = read_bytes(f)
             if problem is None and data is not None:
-                keys[f] = _keys(data)
+                key = _keys(data)
             else:
                 data = None  # compiled from the file, which says why (never cached)
-        results.append(pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen,
-                                             data=data))
-    return results
+        r = pipeline.compile_file(f, options, notes=notes.get(f, []), seen=seen, data=data)
+        yield r, _cacheable(r), key
 
 
 Keys = tuple[str, str]  # a spec's bytes' git blob id and content id (cache.content_id)

@@ -138,10 +138,11 @@ def tables_text() -> str:
     """tables.py's text, from the detect-secrets installed (tests/test_startup.py)."""
     from detect_secrets.__version__ import VERSION
 
-    tokens = _alternation(_detect_secrets_detectors())
-    chunks = "".join(f"\n    {tokens[i:i + 80]!r}" for i in range(0, len(tokens), 80))
+    chunks = "".join("\n    " + "\n    ".join(repr(token[i:i + 80])
+                                             for i in range(0, len(token), 80)) + ","
+                     for token in _patterns(_detect_secrets_detectors()))
     return (f'"""Generated from detect-secrets {VERSION} by compiler.secrets.scan.tables_text()\n'
-            "(tests/test_startup.py checks it is current): its token formats as one pattern "
+            "(tests/test_startup.py checks it is current): its token formats, a pattern each, "
             "and its\nkeywords, read by a spec's check without importing detect-secrets, which "
             'imports requests\n(issue 23)."""\n\n'
             f"VERSION = {VERSION!r}\n"
@@ -235,25 +236,32 @@ def _pairs(text: str):
 _FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
 
 
-def _alternation(detectors: Iterable[Any]) -> str:
-    return "|".join("(?" + "".join(c for f, c in _FLAGS if r.flags & f) + ":" + r.pattern + ")"
-                    for d in detectors for r in d.denylist)
+def _patterns(detectors: Iterable[Any]) -> list[str]:
+    """Each pattern of `detectors`, its flags written in it."""
+    return ["(?" + "".join(c for f, c in _FLAGS if r.flags & f) + ":" + r.pattern + ")"
+            for d in detectors for r in d.denylist]
 
 
 @functools.cache
-def _any_token() -> re.Pattern:
-    """Every detector's patterns as one: a text none of them matches (most messages, most
-    values) is passed over in one search instead of one per detector, and detect-secrets is
-    imported only for a text it matches."""
+def _any_token() -> tuple[re.Pattern, ...]:
+    """Every detector's patterns: a text none of them matches (most messages, most values)
+    is passed over in one search per pattern instead of each detector's own checks, and
+    detect-secrets is imported only for a text one matches. Searched one by one, not as one
+    alternation: a pattern alone starts with what the regex engine can skip ahead to, an
+    alternation tries every branch at every position (2,000 specs' strings: 0.11 s, not
+    0.19 s)."""
     tables = _tables()
-    ours = "|".join(f"(?:{START}{pattern})" for _, _, pattern in FORMATS)
-    return re.compile((tables.TOKENS if tables else _alternation(_detect_secrets_detectors()))
-                      + "|" + ours)
+    ours = [f"(?:{START}{pattern})" for _, _, pattern in FORMATS]
+    return tuple(re.compile(p) for p in (
+        *(tables.TOKENS if tables else _patterns(_detect_secrets_detectors())), *ours))
 
 
 def any_token(text: str) -> bool:
     """Whether a token format may be in `text` (scan says where, and checks each)."""
-    return _any_token().search(text) is not None
+    for pattern in _any_token():
+        if pattern.search(text):
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=256)  # a value is read by validate, then by each message quoting it

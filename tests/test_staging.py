@@ -1,0 +1,215 @@
+"""`compile --out` writes all or nothing without holding the tree's outputs: each output goes
+into a staging folder inside OUTDIR as it is compiled, and moves into place only once every
+spec compiled. A run that fails, is interrupted or is killed leaves OUTDIR as it was (a killed
+one: but for its staging folder, which the next run removes). `validate` and `compile --out`
+keep of each spec only what the report and the cross-spec rules read."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from compiler import cli, emit, pipeline, tree
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = (ROOT / "specs" / "nlp" / "bert-cpu-smoke.yaml").read_text()
+MANY = tree.PARALLEL_THRESHOLD * 3  # worker processes, and a run long enough to stop midway
+
+
+def _specs(folder: Path, n: int, label: str = "") -> None:
+    for i in range(n):
+        path = folder / f"team{i % 3}" / f"job-{i:04}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = SPEC.replace("name: bert-cpu-smoke", f"name: job-{i:04}")
+        path.write_text(text.replace("team: nlp", f"team: nlp{label}") if label else text)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file below `folder` but a staging folder's: path → bytes."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*")
+            if p.is_file() and not p.relative_to(folder).as_posix().startswith(emit.STAGING)}
+
+
+def _staging(folder: Path) -> list[Path]:
+    return sorted(folder.glob(emit.STAGING + "*"))
+
+
+def _run(*argv: str) -> tuple[int, str]:
+    err = io.StringIO()
+    return cli.main(list(argv), io.StringIO(), err), err.getvalue()
+
+
+@pytest.fixture()
+def changed(tmp_path: Path) -> tuple[Path, Path, dict[str, bytes], dict[str, bytes]]:
+    """A tree compiled into OUT, then changed (every output differs, one spec is deleted):
+    the tree, OUT, what OUT holds, and what a run from scratch writes now."""
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    _specs(specs, MANY)
+    assert _run("compile", str(specs), "--out", str(out))[0] == 0
+    before = _files(out)
+    _specs(specs, MANY, label="-b")
+    (specs / "team0" / "job-0000.yaml").unlink()
+    assert _run("compile", str(specs), "--out", str(tmp_path / "fresh"))[0] == 0
+    after = _files(tmp_path / "fresh")
+    assert after != before and "team0/job-0000.json" in before
+    return specs, out, before, after
+
+
+def _staged(folder: Path) -> bool:
+    try:
+        return any(name.endswith(".json") for name in os.listdir(folder))
+    except OSError:  # gone: the run is past its commit
+        return False
+
+
+def _stopped(specs: Path, out: Path, sig: signal.Signals) -> int:
+    """Run `compile --out` in a process group of its own and send `sig` to the group (as a
+    terminal does) once the run has staged outputs; its exit code."""
+    proc = subprocess.Popen([sys.executable, "-m", "compiler", "compile", str(specs), "--out",
+                             str(out)], cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if any(_staged(folder) for folder in _staging(out)):
+                os.killpg(proc.pid, sig)
+                break
+            time.sleep(0.002)
+        code = proc.wait(timeout=120)
+        assert code != 0, "the run ended before it was stopped (a machine too loaded to poll?)"
+        return code
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_a_killed_run_leaves_out_as_it_was_and_the_next_run_is_right(changed) -> None:
+    specs, out, before, after = changed
+    assert _stopped(specs, out, signal.SIGKILL) == -signal.SIGKILL
+    assert _files(out) == before  # not one output moved, nothing removed, the manifest as was
+    assert len(_staging(out)) == 1  # what the killed run staged, left behind
+    code, err = _run("compile", str(specs), "--out", str(out), "--check")
+    assert code == 1 and "is stale" in err  # the leftover is no output, and none is read
+    assert _run("compile", str(specs), "--out", str(out))[0] == 0
+    assert _files(out) == after and _staging(out) == []
+
+
+def test_an_interrupted_run_leaves_out_as_it_was(changed) -> None:
+    specs, out, before, _ = changed
+    assert _stopped(specs, out, signal.SIGINT) in (1, 130)
+    assert _files(out) == before and _staging(out) == []
+
+
+def test_a_failing_spec_leaves_out_as_it_was(changed) -> None:
+    specs, out, before, _ = changed
+    (specs / "team1" / "job-0001.yaml").write_text(SPEC.replace("kind: TrainingJob", "kind: X"))
+    code, err = _run("compile", str(specs), "--out", str(out))
+    assert code == 1 and "nothing written" in err
+    assert _files(out) == before and _staging(out) == []
+
+
+def test_an_out_dir_the_run_made_is_gone_when_it_fails(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    _specs(specs, MANY)
+    (specs / "team1" / "job-0001.yaml").write_text(SPEC.replace("kind: TrainingJob", "kind: X"))
+    assert _run("compile", str(specs), "--out", str(tmp_path / "new" / "out"))[0] == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["specs"]
+
+
+def test_only_the_staging_folders_of_dead_runs_are_removed(tmp_path: Path) -> None:
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    _specs(specs, 3)
+    assert _run("compile", str(specs), "--out", str(out))[0] == 0
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead, alive = out / f"{emit.STAGING}{gone.pid}-x", out / f"{emit.STAGING}{os.getpid()}-y"
+    for folder in (dead, alive):
+        (folder / "team0").mkdir(parents=True)
+        (folder / "team0" / "job-0000.json").write_text("half")
+    assert _run("compile", str(specs), "--out", str(out), "--check")[0] == 0
+    assert set(_staging(out)) == {dead, alive}  # --check changes nothing
+    assert _run("compile", str(specs), "--out", str(out))[0] == 0
+    assert _staging(out) == [alive] and (out / "team0" / "job-0000.json").read_text() != "half"
+
+
+def test_outputs_are_staged_as_they_come_not_held(tmp_path: Path, monkeypatch) -> None:
+    """Each output is in the staging folder, not in OUT, as soon as its spec compiled: when
+    the last spec compiles, every other one is staged already."""
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    _specs(specs, 5)
+    staged_then: list[int] = []
+    real = pipeline.compile_file
+
+    def compile_file(path: str, *args, **kwargs) -> pipeline.Result:
+        if path.endswith("job-0002.yaml"):  # the last in path order
+            staged_then.append(sum(len(list(f.rglob("*.json"))) for f in _staging(out)))
+            assert not list(out.glob("team*"))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "compile_file", compile_file)
+    assert _run("compile", str(specs), "--out", str(out), "--jobs", "1")[0] == 0
+    assert staged_then == [4] and len(list(out.rglob("*.json"))) == 5 and _staging(out) == []
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_each_gets_the_canonical_text_and_the_tree_keeps_slim_results(specs_and_bodies, jobs,
+                                                                      monkeypatch) -> None:
+    """`each` sees every spec's result with its body's canonical text (byte-identical to a
+    result compiled whole), in file order; the tree then holds no body, model or document."""
+    folder, bodies = specs_and_bodies
+    monkeypatch.setattr(tree, "PARALLEL_THRESHOLD", 1)
+    seen: list[tuple[str, str]] = []
+    found = tree.compile_paths([str(folder)], jobs=jobs,
+                               each=lambda r: seen.append((r.file, emit.dumps(r.body))))
+    assert seen == bodies
+    assert all(r.ok and r.body is tree.DROPPED and r.job is None and r.document is None
+               and r.identity is not None for r in found.results)
+    validated = tree.compile_paths([str(folder)], jobs=jobs, slim=True)
+    assert [r.body for r in validated.results] == [tree.DROPPED] * len(bodies)
+
+
+@pytest.fixture()
+def specs_and_bodies(tmp_path: Path) -> tuple[Path, list[tuple[str, str]]]:
+    folder = tmp_path / "specs"
+    _specs(folder, 7)
+    whole = tree.compile_paths([str(folder)])
+    return folder, [(r.file, emit.dumps(r.body)) for r in whole.results]
+
+
+def test_an_interrupt_while_the_staging_folder_is_made_leaves_nothing(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """^C lands between making the staging folder (and OUTDIR) and recording it: the run
+    still removes both."""
+    import tempfile
+
+    real = tempfile.mkdtemp
+
+    def interrupted(*args, **kwargs) -> str:
+        real(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tempfile, "mkdtemp", interrupted)
+    with pytest.raises(KeyboardInterrupt), emit.Staging(tmp_path / "new" / "out") as staging:
+        staging.add("a.json", "{}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_warm_cache_writes_outputs_without_parsing_them(tmp_path: Path, monkeypatch) -> None:
+    """A cached body's text is what `compile --out` writes: read, never parsed (and held)."""
+    specs, out, cache = tmp_path / "specs", tmp_path / "out", tmp_path / "cache"
+    _specs(specs, 3)
+    assert _run("compile", str(specs), "--out", str(tmp_path / "cold"), "--cache", str(cache))[0] == 0
+    parsed: list[str] = []
+    text = emit._Stored.text
+    monkeypatch.setattr(emit._Stored, "text", property(
+        lambda self: parsed.append(self.blob) or text.fget(self)))  # type: ignore[attr-defined]
+    assert _run("compile", str(specs), "--out", str(out), "--cache", str(cache))[0] == 0
+    assert _files(out) == _files(tmp_path / "cold") and parsed == []
