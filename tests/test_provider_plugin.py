@@ -283,3 +283,49 @@ def test_an_api_error_at_create_is_located_with_the_source_map_of_the_check(plug
         server.server_close()
     assert "HTTP 400" in raised.value.details()
     assert "bert.yaml:11:" in raised.value.details(), raised.value.details()
+
+
+def test_a_check_that_fails_midway_still_sends_the_warnings_it_found(tmp_path, monkeypatch):
+    """The compile's warnings are the user's only pointer to what went on: a Check whose later
+    work raises (the request's checks, the quota ledger) still logs them, then fails."""
+    import asyncio
+
+    from compiler.provider import server
+
+    spec = tmp_path / "warn.yaml"
+    text = vertex().replace("args: [--steps,", "args: [--api-key=sk-abcdefghijklmnopqrstuvwxyz"
+                                                 "0123456789, --steps,")
+    assert "--api-key" in text
+    spec.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRAINSPEC_API_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("TRAINSPEC_ACCESS_TOKEN", "x")
+
+    class Context:
+        async def abort(self, code, message):
+            raise RuntimeError(message)
+
+    async def check() -> list[tuple[int, str]]:
+        servicer = server.Servicer(provider._provider_class()(), [], "127.0.0.1:1")
+        await servicer.Configure(provider_pb2.ConfigureRequest(args=wire.encode(
+            {"project": "acme-test", "region": "us-central1"})), Context())
+        logged: list[tuple[int, str]] = []
+
+        async def log(severity: int, text: str, urn: str) -> None:
+            logged.append((severity, text))
+
+        servicer._log = log
+        token = "trainspec:index:VertexCustomJob"
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("the request's checks failed")
+
+        servicer.providers[token].check = broken
+        with pytest.raises(RuntimeError, match="the request's checks failed"):
+            await servicer.Check(provider_pb2.CheckRequest(
+                urn=URN.format(t="VertexCustomJob", n="j"), olds=wire.encode({}),
+                news=wire.encode({"specFile": "warn.yaml"})), Context())
+        return logged
+
+    logged = asyncio.run(check())
+    assert any("--api-key" in text for _, text in logged), logged

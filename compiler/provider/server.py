@@ -93,21 +93,24 @@ class Servicer(ProviderServicer):
         # All of a Check's blocking work (the compile, the request's checks, the quota ledger,
         # which may read the project's quotas) in one worker-thread call: each hop to a thread
         # and back costs the event loop a wake-up, a sizeable share of an unchanged job's CPU.
-        inputs, failures, logs = await asyncio.to_thread(
-            self._check, type_token, request.urn, olds, news)
-        for severity, text in logs:
-            await self._log(severity, text, request.urn)
+        logs: list[tuple[int, str]] = []  # sent even when the Check fails midway
+        try:
+            inputs, failures = await asyncio.to_thread(
+                self._check, type_token, request.urn, olds, news, logs)
+        finally:
+            for severity, text in logs:
+                await self._log(severity, text, request.urn)
         return provider_pb2.CheckResponse(
             inputs=wire.encode(inputs, secret | _secret_env(inputs)),
             failures=[provider_pb2.CheckFailure(property=p, reason=r) for p, r in failures])
 
-    def _check(self, type_token: str, urn: str, olds: dict,
-               news: dict) -> tuple[dict, list[tuple[str, str]], list[tuple[int, str]]]:
-        """(the inputs to keep, failures as (property, reason), what to log as (severity, text),
-        in order) of one job's Check."""
+    def _check(self, type_token: str, urn: str, olds: dict, news: dict,
+               logs: list[tuple[int, str]]) -> tuple[dict, list[tuple[str, str]]]:
+        """(the inputs to keep, failures as (property, reason)) of one job's Check; what to log
+        is added to `logs` as (severity, text), in order, as it is found."""
         checked = jobs.check(type_token, urn, olds, news, self.config)
-        logs = [(engine_pb2.WARNING, w) for w in [w.format() for w in checked.warnings]
-                + checked.notes]
+        logs += [(engine_pb2.WARNING, w) for w in [w.format() for w in checked.warnings]
+                 + checked.notes]
         failures = list(checked.failures)
         inputs = checked.inputs
         if jobs.OBSERVED in olds:  # what the last refresh found: no input of an `up` changes it
@@ -143,7 +146,7 @@ class Servicer(ProviderServicer):
         inputs = {k: v for k, v in inputs.items() if k not in jobs.NOT_IN_STATE}
         if isinstance(checked.inputs.get("sourceMap"), dict):
             self.source_maps[urn] = checked.inputs["sourceMap"]
-        return inputs, failures, logs
+        return inputs, failures
 
     async def Diff(self, request, context):
         olds, _ = wire.decode(request.olds)
