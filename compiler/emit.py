@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring as _string
@@ -432,6 +433,11 @@ class Staging(_Outputs):
         previous, _ = _manifest(self.outdir)
         self.outdir.mkdir(parents=True, exist_ok=True)
         self._made = []
+        _in_the_way(self._root, self._staged)
+        if self._staged and not self.names.keys() <= previous:
+            # Killed while the outputs move, the next run still knows every output this one
+            # may have moved in (and removes those its specs no longer make).
+            _write(self.outdir / MANIFEST, manifest_text(previous | set(self.names)))
         made: set[str] = set()
         staged = os.path.join(self._folder or "", "")
         for i, name in enumerate(self._staged):
@@ -471,12 +477,30 @@ class Staging(_Outputs):
                 if entry.name.startswith(self._prefix()):
                     shutil.rmtree(entry.path, ignore_errors=True)
         self._folder, self._started = None, False
-        for folder in self._made:
+        for folder in self._made:  # `a/../b` made `a` too: each is tried, not up to a failure
             try:
-                folder.rmdir()
+                folder.rmdir()  # only an empty folder
             except OSError:
-                break
+                continue
         self._made = []
+
+
+def _in_the_way(root: str, names: Iterable[str]) -> None:
+    """Raise, naming it, for a folder where an output goes or a file where its folder goes:
+    found before any output moves, so OUTDIR is left as it was."""
+    import errno  # noqa: PLC0415
+
+    folders: set[str] = set()
+    for name in names:
+        if os.path.isdir(root + name) and not os.path.islink(root + name):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), root + name)
+        folder = os.path.dirname(name)
+        while folder and folder not in folders:
+            folders.add(folder)
+            if os.path.lexists(root + folder) and not os.path.isdir(root + folder):
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR),
+                                         root + folder)
+            folder = os.path.dirname(folder)
 
 
 def _entries(folder: Path) -> list[os.DirEntry]:
@@ -492,20 +516,30 @@ def _sweep(outdir: Path) -> None:
     import shutil  # noqa: PLC0415
 
     for entry in _entries(outdir):
-        if not entry.name.startswith(STAGING) or not entry.is_dir(follow_symlinks=False):
+        named = _STAGED.fullmatch(entry.name)
+        if named is None or not entry.is_dir(follow_symlinks=False) or _alive(int(named[1])):
             continue
-        pid = entry.name[len(STAGING):].partition("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        # Only what a run stages (numbered outputs): a folder holding anything else is not
+        # trainspec's to remove.
+        held = _entries(Path(entry.path))
+        if all(_STAGED_FILE.fullmatch(f.name) and f.is_file(follow_symlinks=False)
+               for f in held):
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
+# A run's staging folder as `Staging` names it (tempfile.mkdtemp's suffix), and what it holds.
+_STAGED = re.compile(re.escape(STAGING) + r"([1-9][0-9]{0,9})-[a-z0-9_]{8}", re.ASCII)
+_STAGED_FILE = re.compile(r"[0-9]+\.json", re.ASCII)
+
+
 def _alive(pid: int) -> bool:
+    """Whether process `pid` may still run (any doubt: yes, its folder is left alone)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:
-        return True  # another user's
+    except (OSError, OverflowError, ValueError):
+        return True  # another user's, or no pid this system has
     return True
 
 

@@ -130,14 +130,50 @@ def test_only_the_staging_folders_of_dead_runs_are_removed(tmp_path: Path) -> No
     assert _run("compile", str(specs), "--out", str(out))[0] == 0
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    dead, alive = out / f"{emit.STAGING}{gone.pid}-x", out / f"{emit.STAGING}{os.getpid()}-y"
-    for folder in (dead, alive):
-        (folder / "team0").mkdir(parents=True)
-        (folder / "team0" / "job-0000.json").write_text("half")
+    dead = out / f"{emit.STAGING}{gone.pid}-x1_y2z3w"  # as a run names it (mkdtemp)
+    alive = out / f"{emit.STAGING}{os.getpid()}-abcdefgh"
+    # Not a run's: a pid no system has, a digit that is no ASCII digit, pid 0 (the caller's
+    # process group), a name mkdtemp does not make, a dead run's folder holding a user's file.
+    odd = [out / f"{emit.STAGING}{name}" for name in (
+        "99999999999999999999-abcdefgh", "\u00b2-abcdefgh", "0-abcdefgh", f"{gone.pid}-x")]
+    kept = out / f"{emit.STAGING}{gone.pid}-keptkept"
+    for folder in (dead, alive, *odd, kept):
+        folder.mkdir(parents=True)
+        (folder / "0.json").write_text("half")
+    (kept / "notes.txt").write_text("mine")
     assert _run("compile", str(specs), "--out", str(out), "--check")[0] == 0
-    assert set(_staging(out)) == {dead, alive}  # --check changes nothing
-    assert _run("compile", str(specs), "--out", str(out))[0] == 0
-    assert _staging(out) == [alive] and (out / "team0" / "job-0000.json").read_text() != "half"
+    assert set(_staging(out)) == {dead, alive, *odd, kept}  # --check changes nothing
+    code, err = _run("compile", str(specs), "--out", str(out))
+    assert code == 0, err
+    assert set(_staging(out)) == {alive, *odd, kept}
+    assert (out / "team0" / "job-0000.json").read_text() != "half"
+
+
+def test_a_failing_run_leaves_no_folder_it_made_even_through_dot_dot(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    _specs(specs, 2)
+    (specs / "team1" / "job-0001.yaml").write_text(SPEC.replace("kind: TrainingJob", "kind: X"))
+    code, _ = _run("compile", str(specs), "--out", str(tmp_path / "a" / ".." / "b"))
+    assert code == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["specs"]
+
+
+@pytest.mark.parametrize("obstacle", ["folder where an output goes", "file where a folder goes"])
+def test_what_stands_in_an_outputs_way_is_named_before_anything_moves(changed, obstacle) -> None:
+    specs, out, before, _ = changed
+    if obstacle == "folder where an output goes":
+        blocked = out / "team2" / "job-0002.json"
+        blocked.unlink()
+        blocked.mkdir()
+    else:
+        for old in (out / "team2").iterdir():
+            old.unlink()
+        (out / "team2").rmdir()
+        blocked = out / "team2"
+        blocked.write_text("a file")
+    before = _files(out)
+    code, err = _run("compile", str(specs), "--out", str(out))
+    assert code == 1 and str(blocked) in err and emit.STAGING not in err, err
+    assert _files(out) == before and _staging(out) == []
 
 
 def test_outputs_are_staged_as_they_come_not_held(tmp_path: Path, monkeypatch) -> None:
@@ -213,3 +249,33 @@ def test_a_warm_cache_writes_outputs_without_parsing_them(tmp_path: Path, monkey
         lambda self: parsed.append(self.blob) or text.fget(self)))  # type: ignore[attr-defined]
     assert _run("compile", str(specs), "--out", str(out), "--cache", str(cache))[0] == 0
     assert _files(out) == _files(tmp_path / "cold") and parsed == []
+
+
+def test_a_run_stopped_while_its_outputs_move_leaves_nothing_the_next_run_cannot_remove(
+        changed, monkeypatch) -> None:
+    """^C (or a kill) between two of the commit's renames: some outputs moved in, the final
+    manifest not written. The next run, of a tree without the specs those outputs came from,
+    removes them: OUTDIR is what a run from scratch writes."""
+    specs, out, before, _ = changed
+    new = specs / "new"  # new specs: outputs the manifest before this run does not list
+    new.mkdir()
+    for i in range(3):
+        (new / f"n{i}.yaml").write_text(SPEC.replace("name: bert-cpu-smoke", f"name: new-{i}"))
+    moves, replace = [], os.replace
+
+    def interrupted(src, dst):
+        if len(moves) == 5:
+            raise KeyboardInterrupt
+        moves.append(dst)
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    assert _run("compile", str(specs), "--out", str(out))[0] == 130  # as after ^C
+    monkeypatch.setattr(os, "replace", replace)
+    assert any("/new/" in str(moved) for moved in moves), moves  # one of them did move in
+    for path in new.rglob("*.yaml"):
+        path.unlink()
+    assert _run("compile", str(specs), "--out", str(out))[0] == 0
+    fresh = out.parent / "fresh2"
+    assert _run("compile", str(specs), "--out", str(fresh))[0] == 0
+    assert _files(out) == _files(fresh)
