@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -434,18 +435,32 @@ class Staging(_Outputs):
         self.outdir.mkdir(parents=True, exist_ok=True)
         self._made = []
         _in_the_way(self._root, self._staged)
-        if self._staged and not self.names.keys() <= previous:
-            # Killed while the outputs move, the next run still knows every output this one
-            # may have moved in (and removes those its specs no longer make).
-            _write(self.outdir / MANIFEST, manifest_text(previous | set(self.names)))
+        # Killed while the outputs move, the next run still knows every output this one may
+        # have moved in where nothing was (and removes those its specs no longer make); a file
+        # already there (a user's) is claimed only once replaced.
+        claimed = {name for name in self._staged
+                   if name not in previous and not os.path.lexists(self._root + name)}
+        if claimed:
+            _write(self.outdir / MANIFEST, manifest_text(previous | claimed))
         made: set[str] = set()
+        moved: set[str] = set()
         staged = os.path.join(self._folder or "", "")
-        for i, name in enumerate(self._staged):
-            folder = os.path.dirname(name)
-            if folder not in made:
-                os.makedirs(self._root + folder, exist_ok=True)
-                made.add(folder)
-            os.replace(f"{staged}{i}.json", self._root + name)
+        try:
+            for i, name in enumerate(self._staged):
+                folder = os.path.dirname(name)
+                if folder not in made:
+                    os.makedirs(self._root + folder, exist_ok=True)
+                    made.add(folder)
+                try:
+                    os.replace(f"{staged}{i}.json", self._root + name)
+                except OSError as e:  # said of the output, not of its staged copy
+                    raise OSError(e.errno, e.strerror, self._root + name) from e
+                moved.add(name)
+        except BaseException:  # a move failed (or ^C): the manifest says what is trainspec's
+            if claimed or not moved <= previous:
+                with contextlib.suppress(OSError):
+                    _write(self.outdir / MANIFEST, manifest_text(previous | moved))
+            raise
         checked: set[str] = set()
         for name in sorted(previous.difference(self.names)):
             path = self.outdir / name

@@ -279,3 +279,37 @@ def test_a_run_stopped_while_its_outputs_move_leaves_nothing_the_next_run_cannot
     fresh = out.parent / "fresh2"
     assert _run("compile", str(specs), "--out", str(fresh))[0] == 0
     assert _files(out) == _files(fresh)
+
+
+def test_a_users_file_where_a_new_output_goes_is_never_claimed_by_a_failed_run(
+        tmp_path: Path, monkeypatch) -> None:
+    """A move fails before the new output reaches the place where a user's own file sits: the
+    manifest does not list that file, so a later run whose specs no longer make that output
+    leaves it."""
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    _specs(specs, 3)
+    assert _run("compile", str(specs), "--out", str(out))[0] == 0
+    (out / "zz").mkdir()
+    mine = out / "zz" / "notes.json"
+    mine.write_text("my notes")
+    (specs / "zz").mkdir()  # after team0/ in the order outputs move
+    (specs / "zz" / "notes.yaml").write_text(SPEC.replace("name: bert-cpu-smoke", "name: n"))
+    (specs / "team0" / "job-0000.yaml").write_text(
+        SPEC.replace("name: bert-cpu-smoke", "name: job-0000").replace("team: nlp", "team: x"))
+    replace, moved = os.replace, []
+
+    def failing(src, dst):
+        if str(dst).endswith("job-0000.json"):
+            raise PermissionError(1, "Operation not permitted", str(dst))
+        moved.append(str(dst))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    code, err = _run("compile", str(specs), "--out", str(out), "--jobs", "1")
+    assert code == 1 and "team0/job-0000.json: Operation not permitted" in err, err
+    monkeypatch.setattr(os, "replace", replace)
+    assert not any(m.endswith("notes.json") for m in moved) and mine.read_text() == "my notes"
+    assert "zz/notes.json" not in (out / emit.MANIFEST).read_text()
+    (specs / "zz" / "notes.yaml").unlink()
+    assert _run("compile", str(specs), "--out", str(out))[0] == 0
+    assert mine.read_text() == "my notes"
