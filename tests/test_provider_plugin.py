@@ -329,3 +329,39 @@ def test_a_check_that_fails_midway_still_sends_the_warnings_it_found(tmp_path, m
 
     logged = asyncio.run(check())
     assert any("--api-key" in text for _, text in logged), logged
+
+
+def test_a_large_jobs_diff_runs_off_the_event_loop(tmp_path, monkeypatch):
+    """Diff is answered on the plugin's event loop (cheaper than a hop to a thread), but a job
+    with an unusually large body goes to a worker thread, not to stall every other call."""
+    import asyncio
+    import threading
+
+    from compiler.provider import server
+
+    monkeypatch.chdir(tmp_path)
+
+    class Context:
+        async def abort(self, code, message):
+            raise RuntimeError(message)
+
+    async def threads() -> list[str]:
+        servicer = server.Servicer(provider._provider_class()(), [], "127.0.0.1:1")
+        token = "trainspec:index:VertexCustomJob"
+        seen: list[str] = []
+        diff = servicer.providers[token].diff
+
+        def recording(*args):
+            seen.append(threading.current_thread().name)
+            return diff(*args)
+
+        servicer.providers[token].diff = recording
+        for args in (1, 20_000):
+            inputs = {"specFile": "a.yaml", "request": {"args": ["--x"] * args}}
+            await servicer.Diff(provider_pb2.DiffRequest(
+                id="j", urn=URN.format(t="VertexCustomJob", n="j"), olds=wire.encode(inputs),
+                news=wire.encode(inputs), old_inputs=wire.encode(inputs)), Context())
+        return seen
+
+    small, large = asyncio.run(threads())
+    assert small == threading.main_thread().name and large != small

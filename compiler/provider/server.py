@@ -27,6 +27,8 @@ from ..pulumi_resources.bodies import has_unknown
 from ..pulumi_resources.provider import INPUT_KEYS, REPLACES, JobError
 from . import capacity, jobs, wire
 
+_DIFF_ON_THE_LOOP = 64 * 1024  # bytes of a job's new inputs diffed on the event loop
+
 
 class Servicer(ProviderServicer):
     """ProviderServicer with CheckConfig/DiffConfig/Configure and the job resources' CRUD."""
@@ -161,8 +163,10 @@ class Servicer(ProviderServicer):
         if old_inputs.get("retainOnDelete") is True:  # what the engine replaces with
             seen["retainOnDelete"] = True
         # On the event loop: a diff is pure and short (plan.decide), and a hop to a worker
-        # thread and back cost more than it does.
-        result = await self._call(context, provider.diff, request.id, seen, news, thread=False)
+        # thread and back cost more than it does; a large job (an unusual number of args or env
+        # entries) goes to a thread, not to stall every other call meanwhile.
+        result = await self._call(context, provider.diff, request.id, seen, news,
+                                  thread=request.news.ByteSize() > _DIFF_ON_THE_LOOP)
         diffs = [k for k in INPUT_KEYS if k not in jobs.PRESENTATION_KEYS
                  and seen.get(k) != news.get(k)]
         if "__provider" in olds:  # a state written by the dynamic providers: rewritten as data
