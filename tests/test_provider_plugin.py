@@ -46,6 +46,18 @@ def serve(cwd: Path):
         proc.wait(10)
 
 
+def _run_apart(coroutine):
+    """Run `coroutine` on a loop of its own, leaving the thread's current event loop as it was
+    (`asyncio.run` clears it, and the Pulumi SDK's mocks in later tests need one)."""
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()
+
+
 @pytest.fixture
 def plugin(tmp_path):
     with serve(tmp_path) as stub:
@@ -288,7 +300,6 @@ def test_an_api_error_at_create_is_located_with_the_source_map_of_the_check(plug
 def test_a_check_that_fails_midway_still_sends_the_warnings_it_found(tmp_path, monkeypatch):
     """The compile's warnings are the user's only pointer to what went on: a Check whose later
     work raises (the request's checks, the quota ledger) still logs them, then fails."""
-    import asyncio
 
     from compiler.provider import server
 
@@ -327,14 +338,13 @@ def test_a_check_that_fails_midway_still_sends_the_warnings_it_found(tmp_path, m
                 news=wire.encode({"specFile": "warn.yaml"})), Context())
         return logged
 
-    logged = asyncio.run(check())
+    logged = _run_apart(check())
     assert any("--api-key" in text for _, text in logged), logged
 
 
 def test_a_large_jobs_diff_runs_off_the_event_loop(tmp_path, monkeypatch):
     """Diff is answered on the plugin's event loop (cheaper than a hop to a thread), but a job
     with an unusually large body goes to a worker thread, not to stall every other call."""
-    import asyncio
     import threading
 
     from compiler.provider import server
@@ -363,5 +373,5 @@ def test_a_large_jobs_diff_runs_off_the_event_loop(tmp_path, monkeypatch):
                 news=wire.encode(inputs), old_inputs=wire.encode(inputs)), Context())
         return seen
 
-    small, large = asyncio.run(threads())
+    small, large = _run_apart(threads())
     assert small == threading.main_thread().name and large != small
