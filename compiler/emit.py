@@ -342,12 +342,19 @@ class Stale(_Outputs):
         lines = [line for _, line in sorted(self._found)]
         previous, problems = _manifest(self.outdir)
         lines += problems
-        checked: set[str] = set()
-        for name in sorted(previous.difference(self.names)):
-            if _through_link(self.outdir, name, checked) is None and \
-                    os.path.lexists(self.outdir / name):
-                lines.append(f"{self.outdir / name}: no spec compiles to it any more")
+        lines += [f"{path}: no spec compiles to it any more"
+                  for path in _unmade(self.outdir, previous, self.names)
+                  if os.path.lexists(path)]
         return lines
+
+
+def _unmade(outdir: Path, previous: set[str], names: Iterable[str]) -> Iterator[Path]:
+    """The path of each output an earlier run wrote (`previous`, its manifest) that is not
+    among `names` now, unless it goes through a link inside OUTDIR."""
+    checked: set[str] = set()
+    for name in sorted(previous.difference(names)):
+        if _through_link(outdir, name, checked) is None:
+            yield outdir / name
 
 
 def _write(path: Path, text: str) -> None:
@@ -461,11 +468,7 @@ class Staging(_Outputs):
                 with contextlib.suppress(OSError):
                     _write(self.outdir / MANIFEST, manifest_text(previous | moved))
             raise
-        checked: set[str] = set()
-        for name in sorted(previous.difference(self.names)):
-            path = self.outdir / name
-            if _through_link(self.outdir, name, checked) is not None:
-                continue
+        for path in _unmade(self.outdir, previous, self.names):
             if os.path.islink(path) or os.path.isfile(path):  # a link itself, never its target
                 path.unlink(missing_ok=True)
         _write(self.outdir / MANIFEST, manifest_text(self.names))
@@ -493,10 +496,8 @@ class Staging(_Outputs):
                     shutil.rmtree(entry.path, ignore_errors=True)
         self._folder, self._started = None, False
         for folder in self._made:  # `a/../b` made `a` too: each is tried, not up to a failure
-            try:
+            with contextlib.suppress(OSError):
                 folder.rmdir()  # only an empty folder
-            except OSError:
-                continue
         self._made = []
 
 
