@@ -94,7 +94,7 @@ class JobProvider(dynamic.ResourceProvider):
             # One plan for both (REPLACES is no input of it): decide is most of a Check's own
             # work for an unchanged job.
             planned = planned if planned is not None else self.plan(_olds, news)
-            failures += self._check_change(_olds, news, planned)
+            failures += self._check_change(news, planned)
             news = {k: v for k, v in news.items() if k != REPLACES}
             replaces = self.replaces(_olds, news, planned)
             if replaces:
@@ -102,17 +102,16 @@ class JobProvider(dynamic.ResourceProvider):
         failures += self._check_spec(news)
         return dynamic.CheckResult(news, failures)
 
-    def replaces(self, olds: dict, news: dict, planned: plan.Plan | None = None) -> str | None:
+    def replaces(self, olds: dict, news: dict, planned: plan.Plan) -> str | None:
         """Which replace creates this job: a hash of the state it replaces (its specHash and
         its own `replaces`), else the state's. A create adopts only a job of its own replace:
         the same replace retried (an interrupted `up` leaves the old inputs in state, so it
         hashes alike), never an earlier generation's finished job that has the same specHash
         (a spec rolled back, a run removed, a secret changed). `planned`: `self.plan(olds,
-        news)`, when the caller has it."""
+        news)`."""
         before = olds.get(REPLACES)
         before = before if isinstance(before, str) and before else None
-        if not isinstance(olds.get("request"), dict) or (
-                planned if planned is not None else self.plan(olds, news)).action != plan.REPLACE:
+        if not isinstance(olds.get("request"), dict) or planned.action != plan.REPLACE:
             return before
         seen = json.dumps([olds.get("specHash"), before, olds.get("run")])
         return hashlib.sha256(seen.encode()).hexdigest()[:16]
@@ -137,12 +136,11 @@ class JobProvider(dynamic.ResourceProvider):
         # Failures name `specFile`: the engine prints the named property's value with each.
         return [dynamic.CheckFailure("specFile", d.format()) for d in result.errors]
 
-    def _check_change(self, olds: dict, news: dict,
-                      planned: plan.Plan | None = None) -> list[dynamic.CheckFailure]:
-        """The change `pulumi up` refuses (`plan.decide`, as `diff` does), located in the spec
-        (`planned`: `self.plan(olds, news)`, when the caller has it)."""
-        return self._refused((planned if planned is not None else self.plan(olds, news)).refusal,
-                             news)
+    @classmethod
+    def _check_change(cls, news: dict, planned: plan.Plan) -> list[dynamic.CheckFailure]:
+        """The change `pulumi up` refuses (`planned`: `plan.decide` of it, as `diff` says),
+        located in the spec."""
+        return cls._refused(planned.refusal, news)
 
     @staticmethod
     def _refused(refusal: plan.Refusal | None, news: dict) -> list[dynamic.CheckFailure]:
