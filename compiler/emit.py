@@ -559,14 +559,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def write_tree(outdir: Path, outputs: Mapping[str, str]) -> None:
-    """Write every output, all or nothing (`Staging`)."""
-    with Staging(outdir) as staging:
-        for name, text in outputs.items():
-            staging.add(name, text)
-        staging.commit()
-
-
 def manifest_text(outputs: Iterable[str]) -> str:
     """The manifest listing the outputs `compile --out` wrote (names; see `Staging`)."""
     listing = "# files written by `python -m compiler compile --out`; do not edit\n"

@@ -379,7 +379,9 @@ def _wait_listening(port: int, daemon: subprocess.Popen) -> None:
 
 
 def test_manifest_text_is_what_compile_out_writes(tmp_path):
-    emit.write_tree(tmp_path, {"a.json": "{}\n"})
+    with emit.Staging(tmp_path) as staging:
+        staging.add("a.json", "{}\n")
+        staging.commit()
     assert (tmp_path / emit.MANIFEST).read_text() == emit.manifest_text({"a.json": "{}\n"})
 
 

@@ -95,7 +95,7 @@ def read_revision(repo: Path, ref: str, prefix: str) -> dict[str, Content]:
     return _read_git(repo, ref, prefix, lambda path: tree.is_spec(path[start:]))
 
 
-def list_revision(repo: Path, ref: str, prefix: str, whole: GitRepo | None = None
+def list_revision(repo: Path, ref: str, prefix: str, whole: GitRepo
                   ) -> tuple[dict[str, Content], dict[str, str]]:
     """The spec files under `prefix` at `ref`: those not readable as a spec (path → why), and
     the others' git blob ids (path → id), from one `git ls-tree`. `whole`: the revision's
@@ -103,8 +103,6 @@ def list_revision(repo: Path, ref: str, prefix: str, whole: GitRepo | None = Non
     repo config files are looked up in it (one listing of the revision, not two)."""
     start = len(prefix) + 1 if prefix else 0
     wanted: Callable[[str], bool] = lambda path: tree.is_spec(path[start:])  # noqa: E731
-    if whole is None:
-        return _list_git(repo, ref, prefix, wanted)
     below = prefix + "/" if prefix else ""
     records = whole.listed(git(repo, *GitRepo.LISTING, ref, "--", "."))
     return _listed(((path, meta) for path, meta in records.items()
